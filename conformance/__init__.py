@@ -1,0 +1,23 @@
+"""toolcall-conformance: a conformance suite for how LLM adapters handle tool-call ids.
+
+The public surface for adapter authors is small: `CodecAdapter` (wrap your codecs) and the
+neutral message types. Everything else is reached through the pytest plugin and the CLI.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+# The adapter contract (codec methods, neutral model, results format). Bumped on any change
+# that an adapter or a results reader must know about.
+CONTRACT_VERSION = 1
+
+__all__ = ["CONTRACT_VERSION", "CodecAdapter", "__version__"]
+
+
+def __getattr__(name: str) -> object:
+    # Lazy, so that installing the plugin costs a pytest session nothing until it is used.
+    if name == "CodecAdapter":
+        from conformance.adapters import CodecAdapter
+
+        return CodecAdapter
+    raise AttributeError(name)

@@ -1,0 +1,1 @@
+"""Connectors: the ways the suite reaches an adapter. Each produces an Exchange."""

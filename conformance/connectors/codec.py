@@ -1,0 +1,126 @@
+"""The codec connector: the suite plays the tool loop, the adapter's codec translates.
+
+For each recorded response: the codec encodes the conversation so far into a request, the
+response is served, the codec decodes it, and the suite answers every decoded call with the
+scenario's canned output under the call's own id.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import traceback
+from typing import Any
+
+from conformance.adapters import Codec
+from conformance.cassette import Cassette
+from conformance.corpus import ExpectedCall, Scenario
+from conformance.dialects.base import Dialect
+from conformance.exchange import Exchange, Turn
+from conformance.neutral import Conversation, Message, Part, ToolCallPart, tool_calls, user
+
+
+class AdapterFault(Exception):
+    """The adapter raised, or returned something that is not what the contract asks for."""
+
+    def __init__(self, phase: str, turn: int, summary: str, detail: str = "") -> None:
+        self.phase = phase
+        self.turn = turn
+        self.summary = summary
+        self.detail = detail
+        super().__init__(f"{phase} of turn {turn}: {summary}")
+
+
+def _short_traceback(exc: BaseException, limit: int = 6) -> str:
+    lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-limit)
+    return "".join(lines).rstrip()
+
+
+def _call(phase: str, turn: int, fn: Any, arg: Any) -> Any:
+    try:
+        return fn(copy.deepcopy(arg))
+    except Exception as exc:  # the adapter's fault, reported as an outcome
+        raise AdapterFault(phase, turn, f"{type(exc).__name__}: {exc}", _short_traceback(exc)) from exc
+
+
+def _check_message(message: Any, turn: int) -> Message:
+    if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
+        raise AdapterFault("decode", turn, f"returned {type(message).__name__}, not a Message dict with 'parts'")
+    return message  # type: ignore[return-value]
+
+
+def _check_body(body: Any, turn: int) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise AdapterFault("encode", turn, f"returned {type(body).__name__}, not a JSON object")
+    try:
+        return json.loads(json.dumps(body))  # type: ignore[no-any-return]
+    except (TypeError, ValueError) as exc:
+        raise AdapterFault("encode", turn, f"returned a body that is not JSON: {exc}") from None
+
+
+def _canned(call: ToolCallPart, expected: list[ExpectedCall], used: set[int], position: int) -> ExpectedCall | None:
+    """The scenario's call this decoded call stands for: by id, else by name, else by position."""
+    for rule in ("id", "name", "position"):
+        for i, candidate in enumerate(expected):
+            if i in used:
+                continue
+            if (
+                (rule == "id" and candidate.id is not None and candidate.id == call.get("call_id"))
+                or (rule == "name" and candidate.name == call.get("name"))
+                or (rule == "position" and i == position)
+            ):
+                used.add(i)
+                return candidate
+    return None
+
+
+def answers(message: Message, scenario: Scenario, turn: int, result_type: Any) -> list[Part]:
+    expected = list(scenario.turns[turn].calls) if turn < len(scenario.turns) else []
+    used: set[int] = set()
+    parts: list[Part] = []
+    for position, call in enumerate(tool_calls(message)):
+        match = _canned(call, expected, used, position)
+        output = match.output if match else json.dumps({"error": "no canned output for this call"})
+        parts.append(
+            {
+                "type": "tool_result",
+                "call_id": call.get("call_id"),
+                "name": call.get("name"),
+                "output": output,
+                "wire_type": result_type(call.get("wire_type", "")),
+            }
+        )
+    if scenario.answer_order == "reversed":
+        parts.reverse()
+    return parts
+
+
+def run_codec(codec: Codec, scenario: Scenario, cassette: Cassette, dialect: Dialect) -> Exchange:
+    conversation: Conversation = {
+        "api": scenario.api,
+        "model": scenario.model,
+        "stream": scenario.stream,
+        "tools": [dict(t) for t in scenario.tools],  # type: ignore[misc]
+        "messages": [user(scenario.prompt)],
+    }
+    turns: list[Turn] = []
+    decoded: list[Any] = []
+    redecoded: list[Any] = []
+    for interaction in cassette:
+        i = interaction.index
+        served = dialect.served(interaction.response, f"response[{i}]")
+        body = _check_body(_call("encode", i, codec.encode, conversation), i)
+        try:
+            recorded = interaction.request.json()
+        except ValueError:
+            recorded = None
+        turns.append(Turn(index=i, request=body, served=served, expected_request=recorded))
+        message = _check_message(_call("decode", i, codec.decode, served.payload), i)
+        again = _check_message(_call("decode", i, codec.decode, served.payload), i)
+        decoded.append(message)
+        redecoded.append(again)
+        conversation["messages"].append(message)
+        results = answers(message, scenario, i, dialect.result_type)
+        if results:
+            conversation["messages"].append({"role": "tool", "parts": results})
+    return Exchange(api=scenario.api, turns=tuple(turns), decoded=tuple(decoded), redecoded=tuple(redecoded))

@@ -1,0 +1,366 @@
+"""The corpus: case files loaded, schema-checked and turned into typed records.
+
+A case root holds `wire-types/<api>/<Name>.yaml`, `scenarios/<api>/<slug>.yaml` and
+`bugs/<project>-<number>.yaml`. A case's id is derived from its path and must equal its `id`
+field, so files cannot silently shadow one another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance import caseschema
+from conformance.paths import bundled_cases, bundled_cassettes, content_revision
+from conformance.problems import InputError, Problem
+from conformance.yamlio import YamlError, line_of, load_file, to_plain
+
+KIND_DIRS = {"wire-types": "wire-type", "scenarios": "scenario", "bugs": "bug"}
+
+
+@dataclass(frozen=True)
+class Limit:
+    max_length: int | None
+    min_length: int | None
+    pattern: str | None
+    observed: str
+    enforced: bool
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class IdField:
+    field: str
+    presence: str
+    nullable: bool
+    prefixes: tuple[str, ...]
+    limits: tuple[Limit, ...]
+
+
+@dataclass(frozen=True)
+class ErrorText:
+    situation: str
+    text: str
+    source: str
+    code: str | None
+
+
+@dataclass(frozen=True)
+class WireType:
+    id: str
+    api: str
+    name: str
+    role: str
+    family: str
+    semantics: str
+    id_fields: tuple[IdField, ...]
+    error_texts: tuple[ErrorText, ...]
+    request_input: bool
+    path: Path
+    data: Mapping[str, Any] = field(repr=False, compare=False)
+
+    def id_field(self, name: str) -> IdField | None:
+        return next((f for f in self.id_fields if f.field == name), None)
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    id: str | None
+    name: str
+    arguments: Mapping[str, Any]
+    output: str
+    wire_type: str | None
+
+
+@dataclass(frozen=True)
+class ExpectedTurn:
+    calls: tuple[ExpectedCall, ...]
+    text: str | None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    api: str
+    description: str
+    cassette: str
+    provenance: str
+    wire_types: tuple[str, ...]
+    features: tuple[str, ...]
+    model: str
+    prompt: str
+    stream: bool
+    answer_order: str
+    tools: tuple[Mapping[str, Any], ...]
+    turns: tuple[ExpectedTurn, ...]
+    path: Path
+    data: Mapping[str, Any] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class BugCase:
+    id: str
+    description: str
+    project: str
+    classes: tuple[str, ...]
+    report: str
+    fixes: tuple[str, ...]
+    scenario: str
+    reproduction: str
+    expected: tuple[str, ...]
+    mechanism: str
+    provider_error: Mapping[str, str] | None
+    path: Path
+    data: Mapping[str, Any] = field(repr=False, compare=False)
+
+
+Case = WireType | Scenario | BugCase
+
+
+@dataclass
+class Corpus:
+    wire_types: dict[str, WireType]
+    scenarios: dict[str, Scenario]
+    bugs: dict[str, BugCase]
+    case_roots: tuple[Path, ...]
+    cassette_roots: tuple[Path, ...]
+
+    def cassette_path(self, scenario: Scenario) -> Path:
+        for root in self.cassette_roots:
+            candidate = root / scenario.cassette
+            if candidate.is_file():
+                return candidate
+        return self.cassette_roots[0] / scenario.cassette
+
+    def limits(self, wire_type: str, id_field: str) -> tuple[Limit, ...]:
+        case = self.wire_types.get(wire_type)
+        found = case.id_field(id_field) if case else None
+        return found.limits if found else ()
+
+    def error_text(self, api: str, code: str, wire_type: str | None = None) -> ErrorText | None:
+        """The provider's verbatim error for a violation, preferring the wire type's own."""
+        ordered = sorted(
+            (w for w in self.wire_types.values() if w.api == api),
+            key=lambda w: (w.id != wire_type, w.id),
+        )
+        for case in ordered:
+            for text in case.error_texts:
+                if text.code == code:
+                    return text
+        return None
+
+    def revision(self) -> str:
+        return content_revision([*self.case_roots, *self.cassette_roots])
+
+
+def case_id_for(root: Path, path: Path) -> tuple[str, str] | None:
+    """(kind, id) implied by a case file's place under its root."""
+    parts = path.relative_to(root).with_suffix("").parts
+    if not parts or parts[0] not in KIND_DIRS:
+        return None
+    kind = KIND_DIRS[parts[0]]
+    return kind, "/".join(parts[1:])
+
+
+def _limits(raw: Iterable[Mapping[str, Any]]) -> tuple[Limit, ...]:
+    return tuple(
+        Limit(
+            max_length=r.get("max_length"),
+            min_length=r.get("min_length"),
+            pattern=r.get("pattern"),
+            observed=str(r["observed"]),
+            enforced=bool(r.get("enforced", True)),
+            source=r["source"],
+            note=r.get("note", ""),
+        )
+        for r in raw
+    )
+
+
+def _wire_type(d: Mapping[str, Any], path: Path) -> WireType:
+    return WireType(
+        id=d["id"],
+        api=d["api"],
+        name=d["name"],
+        role=d["role"],
+        family=d["family"],
+        semantics=d["semantics"],
+        id_fields=tuple(
+            IdField(
+                field=f["field"],
+                presence=f["presence"],
+                nullable=bool(f.get("nullable", False)),
+                prefixes=tuple(f.get("prefixes", ())),
+                limits=_limits(f.get("limits", ())),
+            )
+            for f in d["id_fields"]
+        ),
+        error_texts=tuple(
+            ErrorText(situation=e["situation"], text=e["text"], source=e["source"], code=e.get("code"))
+            for e in d.get("error_texts", ())
+        ),
+        request_input=bool(d["request_input"]),
+        path=path,
+        data=d,
+    )
+
+
+def _scenario(d: Mapping[str, Any], path: Path) -> Scenario:
+    return Scenario(
+        id=d["id"],
+        api=d["api"],
+        description=d["description"],
+        cassette=d["cassette"],
+        provenance=d["provenance"],
+        wire_types=tuple(d["wire_types"]),
+        features=tuple(d["features"]),
+        model=d["model"],
+        prompt=d["prompt"],
+        stream=bool(d.get("stream", False)),
+        answer_order=d.get("answer_order", "as-called"),
+        tools=tuple(d["tools"]),
+        turns=tuple(
+            ExpectedTurn(
+                calls=tuple(
+                    ExpectedCall(
+                        id=c.get("id"),
+                        name=c["name"],
+                        arguments=c["arguments"],
+                        output=c["output"],
+                        wire_type=c.get("wire_type"),
+                    )
+                    for c in t.get("calls", ())
+                ),
+                text=t.get("text"),
+            )
+            for t in d["turns"]
+        ),
+        path=path,
+        data=d,
+    )
+
+
+def _bug(d: Mapping[str, Any], path: Path) -> BugCase:
+    links = d["links"]
+    return BugCase(
+        id=d["id"],
+        description=d["description"],
+        project=d["project"],
+        classes=tuple(d["classes"]),
+        report=links["report"],
+        fixes=tuple(links.get("fix", ())),
+        scenario=d["scenario"],
+        reproduction=d["reproduction"],
+        expected=tuple(d["expected"]),
+        mechanism=d["mechanism"],
+        provider_error=d.get("provider_error"),
+        path=path,
+        data=d,
+    )
+
+
+_BUILDERS = {"wire-type": _wire_type, "scenario": _scenario, "bug": _bug}
+
+
+@dataclass
+class LoadedFile:
+    """A case file as read, before typing: kept for `conformance check`."""
+
+    path: Path
+    root: Path
+    document: Any  # with line bookkeeping
+
+
+def read_case_files(case_roots: Sequence[Path]) -> tuple[list[LoadedFile], list[Problem]]:
+    files: list[LoadedFile] = []
+    problems: list[Problem] = []
+    for root in case_roots:
+        if not root.is_dir():
+            problems.append(Problem(str(root), None, "case-root", "case directory does not exist"))
+            continue
+        for path in sorted(root.rglob("*.yaml")):
+            try:
+                files.append(LoadedFile(path=path, root=root, document=load_file(path)))
+            except YamlError as exc:
+                problems.append(Problem(exc.path, exc.line, "yaml", exc.message))
+    return files, problems
+
+
+def build_corpus(
+    files: Sequence[LoadedFile], case_roots: Sequence[Path], cassette_roots: Sequence[Path]
+) -> tuple[Corpus, list[Problem]]:
+    """Type the files that pass the schema; report the ones that do not, with their lines."""
+    corpus = Corpus({}, {}, {}, tuple(case_roots), tuple(cassette_roots))
+    problems: list[Problem] = []
+    seen: dict[str, Path] = {}
+    for loaded in files:
+        where = str(loaded.path)
+        doc = loaded.document
+        implied = case_id_for(loaded.root, loaded.path)
+        if implied is None:
+            problems.append(
+                Problem(where, None, "layout", "case files live under wire-types/, scenarios/ or bugs/")
+            )
+            continue
+        schema_problems = caseschema.validate(doc, where)
+        if schema_problems:
+            problems.extend(schema_problems)
+            continue
+        kind, expected_id = implied
+        if doc["kind"] != kind:
+            problems.append(
+                Problem(where, line_of(doc, ["kind"]), "layout", f"a {doc['kind']} case in the {kind} directory")
+            )
+            continue
+        if doc["id"] != expected_id:
+            problems.append(
+                Problem(
+                    where,
+                    line_of(doc, ["id"]),
+                    "id-path",
+                    f"id {doc['id']!r} does not match the file's place; expected {expected_id!r}",
+                )
+            )
+            continue
+        if doc["id"] in seen:
+            problems.append(
+                Problem(where, line_of(doc, ["id"]), "id-unique", f"id {doc['id']!r} is also used by {seen[doc['id']]}")
+            )
+            continue
+        seen[doc["id"]] = loaded.path
+        record = _BUILDERS[kind](to_plain(doc), loaded.path)
+        if isinstance(record, WireType):
+            corpus.wire_types[record.id] = record
+        elif isinstance(record, Scenario):
+            corpus.scenarios[record.id] = record
+        else:
+            corpus.bugs[record.id] = record
+    return corpus, problems
+
+
+def default_roots(
+    extra_cases: Sequence[Path] = (), extra_cassettes: Sequence[Path] = ()
+) -> tuple[list[Path], list[Path]]:
+    """The user's directories first, so their cassettes resolve before bundled ones."""
+    cases = [*extra_cases, bundled_cases()]
+    cassettes = [*extra_cassettes]
+    for root in extra_cases:
+        sibling = root.parent / "cassettes"
+        if sibling.is_dir() and sibling not in cassettes:
+            cassettes.append(sibling)
+    cassettes.append(bundled_cassettes())
+    return cases, cassettes
+
+
+def load_corpus(extra_cases: Sequence[Path] = (), extra_cassettes: Sequence[Path] = ()) -> Corpus:
+    """Load and type the corpus; any problem is an InputError listing them all."""
+    case_roots, cassette_roots = default_roots(extra_cases, extra_cassettes)
+    files, problems = read_case_files(case_roots)
+    corpus, more = build_corpus(files, case_roots, cassette_roots)
+    problems.extend(more)
+    if problems:
+        raise InputError(sorted(problems))
+    return corpus

@@ -1,0 +1,47 @@
+"""The contract every wire dialect implements."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from conformance.cassette import HttpRequest, HttpResponse
+from conformance.wire import History, Served
+
+# How results must be placed relative to their calls:
+# - "following-messages": in the messages right after the calling message (OpenAI Chat, Mistral)
+# - "next-message": all in the one message right after it (Anthropic, Gemini)
+# - "anywhere-after": anywhere later in the input (OpenAI Responses)
+Placement = Literal["following-messages", "next-message", "anywhere-after"]
+
+
+class DialectError(ValueError):
+    """A body that does not have the shape its dialect requires; `path` locates it."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+
+class Dialect(Protocol):
+    api: str
+    placement: Placement
+
+    def handles(self, request: HttpRequest) -> bool:
+        """Whether a recorded request belongs to this dialect (by host and path)."""
+        ...
+
+    def history(self, body: Any, where: str = "request") -> History:
+        """The tool calls and results of a request body, message by message."""
+        ...
+
+    def served(self, response: HttpResponse, where: str = "response") -> Served:
+        """A response's calls, reassembled from its stream when it streams."""
+        ...
+
+    def result_type(self, call_wire_type: str) -> str:
+        """The wire type that answers a call of the given wire type."""
+        ...
+
+    def projection(self, body: Any) -> Any:
+        """The id-bearing skeleton of a request body, for diffs against the expected request."""
+        ...

@@ -1,0 +1,198 @@
+"""OpenAI Chat Completions (`POST /v1/chat/completions`), and OpenAI-compatible servers.
+
+Ids: `tool_calls[].id` on the assistant message, echoed by `tool_call_id` on each tool message.
+Streams: `choices[].delta.tool_calls[]` deltas are joined by `index`; the id arrives once per
+index (the official accumulator concatenates repeated string keys), though some compatible
+servers repeat it on every delta or reuse index 0 for every call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.cassette import HttpRequest, HttpResponse
+from conformance.dialects.base import DialectError, Placement
+from conformance.sse import parse_events
+from conformance.wire import History, Served, WireCall, WireMessage, WireResult
+
+API = "openai-chat"
+CALL = f"{API}/ChatCompletionMessageToolCall"
+CUSTOM_CALL = f"{API}/ChatCompletionMessageCustomToolCall"
+CHUNK = f"{API}/ChatCompletionMessageToolCallChunk"
+TOOL_MESSAGE = f"{API}/ChatCompletionRequestToolMessage"
+
+# Hosts that speak a chat/completions dialect of their own, with other id grammars.
+_OTHER_DIALECT_HOSTS = ("api.mistral.ai", "api.moonshot.ai", "api.moonshot.cn")
+
+
+def _entry_call(entry: Any, path: str) -> WireCall:
+    if not isinstance(entry, dict):
+        raise DialectError(path, "a tool_calls entry is not an object")
+    if entry.get("type") == "custom" or "custom" in entry:
+        custom = entry.get("custom") or {}
+        return WireCall(
+            call_id=entry.get("id"),
+            name=custom.get("name"),
+            arguments=custom.get("input"),
+            wire_type=CUSTOM_CALL,
+            path=path,
+        )
+    function = entry.get("function") or {}
+    return WireCall(
+        call_id=entry.get("id"),
+        name=function.get("name"),
+        arguments=function.get("arguments"),
+        wire_type=CALL,
+        path=path,
+    )
+
+
+def _role(value: Any) -> Any:
+    return value if value in ("system", "user", "assistant", "tool") else "other"
+
+
+@dataclass
+class _StreamCall:
+    index: int
+    path: str
+    call_id: str | None = None
+    name: str | None = None
+    arguments: list[str] = field(default_factory=list)
+
+
+class OpenAIChat:
+    api = API
+    placement: Placement = "following-messages"
+
+    def handles(self, request: HttpRequest) -> bool:
+        return request.path.endswith("/chat/completions") and request.host not in _OTHER_DIALECT_HOSTS
+
+    def history(self, body: Any, where: str = "request") -> History:
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            raise DialectError(where, "a Chat Completions request needs a 'messages' list")
+        messages: list[WireMessage] = []
+        for i, message in enumerate(body["messages"]):
+            path = f"{where}.messages[{i}]"
+            if not isinstance(message, dict):
+                raise DialectError(path, "a message is not an object")
+            role = _role(message.get("role"))
+            calls: tuple[WireCall, ...] = ()
+            results: tuple[WireResult, ...] = ()
+            if role == "assistant" and message.get("tool_calls"):
+                entries = message["tool_calls"]
+                if not isinstance(entries, list):
+                    raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
+                calls = tuple(_entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+            elif role == "tool":
+                results = (
+                    WireResult(
+                        call_id=message.get("tool_call_id"),
+                        output=message.get("content"),
+                        wire_type=TOOL_MESSAGE,
+                        path=path,
+                        name=message.get("name"),
+                    ),
+                )
+            messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
+        return History(messages=tuple(messages))
+
+    def served(self, response: HttpResponse, where: str = "response") -> Served:
+        if response.is_event_stream:
+            return self._served_stream(response, where)
+        body = response.json()
+        message = _first_message(body, where)
+        entries = message.get("tool_calls") or []
+        calls = tuple(
+            _entry_call(e, f"{where}.choices[0].message.tool_calls[{j}]") for j, e in enumerate(entries)
+        )
+        content = message.get("content")
+        return Served(
+            stream=False,
+            calls=calls,
+            text=content if isinstance(content, str) else "",
+            payload={"stream": False, "body": body},
+        )
+
+    def _served_stream(self, response: HttpResponse, where: str) -> Served:
+        events = parse_events(response.body)
+        calls: list[_StreamCall] = []
+        current: dict[int, _StreamCall] = {}
+        notes: list[str] = []
+        text: list[str] = []
+        for event in events:
+            choices = event.data.get("choices") if isinstance(event.data, dict) else None
+            for choice in choices or []:
+                if choice.get("index", 0) != 0:
+                    continue  # n > 1 is out of scope: tool loops use one choice
+                delta = choice.get("delta") or {}
+                if isinstance(delta.get("content"), str):
+                    text.append(delta["content"])
+                for j, entry in enumerate(delta.get("tool_calls") or []):
+                    index = entry.get("index", 0)
+                    call_id = entry.get("id") or None
+                    call = current.get(index)
+                    if call is None or (call_id and call.call_id and call_id != call.call_id):
+                        if call is not None:
+                            notes.append(
+                                f"event[{event.index}]: index {index} reused by a new id {call_id!r}"
+                            )
+                        call = _StreamCall(
+                            index=index, path=f"{where}.events[{event.index}].choices[0].delta.tool_calls[{j}]"
+                        )
+                        current[index] = call
+                        calls.append(call)
+                    if call_id and call.call_id is None:
+                        call.call_id = call_id
+                    function = entry.get("function") or {}
+                    if function.get("name") and call.name is None:
+                        call.name = function["name"]
+                    if isinstance(function.get("arguments"), str):
+                        call.arguments.append(function["arguments"])
+        wire_calls = tuple(
+            WireCall(
+                call_id=c.call_id,
+                name=c.name,
+                arguments="".join(c.arguments),
+                wire_type=CHUNK,
+                path=c.path,
+            )
+            for c in calls
+        )
+        payload = {"stream": True, "events": [{"event": e.event, "data": e.data} for e in events]}
+        return Served(stream=True, calls=wire_calls, text="".join(text), payload=payload, notes=tuple(notes))
+
+    def result_type(self, call_wire_type: str) -> str:
+        return TOOL_MESSAGE
+
+    def projection(self, body: Any) -> Any:
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return body
+        skeleton: list[dict[str, Any]] = []
+        for message in body["messages"]:
+            if not isinstance(message, dict):
+                skeleton.append({"invalid": repr(message)})
+                continue
+            entry: dict[str, Any] = {"role": message.get("role")}
+            if message.get("tool_calls"):
+                entry["tool_calls"] = [
+                    {"id": c.get("id"), "name": (c.get("function") or c.get("custom") or {}).get("name")}
+                    for c in message["tool_calls"]
+                    if isinstance(c, dict)
+                ]
+            if "tool_call_id" in message:
+                entry["tool_call_id"] = message["tool_call_id"]
+            skeleton.append(entry)
+        return {"messages": skeleton}
+
+
+def _first_message(body: Any, where: str) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise DialectError(where, "a Chat Completions response is not an object")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise DialectError(f"{where}.choices", "a Chat Completions response needs choices[0]")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise DialectError(f"{where}.choices[0].message", "missing message")
+    return message

@@ -1,0 +1,79 @@
+"""The neutral message model that codecs translate to and from.
+
+Plain JSON-serialisable data, so that an out-of-process adapter can speak it too:
+
+    Message  = {"role": "user" | "assistant" | "tool" | "system", "parts": [Part, ...]}
+    Part     = {"type": "text", "text": str}
+             | {"type": "tool_call", "call_id": str | None, "name": str, "arguments": object,
+                "wire_type": str, "extra": {...}}
+             | {"type": "tool_result", "call_id": str | None, "name": str | None, "output": str,
+                "wire_type": str, "extra": {...}}
+
+`extra` carries opaque fields that must round-trip (Gemini `thought_signature`, Anthropic
+`caller`). A `tool` message holds the results of one assistant turn's calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+
+class TextPart(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class ToolCallPart(TypedDict):
+    type: Literal["tool_call"]
+    call_id: str | None
+    name: str
+    arguments: Any
+    wire_type: NotRequired[str]
+    extra: NotRequired[dict[str, Any]]
+
+
+class ToolResultPart(TypedDict):
+    type: Literal["tool_result"]
+    call_id: str | None
+    name: NotRequired[str | None]
+    output: str
+    wire_type: NotRequired[str]
+    extra: NotRequired[dict[str, Any]]
+
+
+Part = TextPart | ToolCallPart | ToolResultPart
+
+
+class Message(TypedDict):
+    role: Literal["system", "user", "assistant", "tool"]
+    parts: list[Part]
+
+
+class ToolSpec(TypedDict):
+    name: str
+    description: NotRequired[str]
+    parameters: dict[str, Any]
+
+
+class Conversation(TypedDict):
+    """What `encode` receives: everything needed to build the next request."""
+
+    api: str
+    model: str
+    stream: bool
+    tools: list[ToolSpec]
+    messages: list[Message]
+
+
+def tool_calls(message: Any) -> list[ToolCallPart]:
+    """The tool_call parts of a decoded message, tolerating malformed adapter output."""
+    if not isinstance(message, dict):
+        return []
+    parts = message.get("parts")
+    if not isinstance(parts, list):
+        return []
+    return [p for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"]
+
+
+def user(text: str) -> Message:
+    return {"role": "user", "parts": [{"type": "text", "text": text}]}

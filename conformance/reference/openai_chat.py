@@ -1,0 +1,171 @@
+"""Reference codec for OpenAI Chat Completions.
+
+Written as small overridable steps so that a bug reproduction can replace exactly the step the
+buggy code got wrong, in a few lines.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+
+CALL = "openai-chat/ChatCompletionMessageToolCall"
+CUSTOM_CALL = "openai-chat/ChatCompletionMessageCustomToolCall"
+TOOL_MESSAGE = "openai-chat/ChatCompletionRequestToolMessage"
+
+
+def parse_arguments(raw: Any) -> Any:
+    """Arguments as an object; text that is not JSON is kept as text rather than lost."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw) if raw else {}
+    except json.JSONDecodeError:
+        return raw
+
+
+@dataclass
+class _Pending:
+    call_id: str | None = None
+    name: str | None = None
+    arguments: list[str] = field(default_factory=list)
+
+
+class OpenAIChatCodec:
+    # --- decode -------------------------------------------------------------------------
+    def decode(self, response: dict[str, Any]) -> Message:
+        if response.get("stream"):
+            return self.decode_stream(response["events"])
+        message = response["body"]["choices"][0]["message"]
+        parts: list[Part] = []
+        if message.get("content"):
+            parts.append({"type": "text", "text": message["content"]})
+        for entry in message.get("tool_calls") or []:
+            parts.append(self.decode_call(entry))
+        return {"role": "assistant", "parts": parts}
+
+    def decode_call(self, entry: dict[str, Any]) -> ToolCallPart:
+        if entry.get("type") == "custom":
+            custom = entry["custom"]
+            return {
+                "type": "tool_call",
+                "call_id": entry.get("id"),
+                "name": custom["name"],
+                "arguments": custom.get("input", ""),
+                "wire_type": CUSTOM_CALL,
+            }
+        function = entry["function"]
+        return {
+            "type": "tool_call",
+            "call_id": entry.get("id"),
+            "name": function["name"],
+            "arguments": parse_arguments(function.get("arguments")),
+            "wire_type": CALL,
+        }
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        text: list[str] = []
+        calls: list[_Pending] = []
+        by_index: dict[int, _Pending] = {}
+        for event in events:
+            for choice in (event.get("data") or {}).get("choices") or []:
+                delta = choice.get("delta") or {}
+                if delta.get("content"):
+                    text.append(delta["content"])
+                for entry in delta.get("tool_calls") or []:
+                    self.accumulate(entry, by_index, calls)
+        parts: list[Part] = []
+        if text:
+            parts.append({"type": "text", "text": "".join(text)})
+        for pending in calls:
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "call_id": pending.call_id,
+                    "name": pending.name or "",
+                    "arguments": parse_arguments("".join(pending.arguments)),
+                    "wire_type": CALL,
+                }
+            )
+        return {"role": "assistant", "parts": parts}
+
+    def accumulate(
+        self, entry: dict[str, Any], by_index: dict[int, _Pending], calls: list[_Pending]
+    ) -> None:
+        """Join deltas by index; a different id on a known index opens a new call."""
+        index = entry.get("index", 0)
+        new_id = entry.get("id") or None
+        pending = by_index.get(index)
+        if pending is None or (new_id and pending.call_id and new_id != pending.call_id):
+            pending = by_index[index] = _Pending()
+            calls.append(pending)
+        if new_id and pending.call_id is None:
+            pending.call_id = new_id
+        function = entry.get("function") or {}
+        if function.get("name") and pending.name is None:
+            pending.name = function["name"]
+        if function.get("arguments"):
+            pending.arguments.append(function["arguments"])
+
+    # --- encode -------------------------------------------------------------------------
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = []
+        for message in conversation["messages"]:
+            messages.extend(self.encode_message(message))
+        body: dict[str, Any] = {"model": conversation["model"], "messages": messages}
+        if conversation["tools"]:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool["name"],
+                        "description": tool.get("description", ""),
+                        "parameters": tool["parameters"],
+                    },
+                }
+                for tool in conversation["tools"]
+            ]
+        if conversation["stream"]:
+            body["stream"] = True
+        return body
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        text = "".join(p["text"] for p in message["parts"] if p["type"] == "text")
+        if message["role"] == "tool":
+            return [self.encode_result(p) for p in message["parts"] if p["type"] == "tool_result"]
+        if message["role"] == "assistant":
+            calls = [p for p in message["parts"] if p["type"] == "tool_call"]
+            encoded: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                encoded["tool_calls"] = [self.encode_call(p) for p in calls]
+            return [encoded]
+        return [{"role": message["role"], "content": text}]
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return part["call_id"]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return part["call_id"]
+
+    def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
+        if part.get("wire_type") == CUSTOM_CALL:
+            return {
+                "id": self.call_id(part),
+                "type": "custom",
+                "custom": {"name": part["name"], "input": part["arguments"]},
+            }
+        arguments = part["arguments"]
+        return {
+            "id": self.call_id(part),
+            "type": "function",
+            "function": {
+                "name": part["name"],
+                "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+            },
+        }
+
+    def encode_result(self, part: ToolResultPart) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": self.result_id(part), "content": part["output"]}

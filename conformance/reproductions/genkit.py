@@ -1,0 +1,61 @@
+"""Genkit Go `compat_oai` (genkit-ai/genkit), before PR #3248 and before PR #3536."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.adapters import CodecAdapter
+from conformance.neutral import Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.openai_chat import OpenAIChatCodec, parse_arguments
+
+
+class NameAsId(OpenAIChatCodec):
+    """#3247: `convertToolCall` set `ID: part.ToolRequest.Name`, and the tool message was built
+    from `p.ToolResponse.Name`: the tool's name went out where the call's id belongs."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return part["name"]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return part.get("name")
+
+
+class SingleStreamedCall(OpenAIChatCodec):
+    """#3536: the streaming path kept one `currentToolCall` with no `Ref`: each delta's name
+    overwrote it and every delta's arguments were appended to it, so several streamed calls
+    collapsed into the last one, id-less. Encoding used #3248's `Ref`, falling back to `Name`."""
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        name, arguments = "", ""
+        for event in events:
+            for choice in (event.get("data") or {}).get("choices") or []:
+                for entry in (choice.get("delta") or {}).get("tool_calls") or []:
+                    function = entry.get("function") or {}
+                    name = function.get("name") or name
+                    arguments += function.get("arguments") or ""
+        parts: list[Part] = []
+        if name:
+            parts.append({"type": "tool_call", "call_id": None, "name": name,
+                          "arguments": parse_arguments(arguments)})
+        return {"role": "assistant", "parts": parts}
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return part["call_id"] or part["name"]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return part["call_id"] or part.get("name")
+
+
+GENKIT_3247 = CodecAdapter(
+    name="genkit-3247",
+    version="go/plugins/compat_oai before 46594d26",
+    codecs={"openai-chat": NameAsId()},
+    homepage="https://github.com/genkit-ai/genkit/issues/3247",
+)
+
+GENKIT_3536 = CodecAdapter(
+    name="genkit-3536",
+    version="go/plugins/compat_oai before cd264f4c",
+    codecs={"openai-chat": SingleStreamedCall()},
+    homepage="https://github.com/genkit-ai/genkit/pull/3536",
+)

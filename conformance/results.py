@@ -1,0 +1,52 @@
+"""The results JSON file: one per run, the input of the compatibility matrix."""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance import CONTRACT_VERSION, __version__
+from conformance.outcomes import CaseResult, counts
+
+FORMAT = "toolcall-conformance/results"
+FORMAT_VERSION = 1
+
+
+def results_document(
+    results: Sequence[CaseResult],
+    *,
+    adapter: Mapping[str, str],
+    corpus_revision: str,
+    profile: str,
+    apis: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    ordered = sorted(results, key=lambda r: r.case_id)
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "suite_version": __version__,
+        "contract_version": CONTRACT_VERSION,
+        "corpus_revision": corpus_revision,
+        "adapter": dict(adapter),
+        "profile": profile,
+        "apis": list(apis) if apis else "all",
+        "run_info": {"python": platform.python_version()},
+        "counts": counts(ordered),
+        "cases": [r.to_json() for r in ordered],
+        "complete": True,
+    }
+
+
+def write_results(path: Path, document: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a {FORMAT} file")
+    return data

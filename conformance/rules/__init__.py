@@ -1,0 +1,31 @@
+"""The rules engine: an exchange in, violations out. Every connector gets every check."""
+
+from __future__ import annotations
+
+from conformance.exchange import Exchange
+from conformance.rules import decoding, idformat, pairing, roundtrip
+from conformance.rules.context import CheckContext, dedupe
+from conformance.violations import Violation
+
+__all__ = ["CheckContext", "check"]
+
+
+def _key(v: Violation) -> tuple[str, str, str, str]:
+    # The same fault repeats in every later request that carries the same history: report it
+    # once, at its first location, and list the others.
+    side = "result" if v.location.endswith(("tool_call_id", "tool_use_id", "call_id]")) else "call"
+    expected = v.expected if v.expected is not None else v.location
+    return (v.code, repr(expected), side, repr(v.received))
+
+
+def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
+    found: list[Violation] = []
+    for turn in exchange.turns:
+        # A body the dialect cannot read raises DialectError: the caller decides what it means.
+        history = ctx.dialect.history(turn.request, f"request[{turn.index}]")
+        found.extend(pairing.check_request(ctx, exchange, turn.index, history))
+        found.extend(roundtrip.check_request(ctx, exchange, turn.index, history))
+        found.extend(idformat.check_request(ctx, history))
+    if exchange.decoded:
+        found.extend(decoding.check(ctx, exchange))
+    return dedupe(found, _key)

@@ -1,0 +1,123 @@
+"""decode/* and stream/*: the neutral view a codec decodes holds every call with its wire id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.exchange import Exchange
+from conformance.neutral import ToolCallPart, tool_calls
+from conformance.rules.context import CheckContext
+from conformance.violations import Violation
+from conformance.wire import WireCall
+
+
+def _pair(truth: tuple[WireCall, ...], decoded: list[ToolCallPart]) -> list[tuple[WireCall, ToolCallPart]]:
+    """Each wire call with the decoded call standing for it: same id, else same name, else position."""
+    matched: list[ToolCallPart | None] = [None] * len(truth)
+    free = list(decoded)
+    tests = (
+        lambda call, part: bool(call.call_id) and part.get("call_id") == call.call_id,
+        lambda call, part: part.get("name") == call.name,
+        lambda call, part: True,
+    )
+    for test in tests:
+        for i, call in enumerate(truth):
+            if matched[i] is None:
+                found = next((p for p in free if test(call, p)), None)
+                if found is not None:
+                    matched[i] = found
+                    free.remove(found)
+    return [(call, part) for call, part in zip(truth, matched, strict=True) if part is not None]
+
+
+def _ids(message: Any) -> list[Any]:
+    return [c.get("call_id") for c in tool_calls(message)]
+
+
+def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
+    out: list[Violation] = []
+    for turn, message, again in zip(exchange.turns, exchange.decoded, exchange.redecoded, strict=True):
+        where = f"response[{turn.index}]"
+        truth = turn.served.calls
+        decoded = tool_calls(message)
+        stream = turn.served.stream
+        truth_ids = [c.call_id for c in truth]
+        if len(decoded) < len(truth):
+            code = "stream/calls-merged" if stream else "decode/call-missing"
+            what = "reassembled into" if stream else "decoded as"
+            out.append(
+                ctx.violation(
+                    code,
+                    where,
+                    f"The response carries {len(truth)} calls ({', '.join(str(c.name) for c in truth)}) "
+                    f"but was {what} {len(decoded)}.",
+                    expected=truth_ids,
+                    received=[d.get("call_id") for d in decoded],
+                )
+            )
+        elif stream and len(decoded) > len(truth):
+            out.append(
+                ctx.violation(
+                    "stream/call-split",
+                    where,
+                    f"The stream carries {len(truth)} calls but was reassembled into {len(decoded)}.",
+                    expected=truth_ids,
+                    received=[d.get("call_id") for d in decoded],
+                )
+            )
+        for call, part in _pair(truth, decoded):
+            if call.call_id is None:
+                continue
+            got = part.get("call_id")
+            if not got:
+                code = "stream/id-lost" if stream else "decode/empty-id"
+                out.append(
+                    ctx.violation(
+                        code,
+                        call.id_path,
+                        f"The call {call.name} has the id {call.call_id!r} on the wire but was decoded "
+                        f"with {got!r}.",
+                        wire_type=call.wire_type,
+                        expected=call.call_id,
+                        received=got,
+                    )
+                )
+            elif got != call.call_id:
+                out.append(
+                    ctx.violation(
+                        "decode/id-mismatch",
+                        call.id_path,
+                        f"The call {call.name} has the id {call.call_id!r} on the wire but was decoded "
+                        f"as {got!r}.",
+                        wire_type=call.wire_type,
+                        expected=call.call_id,
+                        received=got,
+                    )
+                )
+        seen: set[str] = set()
+        for part in decoded:
+            got = part.get("call_id")
+            if got and got in seen:
+                out.append(
+                    ctx.violation(
+                        "decode/duplicate-id",
+                        where,
+                        f"Two decoded calls share the id {got!r}.",
+                        expected="distinct ids",
+                        received=_ids(message),
+                    )
+                )
+            if got:
+                seen.add(got)
+        if _ids(message) != _ids(again):
+            out.append(
+                ctx.violation(
+                    "decode/unstable-id",
+                    where,
+                    "Decoding this response twice gave different ids "
+                    f"({_ids(message)} then {_ids(again)}); a replay would not match its own history.",
+                    expected=_ids(message),
+                    received=_ids(again),
+                )
+            )
+    return out

@@ -1,0 +1,178 @@
+"""Violation codes: the stable catalogue, and the violation record the rules emit.
+
+The codes are a contract (docs/violations.md documents each one; the case schema's
+`violationCode` vocabulary must list exactly these; the project's tests hold all three equal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    severity: Severity  # in the default profile
+    title: str
+    hint: str
+    strict_severity: Severity = "error"
+
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        Code(
+            "pairing/orphan-result",
+            "error",
+            "A tool result answers no call",
+            "Send each result with the id of a call that the preceding assistant turn carries; "
+            "when history is cut, cut a call and its results together.",
+        ),
+        Code(
+            "pairing/missing-result",
+            "error",
+            "A call in the history has no result",
+            "Answer every call of an assistant turn before the next turn, or drop the call with its results.",
+        ),
+        Code(
+            "pairing/duplicate-call-id",
+            "error",
+            "Two calls in one request share an id",
+            "Keep the provider's id for each call; when generating ids, make them unique per conversation.",
+        ),
+        Code(
+            "pairing/duplicate-result",
+            "error",
+            "A call is answered twice",
+            "Send one result per call; check that a retry or replay does not append the result again.",
+        ),
+        Code(
+            "pairing/call-dropped",
+            "error",
+            "A call was dropped from the history while its result was kept",
+            "Serialize the call and its result together; when a call is skipped, skip its result too.",
+        ),
+        Code(
+            "pairing/by-position",
+            "error",
+            "A result carries another call's output: results are paired by position, not by id",
+            "Look results up by call id, never by their index among the calls; parallel results "
+            "may come back in any order.",
+        ),
+        Code(
+            "roundtrip/id-altered",
+            "error",
+            "A provider-issued id comes back changed",
+            "Store the provider's id when decoding and send it back byte for byte.",
+        ),
+        Code(
+            "roundtrip/empty-id",
+            "error",
+            "An empty id is sent where the provider issued one",
+            "Keep the decoded id; never fall back to an empty string.",
+        ),
+        Code(
+            "roundtrip/call-lost",
+            "error",
+            "A call the provider issued is missing from the history sent back",
+            "Keep every call of the assistant turn in the history, each with its own id.",
+        ),
+        Code(
+            "format/id-length",
+            "error",
+            "An id is longer or shorter than the target API accepts",
+            "Pass ids through unchanged; when an id must cross to another API, map it to one that "
+            "fits the target's limits, on the call and on its results alike.",
+        ),
+        Code(
+            "format/id-pattern",
+            "error",
+            "An id has characters or a shape the target API rejects",
+            "Map ids into the target API's grammar at the boundary, the same way on calls and results.",
+        ),
+        Code(
+            "decode/empty-id",
+            "error",
+            "The decoder produced an empty id for a call that has one on the wire",
+            "Read the call's id field; a missing id is not an empty one.",
+        ),
+        Code(
+            "decode/id-mismatch",
+            "error",
+            "The decoder's id differs from the call's id on the wire",
+            "Use the wire id as the neutral id; keep any other identifiers in extra fields.",
+        ),
+        Code(
+            "decode/duplicate-id",
+            "error",
+            "The decoder gave two calls the same id",
+            "Take each call's own id; where the wire has none, generate one per call.",
+        ),
+        Code(
+            "decode/call-missing",
+            "error",
+            "The decoder lost a call of the response",
+            "Decode every call entry of the response, not only the first or the last.",
+        ),
+        Code(
+            "decode/unstable-id",
+            "warning",
+            "Decoding the same response twice gives different ids",
+            "Derive generated ids from the response (e.g. its id and the call's position) so that "
+            "replays and retries see the same ids.",
+        ),
+        Code(
+            "stream/id-lost",
+            "error",
+            "A streamed call was reassembled without its id",
+            "Take the id from the delta that opens the call (the first for its index) and keep it "
+            "while later deltas append arguments.",
+        ),
+        Code(
+            "stream/calls-merged",
+            "error",
+            "Several streamed calls were reassembled into fewer calls",
+            "Accumulate deltas per call index (and start a new call when a new id arrives).",
+        ),
+        Code(
+            "stream/call-split",
+            "error",
+            "One streamed call was reassembled into several calls",
+            "Join deltas by index; a delta without an id continues the call of its index.",
+        ),
+    )
+}
+
+
+def severity_of(code: str, profile: str) -> Severity:
+    spec = CODES[code]
+    return spec.strict_severity if profile == "strict" else spec.severity
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule, located in the exchange, written for the adapter's author."""
+
+    code: str
+    severity: Severity
+    location: str
+    message: str
+    expected: Any = None
+    received: Any = None
+    hint: str = ""
+    diagnosis: str | None = None
+    provider_error: str | None = None
+    provider_error_source: str | None = None
+    related: tuple[str, ...] = field(default=())  # further locations with the same fault
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unknown violation code {self.code!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["related"] = list(self.related)
+        return {k: v for k, v in data.items() if v not in (None, "", [])}

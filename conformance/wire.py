@@ -1,0 +1,80 @@
+"""Wire items: what a dialect parses request and response bodies into, for the rules to read.
+
+Every item keeps the JSON path it was found at, so that a violation can point at the byte that
+is wrong (`request[1].messages[3].tool_call_id`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool", "other"]
+
+
+@dataclass(frozen=True)
+class WireCall:
+    """A tool call as it stands on the wire."""
+
+    call_id: str | None  # the correlation id (None where the wire has none)
+    name: str | None
+    arguments: Any  # the wire's own form: a JSON string for OpenAI, an object for Anthropic
+    wire_type: str  # a wire-type case id, e.g. openai-chat/ChatCompletionMessageToolCall
+    path: str  # JSON path of the call in its body
+    id_field: str = "id"  # the field carrying call_id, relative to path
+    item_id: str | None = None  # the item's own id where it differs from call_id (Responses)
+
+    @property
+    def id_path(self) -> str:
+        return f"{self.path}.{self.id_field}"
+
+
+@dataclass(frozen=True)
+class WireResult:
+    """A tool result as it stands on the wire."""
+
+    call_id: str | None
+    output: Any
+    wire_type: str
+    path: str
+    id_field: str = "tool_call_id"
+    name: str | None = None
+
+    @property
+    def id_path(self) -> str:
+        return f"{self.path}.{self.id_field}"
+
+
+@dataclass(frozen=True)
+class WireMessage:
+    """One message (or item) of a request's history."""
+
+    index: int
+    role: Role
+    path: str
+    calls: tuple[WireCall, ...] = ()
+    results: tuple[WireResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class History:
+    """A request body, parsed: its messages in order."""
+
+    messages: tuple[WireMessage, ...]
+
+    def calls(self) -> list[WireCall]:
+        return [c for m in self.messages for c in m.calls]
+
+    def results(self) -> list[WireResult]:
+        return [r for m in self.messages for r in m.results]
+
+
+@dataclass(frozen=True)
+class Served:
+    """A response as served: its calls after stream reassembly, and the payload a codec decodes."""
+
+    stream: bool
+    calls: tuple[WireCall, ...]
+    text: str
+    payload: dict[str, Any]  # {"stream": False, "body": ...} or {"stream": True, "events": [...]}
+    notes: tuple[str, ...] = field(default=())  # oddities seen while reassembling
