@@ -45,7 +45,7 @@ def align_turn(served: tuple[WireCall, ...], sent: tuple[WireCall, ...]) -> list
 
 def echoes(exchange: Exchange, request_index: int, history: History) -> list[Echo]:
     """The served calls of responses before `request_index`, each with its echo in the request."""
-    served_turns = [t for t in exchange.turns[:request_index] if t.served.calls]
+    served_turns = [t for t in exchange.turns if t.index < request_index and t.served.calls]
     calling = [m for m in history.messages if m.calls]
     result: list[Echo] = []
     for offset, turn in enumerate(reversed(served_turns)):

@@ -1,0 +1,186 @@
+"""`conformance check`: the corpus validates itself.
+
+One named rule per property, each problem located by file and line:
+schema and layout (from loading), `id-retired`, `description-unique`, `reference` (scenarios
+name existing wire types, bugs name existing scenarios and importable reproductions),
+`cassette` (every cassette a case names exists, parses, and serves the calls the scenario
+declares), and `example` (examples validate against the official SDK's model, when installed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.cassette import CassetteError, load_cassette
+from conformance.corpus import Corpus, LoadedFile, build_corpus, default_roots, read_case_files
+from conformance.dialects import dialect_for
+from conformance.dialects.base import DialectError
+from conformance.problems import Problem
+from conformance.sse import StreamError
+from conformance.yamlio import YamlError, line_of, load_file
+
+RETIRED_FILE = "retired.yaml"
+
+
+@dataclass
+class CheckReport:
+    files: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    corpus: Corpus | None = None
+
+
+def _documents(files: Sequence[LoadedFile]) -> dict[str, LoadedFile]:
+    found: dict[str, LoadedFile] = {}
+    for f in files:
+        if isinstance(f.document, dict) and isinstance(f.document.get("id"), str):
+            found.setdefault(f.document["id"], f)
+    return found
+
+
+def _retired(case_roots: Sequence[Path], problems: list[Problem]) -> dict[str, Path]:
+    retired: dict[str, Path] = {}
+    for root in case_roots:
+        path = root / RETIRED_FILE
+        if not path.is_file():
+            continue
+        try:
+            data = load_file(path)
+        except YamlError as exc:
+            problems.append(Problem(exc.path, exc.line, "yaml", exc.message))
+            continue
+        for i, entry in enumerate(data.get("retired", []) if isinstance(data, dict) else []):
+            if not isinstance(entry, dict) or not {"id", "date", "reason"} <= entry.keys():
+                problems.append(
+                    Problem(str(path), line_of(data, ["retired", i]), "id-retired", "entries need id, date and reason")
+                )
+                continue
+            retired[str(entry["id"])] = path
+    return retired
+
+
+def check_corpus(
+    extra_cases: Sequence[Path] = (),
+    extra_cassettes: Sequence[Path] = (),
+    *,
+    examples: bool = True,
+) -> CheckReport:
+    case_roots, cassette_roots = default_roots(extra_cases, extra_cassettes)
+    report = CheckReport()
+    files, problems = read_case_files(case_roots)
+    files = [f for f in files if f.path.name != RETIRED_FILE]
+    report.files = len(files)
+    corpus, more = build_corpus(files, case_roots, cassette_roots)
+    problems += more
+    report.corpus = corpus
+    docs = _documents(files)
+
+    def at(case_id: str, path: list[str | int], rule: str, message: str) -> None:
+        loaded = docs[case_id]
+        problems.append(Problem(str(loaded.path), line_of(loaded.document, path), rule, message))
+
+    retired = _retired(case_roots, problems)
+    for case_id in docs:
+        if case_id in retired:
+            at(case_id, ["id"], "id-retired", f"id {case_id!r} was retired ({retired[case_id]}); ids are never reused")
+
+    seen_descriptions: dict[str, str] = {}
+    for case_id, loaded in docs.items():
+        description = loaded.document.get("description")
+        if isinstance(description, str):
+            if description in seen_descriptions:
+                at(case_id, ["description"], "description-unique", f"same description as {seen_descriptions[description]}")
+            else:
+                seen_descriptions[description] = case_id
+
+    for scenario in corpus.scenarios.values():
+        for i, wire_type in enumerate(scenario.wire_types):
+            if wire_type not in corpus.wire_types:
+                at(scenario.id, ["wire_types", i], "reference", f"no wire-type case {wire_type!r}")
+            elif corpus.wire_types[wire_type].api != scenario.api and "cross-provider" not in scenario.features:
+                at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not a {scenario.api} wire type")
+        _check_cassette(corpus, scenario.id, at)
+
+    for bug in corpus.bugs.values():
+        if bug.scenario not in corpus.scenarios:
+            at(bug.id, ["scenario"], "reference", f"no scenario {bug.scenario!r}")
+            continue
+        _check_reproduction(corpus, bug.id, at)
+
+    for wire_type in corpus.wire_types.values():
+        target = wire_type.data.get("references", {}).get("target")
+        if target and target.split(".", 1)[0] not in corpus.wire_types:
+            at(wire_type.id, ["references", "target"], "reference", f"no wire-type case {target.split('.', 1)[0]!r}")
+
+    if examples:
+        from conformance.examples import check_examples
+
+        example_problems, notes = check_examples(corpus, docs)
+        problems += example_problems
+        report.notes += notes
+
+    report.problems = sorted(set(problems))
+    return report
+
+
+def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
+    scenario = corpus.scenarios[case_id]
+    path = corpus.cassette_path(scenario)
+    if not path.is_file():
+        at(case_id, ["cassette"], "cassette", f"cassette {scenario.cassette!r} not found in {[str(r) for r in corpus.cassette_roots]}")
+        return
+    try:
+        cassette = load_cassette(path)
+    except CassetteError as exc:
+        at(case_id, ["cassette"], "cassette", str(exc))
+        return
+    if len(cassette) != len(scenario.turns):
+        at(case_id, ["turns"], "cassette", f"{len(scenario.turns)} turns declared, the cassette has {len(cassette)} interactions")
+        return
+    try:
+        dialect = dialect_for(scenario.api)
+    except KeyError:
+        return  # a dialect still to come: the cassette parses, the calls cannot be compared yet
+    for interaction, turn in zip(cassette, scenario.turns, strict=True):
+        try:
+            served = dialect.served(interaction.response, f"response[{interaction.index}]")
+        except (ValueError, StreamError, DialectError) as exc:
+            at(case_id, ["turns", interaction.index], "cassette", f"{path}: {exc}")
+            continue
+        got = [(c.call_id, c.name) for c in served.calls]
+        want = [(c.id, c.name) for c in turn.calls]
+        if got != want:
+            at(case_id, ["turns", interaction.index], "cassette", f"the cassette serves {got}, the scenario declares {want}")
+        if scenario.stream != served.stream:
+            at(case_id, ["stream"], "cassette", f"stream is {scenario.stream} but response[{interaction.index}] "
+               f"{'streams' if served.stream else 'does not stream'}")
+
+
+def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
+    from conformance.adapters import AdapterSpecError, resolve_adapter
+
+    bug = corpus.bugs[case_id]
+    try:
+        adapter = resolve_adapter(bug.reproduction)
+    except AdapterSpecError as exc:
+        at(case_id, ["reproduction"], "reference", str(exc))
+        return
+    api = corpus.scenarios[bug.scenario].api
+    if adapter.codec(api) is None:
+        at(case_id, ["reproduction"], "reference", f"{bug.reproduction} has no codec for {api}")
+
+
+def problem_lines(report: CheckReport) -> list[str]:
+    return [str(p) for p in report.problems]
+
+
+def summary(report: CheckReport) -> str:
+    c: Any = report.corpus
+    counts = (
+        f"{len(c.wire_types)} wire types, {len(c.scenarios)} scenarios, {len(c.bugs)} bug cases" if c else ""
+    )
+    verdict = "no problems" if not report.problems else f"{len(report.problems)} problem(s)"
+    return f"checked {report.files} case files ({counts}): {verdict}"

@@ -1,0 +1,178 @@
+"""The `conformance` command: thin wrappers over the library, one function per subcommand.
+
+Exit codes: 0 success; 1 the thing checked has problems (failing cases, violations, a bug that
+does not reproduce, corpus problems); 2 the input cannot be used (unreadable file, bad
+arguments, unknown adapter or bug id).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance import __version__
+
+EXIT_OK, EXIT_FOUND, EXIT_INPUT = 0, 1, 2
+
+
+def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from conformance.corpus import load_corpus
+
+    return load_corpus([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()])
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from conformance.adapters import resolve_adapter
+    from conformance.outcomes import FAILING
+    from conformance.results import results_document, write_results
+    from conformance.runner import run_suite
+    from conformance.textreport import case_text, summary_table
+
+    adapter = resolve_adapter(args.adapter)
+    corpus = _corpus(args)
+    results = run_suite(adapter, corpus, args.api or None, args.profile)
+    for result in results:
+        if result.outcome != "pass" or args.verbose:
+            print(case_text(result, adapter.name) if result.outcome in FAILING else f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
+            print()
+    print(f"adapter: {adapter.name} {adapter.version}   profile: {args.profile}   corpus: {corpus.revision()}")
+    print(summary_table(results))
+    if args.report:
+        document = results_document(
+            results, adapter=adapter.identity(), corpus_revision=corpus.revision(), profile=args.profile, apis=args.api
+        )
+        write_results(Path(args.report), document)
+        print(f"results: {args.report}")
+    return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from conformance.runner import reproduce
+    from conformance.textreport import violation_text
+
+    corpus = _corpus(args)
+    bug = corpus.bugs.get(args.bug_id)
+    if bug is None:
+        print(f"conformance reproduce: no bug case {args.bug_id!r}; known: {', '.join(sorted(corpus.bugs))}", file=sys.stderr)
+        return EXIT_INPUT
+    result = reproduce(bug, corpus, args.profile)
+    print(f"{bug.id}: {bug.description}")
+    print(f"  report: {bug.report}")
+    for fix in bug.fixes:
+        print(f"  fix:    {fix}")
+    print(f"  scenario: {bug.scenario}   reproduction: {bug.reproduction}")
+    if bug.provider_error:
+        print(f"  the provider answered: {bug.provider_error['text']}")
+    print()
+    if result.outcome == "error":
+        print(f"the reproduction errored: {result.summary}")
+        if result.detail:
+            print(result.detail)
+        return EXIT_FOUND
+    for violation in result.violations:
+        print(violation_text(violation, result.api))
+    if result.diff:
+        print("\n  What was sent, against what a correct adapter sends (id-bearing fields only):")
+        for line in result.diff.splitlines():
+            print(f"    {line}")
+    print()
+    print(f"expected: {', '.join(bug.expected)}")
+    verdict = "REPRODUCED" if result.outcome == "pass" else "NOT REPRODUCED"
+    print(f"{verdict}: {result.summary}")
+    return EXIT_OK if result.outcome == "pass" else EXIT_FOUND
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from conformance.cassette import CassetteError
+    from conformance.lint import lint_path
+    from conformance.textreport import violation_text
+
+    corpus = _corpus(args)
+    status = EXIT_OK
+    for raw in args.cassettes_to_lint:
+        try:
+            report = lint_path(Path(raw), corpus, args.profile)
+        except CassetteError as exc:
+            print(f"{raw}: unreadable: {exc.message}" + (f" (interaction {exc.interaction})" if exc.interaction is not None else ""))
+            status = EXIT_INPUT
+            continue
+        checked = ", ".join(f"{api} ({n})" for api, n in sorted(report.checked.items()))
+        if not checked:
+            verdict = "nothing checked"
+        else:
+            verdict = "clean" if not report.errors else f"{len(report.errors)} violation(s)"
+            verdict = f"checked {checked}: {verdict}"
+        print(f"{raw}: {report.interactions} interaction(s); {verdict}")
+        for line in report.unchecked:
+            print(f"  not checked: {line}")
+        for api, violation in report.violations:
+            print(violation_text(violation, api))
+        if report.errors and status == EXIT_OK:
+            status = EXIT_FOUND
+    return status
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from conformance.check import check_corpus, summary
+
+    report = check_corpus([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()],
+                          examples=not args.no_examples)
+    for problem in report.problems:
+        print(problem)
+    for note in report.notes:
+        print(f"note: {note}")
+    print(summary(report))
+    return EXIT_FOUND if report.problems else EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conformance", description="Tool-call id conformance suite.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--cases", action="append", metavar="DIR", help="extra case directory (repeatable)")
+        p.add_argument("--cassettes", action="append", metavar="DIR", help="extra cassette directory (repeatable)")
+        p.add_argument("--profile", choices=("default", "strict"), default="default", help="rule profile")
+
+    run = sub.add_parser("run", help="run the suite against an adapter (default: the bundled reference)")
+    run.add_argument("--adapter", default="reference", help="'reference', a bug id, or module:object")
+    run.add_argument("--api", action="append", help="only cases of this API (repeatable)")
+    run.add_argument("--report", metavar="PATH", help="write the results JSON here")
+    run.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
+    common(run)
+    run.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser("reproduce", help="replay a bug case through its reproduction adapter")
+    rep.add_argument("bug_id", metavar="BUG-ID")
+    common(rep)
+    rep.set_defaults(func=cmd_reproduce)
+
+    lint = sub.add_parser("lint", help="check recorded cassettes' requests against their responses")
+    lint.add_argument("cassettes_to_lint", nargs="+", metavar="CASSETTE")
+    common(lint)
+    lint.set_defaults(func=cmd_lint)
+
+    check = sub.add_parser("check", help="validate the corpus")
+    check.add_argument("--no-examples", action="store_true", help="skip validating examples against SDK models")
+    common(check)
+    check.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from conformance.adapters import AdapterSpecError
+    from conformance.problems import InputError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (AdapterSpecError, InputError) as exc:
+        print(f"conformance {args.command}: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
