@@ -88,7 +88,9 @@ def check_corpus(
             at(case_id, ["id"], "id-retired", f"id {case_id!r} was retired ({retired[case_id]}); ids are never reused")
 
     seen_descriptions: dict[str, str] = {}
-    for case_id, loaded in docs.items():
+    # Bundled cases first: a user's file that repeats a bundled description is the one reported.
+    rank = {root: i for i, root in enumerate(reversed(case_roots))}
+    for case_id, loaded in sorted(docs.items(), key=lambda item: rank.get(item[1].root, 0)):
         description = loaded.document.get("description")
         if isinstance(description, str):
             if description in seen_descriptions:

@@ -1,0 +1,168 @@
+"""Buggy codecs for the rule tests: each breaks one thing the way real adapters have.
+
+Every rule has at least one of these that trips it, on a scenario where the reference does not.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from typing import Any
+
+from conformance.adapters import CodecAdapter
+from conformance.neutral import Conversation, Message, ToolCallPart, ToolResultPart
+from conformance.reference.openai_chat import OpenAIChatCodec
+
+
+def adapter(codec: OpenAIChatCodec, name: str = "buggy") -> CodecAdapter:
+    return CodecAdapter(name=name, version="0", codecs={"openai-chat": codec})
+
+
+class ResultIdMangled(OpenAIChatCodec):
+    """The call keeps its id, the result gets another one."""
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return f"result_{part['call_id']}"
+
+
+class NoResults(OpenAIChatCodec):
+    """Tool messages are never sent."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        return [] if message["role"] == "tool" else super().encode_message(message)
+
+
+class ConstantCallId(OpenAIChatCodec):
+    """Every call and result goes out under one fixed id."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return "call_0"
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return "call_0"
+
+
+class ResultsTwice(OpenAIChatCodec):
+    """A replay appends every tool message a second time."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        return encoded * 2 if message["role"] == "tool" else encoded
+
+
+class CallsDropped(OpenAIChatCodec):
+    """The serializer drops the assistant's tool calls but keeps their results."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        for entry in encoded:
+            entry.pop("tool_calls", None)
+        return encoded
+
+
+class ResultsByPosition(OpenAIChatCodec):
+    """Results take the ids of the preceding calls in order, whatever call they answer."""
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        body = super().encode(conversation)
+        pending: list[str] = []
+        for message in body["messages"]:
+            if message.get("tool_calls"):
+                pending = [c["id"] for c in message["tool_calls"]]
+            elif message["role"] == "tool" and pending:
+                message["tool_call_id"] = pending.pop(0)
+        return body
+
+
+class EmptyIds(OpenAIChatCodec):
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return ""
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return ""
+
+
+class FirstCallOnly(OpenAIChatCodec):
+    """Only the first call of a turn, and its result, go back."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        for entry in encoded:
+            if entry.get("tool_calls"):
+                entry["tool_calls"] = entry["tool_calls"][:1]
+        return encoded[:1] if message["role"] == "tool" else encoded
+
+
+class LongPrefix(OpenAIChatCodec):
+    """Ids are namespaced on the way out, past OpenAI's 40-character limit."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return f"toolcall-conformance-{part['call_id']}"
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return f"toolcall-conformance-{part['call_id']}"
+
+
+class DecodeEmptyIds(OpenAIChatCodec):
+    """`id or ""`-style decoding that loses the id."""
+
+    def decode_call(self, entry: dict[str, Any]) -> ToolCallPart:
+        part = super().decode_call(entry)
+        part["call_id"] = ""
+        return part
+
+
+class DecodeRenamed(OpenAIChatCodec):
+    """The decoder keeps its own id (e.g. a message id) instead of the wire id."""
+
+    def decode_call(self, entry: dict[str, Any]) -> ToolCallPart:
+        part = super().decode_call(entry)
+        part["call_id"] = f"msg_{part['call_id']}"
+        return part
+
+
+class DecodeSameId(OpenAIChatCodec):
+    def decode(self, response: dict[str, Any]) -> Message:
+        message = super().decode(response)
+        for part in message["parts"]:
+            if part["type"] == "tool_call":
+                part["call_id"] = "call_same"
+        return message
+
+
+class DecodeFirstOnly(OpenAIChatCodec):
+    def decode(self, response: dict[str, Any]) -> Message:
+        message = super().decode(response)
+        calls = [p for p in message["parts"] if p["type"] == "tool_call"]
+        message["parts"] = [p for p in message["parts"] if p["type"] != "tool_call"] + calls[:1]
+        return message
+
+
+class DecodeFreshUuid(OpenAIChatCodec):
+    """Ids made up at every decode."""
+
+    def decode_call(self, entry: dict[str, Any]) -> ToolCallPart:
+        part = super().decode_call(entry)
+        part["call_id"] = f"call_{uuid.uuid4().hex[:24]}"
+        return part
+
+
+class StreamIdDropped(OpenAIChatCodec):
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        message = super().decode_stream(events)
+        for part in message["parts"]:
+            if part["type"] == "tool_call":
+                part["call_id"] = None
+        return message
+
+
+class StreamEveryDeltaNewCall(OpenAIChatCodec):
+    """Each delta opens a call of its own: the arguments of one call are split."""
+
+    def accumulate(self, entry: dict[str, Any], by_index: dict[int, Any], calls: list[Any]) -> None:
+        counter = itertools.count(len(calls) + 1000)
+        super().accumulate({**entry, "index": next(counter)}, by_index, calls)
+        if calls and calls[-1].call_id is None and len(calls) > 1:
+            calls[-1].call_id = calls[-2].call_id
+        if calls and calls[-1].name is None and len(calls) > 1:
+            calls[-1].name = calls[-2].name

@@ -1,0 +1,91 @@
+"""The `conformance` command: exit codes and what it prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conformance.cli import main
+from conftest import REAL_TRAFFIC, ROOT
+
+
+def test_run_prints_the_summary_and_exits_zero(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["run", "--report", str(tmp_path / "r.json")]) == 0
+    out = capsys.readouterr().out
+    assert "adapter: reference" in out and "openai-chat" in out
+    assert json.loads((tmp_path / "r.json").read_text())["counts"]["fail"] == 0
+
+
+def test_run_with_a_buggy_adapter_exits_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--adapter", "genkit-3247", "--api", "openai-chat"]) == 1
+    assert "roundtrip/id-altered" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bug", ["genkit-3247", "genkit-3536"])
+def test_reproduce_succeeds_for_the_genkit_bugs(bug: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", bug]) == 0
+    out = capsys.readouterr().out
+    assert "REPRODUCED" in out
+
+
+def test_reproduce_3247_says_what_the_issue_asks(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["reproduce", "genkit-3247"])
+    out = capsys.readouterr().out
+    assert "roundtrip/id-altered" in out
+    assert "the id sent is the tool's name ('get_weather')" in out
+    assert "expected: 'call_Vq3XbR0LkS8mJ2tN6yPw4cDe'" in out
+    assert "OpenAI's error for this: Invalid parameter: messages with role 'tool'" in out
+
+
+def test_reproduce_fails_when_the_codes_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bugs = tmp_path / "cases" / "bugs"
+    bugs.mkdir(parents=True)
+    case = yaml.safe_load((ROOT / "cases" / "bugs" / "genkit-3247.yaml").read_text())
+    case.update(id="demo-3247", description="Demo of a bug case whose expected codes are wrong", expected=["pairing/missing-result"])
+    (bugs / "demo-3247.yaml").write_text(yaml.safe_dump(case))
+    assert main(["reproduce", "demo-3247", "--cases", str(tmp_path / "cases")]) == 1
+    out = capsys.readouterr().out
+    assert "NOT REPRODUCED" in out and "found but not expected: roundtrip/id-altered" in out
+
+
+def test_reproduce_unknown_bug_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "nobody-1"]) == 2
+
+
+def test_lint_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    clean = ROOT / "cassettes" / "openai-chat" / "three-turn-chain.yaml"
+    assert main(["lint", str(clean)]) == 0
+    data = yaml.safe_load(clean.read_text())
+    request = json.loads(data["interactions"][1]["request"]["body"])
+    request["messages"][1]["tool_calls"][0]["id"] = "lookup_population"
+    data["interactions"][1]["request"]["body"] = json.dumps(request)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(yaml.safe_dump(data))
+    assert main(["lint", str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert "roundtrip/id-altered" in out and "pairing/orphan-result" in out
+    garbage = tmp_path / "garbage.yaml"
+    garbage.write_text("interactions: [")
+    assert main(["lint", str(garbage)]) == 2
+
+
+REAL_CHAT = [
+    REAL_TRAFFIC / "llm" / "test_tool_use_chain_of_two_calls.yaml",
+    REAL_TRAFFIC / "llm" / "test_tools_streaming_variant_a.yaml",
+    REAL_TRAFFIC / "pydantic-ai" / "test_run_stream_sync_streams_real_model.yaml",
+]
+
+
+@pytest.mark.skipif(not REAL_TRAFFIC.is_dir(), reason="the shared real-traffic recordings are not beside this checkout")
+def test_lint_reports_the_real_openai_chat_recordings_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", *map(str, REAL_CHAT)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("checked openai-chat") == 3 and out.count(": clean") == 3
+
+
+def test_check_passes_on_the_bundled_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check"]) == 0
+    assert "no problems" in capsys.readouterr().out

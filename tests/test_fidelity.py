@@ -1,0 +1,53 @@
+"""Every response body in the bundled cassettes validates against the official SDK's models."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cassette import load_cassette
+from conformance.corpus import load_corpus
+from conformance.sse import parse_events
+
+openai = pytest.importorskip("openai", reason="the fidelity tests need the official openai SDK")
+
+
+def _openai_chat(body: Any, event: bool) -> None:
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    (ChatCompletionChunk if event else ChatCompletion).model_validate(body)
+
+
+VALIDATORS: dict[str, Callable[[Any, bool], None]] = {"openai-chat": _openai_chat}
+
+_corpus = load_corpus()
+SCENARIOS = sorted(_corpus.scenarios.values(), key=lambda s: s.id)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+def test_response_bodies_validate_against_the_sdk(scenario: Any) -> None:
+    validate = VALIDATORS.get(scenario.api)
+    if validate is None:
+        pytest.skip(f"no SDK model wired for {scenario.api} yet")
+    cassette = load_cassette(_corpus.cassette_path(scenario))
+    for interaction in cassette:
+        response = interaction.response
+        if response.is_event_stream:
+            events = parse_events(response.body)
+            assert events
+            for event in events:
+                validate(event.data, True)
+        else:
+            validate(response.json(), False)
+
+
+def test_constructed_cassettes_are_up_to_date() -> None:
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "construct_cassettes.py"
+    run = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,0 +1,122 @@
+"""Every rule: a buggy codec trips it, the reference codec on the same scenario does not."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from buggy import (
+    CallsDropped,
+    ConstantCallId,
+    DecodeEmptyIds,
+    DecodeFirstOnly,
+    DecodeFreshUuid,
+    DecodeRenamed,
+    DecodeSameId,
+    EmptyIds,
+    FirstCallOnly,
+    LongPrefix,
+    NoResults,
+    ResultIdMangled,
+    ResultsByPosition,
+    ResultsTwice,
+    StreamEveryDeltaNewCall,
+    StreamIdDropped,
+    adapter,
+)
+from conformance.corpus import Corpus, Limit
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.reproductions.genkit import NameAsId, SingleStreamedCall
+from conformance.runner import run_scenario
+from conformance.violations import CODES
+
+CASES = [
+    ("pairing/orphan-result", ResultIdMangled(), "openai-chat/one-call"),
+    ("pairing/missing-result", NoResults(), "openai-chat/one-call"),
+    ("pairing/missing-result", ResultIdMangled(), "openai-chat/parallel-different-tools"),
+    ("pairing/duplicate-call-id", ConstantCallId(), "openai-chat/parallel-same-tool"),
+    ("pairing/duplicate-result", ResultsTwice(), "openai-chat/one-call"),
+    ("pairing/call-dropped", CallsDropped(), "openai-chat/three-turn-chain"),
+    ("pairing/by-position", ResultsByPosition(), "openai-chat/parallel-results-reversed"),
+    ("roundtrip/id-altered", NameAsId(), "openai-chat/three-turn-chain"),
+    ("roundtrip/empty-id", EmptyIds(), "openai-chat/one-call"),
+    ("roundtrip/call-lost", FirstCallOnly(), "openai-chat/parallel-different-tools"),
+    ("format/id-length", LongPrefix(), "openai-chat/one-call"),
+    ("decode/empty-id", DecodeEmptyIds(), "openai-chat/one-call"),
+    ("decode/id-mismatch", DecodeRenamed(), "openai-chat/parallel-same-tool"),
+    ("decode/duplicate-id", DecodeSameId(), "openai-chat/parallel-same-tool"),
+    ("decode/call-missing", DecodeFirstOnly(), "openai-chat/parallel-different-tools"),
+    ("decode/unstable-id", DecodeFreshUuid(), "openai-chat/one-call"),
+    ("stream/id-lost", StreamIdDropped(), "openai-chat/streamed-parallel-calls"),
+    ("stream/calls-merged", SingleStreamedCall(), "openai-chat/streamed-parallel-calls"),
+    ("stream/call-split", StreamEveryDeltaNewCall(), "openai-chat/streamed-parallel-calls"),
+]
+
+
+@pytest.mark.parametrize(("code", "codec", "scenario_id"), CASES, ids=[f"{c[0]}-{type(c[1]).__name__}" for c in CASES])
+def test_buggy_codec_trips_rule_and_reference_does_not(code, codec, scenario_id, corpus: Corpus) -> None:
+    scenario = corpus.scenarios[scenario_id]
+    buggy = run_scenario(adapter(codec), scenario, corpus)
+    assert code in {v.code for v in buggy.violations}, buggy.violations
+    reference = run_scenario(REFERENCE, scenario, corpus)
+    assert reference.outcome == "pass"
+    assert reference.violations == []
+
+
+def test_every_code_has_a_buggy_codec() -> None:
+    covered = {c[0] for c in CASES} | {"format/id-pattern"}  # id-pattern: see the test below
+    assert covered == set(CODES)
+
+
+def test_pattern_limit_applies_to_ids_sent(corpus: Corpus) -> None:
+    """openai-chat documents no id pattern; the rule is driven by case data, so give it one."""
+    wire_type = corpus.wire_types["openai-chat/ChatCompletionMessageToolCall"]
+    field = wire_type.id_fields[0]
+    limit = Limit(None, None, r"call_[A-Za-z0-9]+", "2026-01-01", True, "https://example.invalid/limit")
+    patched = dataclasses.replace(
+        wire_type, id_fields=(dataclasses.replace(field, limits=(*field.limits, limit)),)
+    )
+    patched_corpus = dataclasses.replace(corpus, wire_types={**corpus.wire_types, wire_type.id: patched})
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    buggy = run_scenario(adapter(LongPrefix()), scenario, patched_corpus)
+    assert "format/id-pattern" in {v.code for v in buggy.violations}
+    assert run_scenario(REFERENCE, scenario, patched_corpus).violations == []
+
+
+def test_unstable_ids_are_a_warning_by_default_and_an_error_when_strict(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    default = run_scenario(adapter(DecodeFreshUuid()), scenario, corpus)
+    strict = run_scenario(adapter(DecodeFreshUuid()), scenario, corpus, profile="strict")
+    severities = {v.code: v.severity for v in default.violations}
+    assert severities["decode/unstable-id"] == "warning"
+    assert {v.code: v.severity for v in strict.violations}["decode/unstable-id"] == "error"
+
+
+def test_genkit_name_as_id_is_diagnosed_with_the_provider_error(corpus: Corpus) -> None:
+    result = run_scenario(adapter(NameAsId()), corpus.scenarios["openai-chat/one-call"], corpus)
+    altered = [v for v in result.violations if v.code == "roundtrip/id-altered"]
+    assert {v.location for v in altered} == {
+        "request[1].messages[1].tool_calls[0].id",
+        "request[1].messages[2].tool_call_id",
+    }
+    for v in altered:
+        assert v.diagnosis == "equals-tool-name"
+        assert v.received == "get_weather"
+        assert v.expected == "call_Vq3XbR0LkS8mJ2tN6yPw4cDe"
+        assert "preceeding message with 'tool_calls'" in (v.provider_error or "")
+    assert result.diff and "get_weather" in result.diff
+
+
+def test_positional_pairing_names_the_swapped_output(corpus: Corpus) -> None:
+    result = run_scenario(adapter(ResultsByPosition()), corpus.scenarios["openai-chat/parallel-results-reversed"], corpus)
+    swapped = [v for v in result.violations if v.code == "pairing/by-position"]
+    assert len(swapped) == 2
+    assert all("carries the output of" in v.message for v in swapped)
+
+
+def test_a_violation_repeated_in_later_requests_is_reported_once(corpus: Corpus) -> None:
+    result = run_scenario(adapter(NameAsId()), corpus.scenarios["openai-chat/three-turn-chain"], corpus)
+    first_call = [v for v in result.violations if v.expected == "call_Rt8YwN3kAq6ZeX1cVb4Lm7Ps"]
+    assert len(first_call) == 2  # the call and its result, each once
+    assert any(v.related for v in first_call)  # request[2] repeats them

@@ -1,0 +1,19 @@
+"""The closed vocabularies agree: code registry, schema and documentation."""
+
+from __future__ import annotations
+
+import re
+
+from conformance.caseschema import vocabulary
+from conformance.violations import CODES
+from conftest import ROOT
+
+
+def test_schema_lists_exactly_the_engine_codes() -> None:
+    assert set(vocabulary("violationCode")) == set(CODES)
+
+
+def test_every_code_is_documented_and_nothing_else() -> None:
+    text = (ROOT / "docs" / "violations.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^### `([a-z]+/[a-z-]+)`", text, flags=re.M))
+    assert documented == set(CODES)
