@@ -92,16 +92,13 @@ def resolve_adapter(spec: str) -> CodecAdapter:
             bug = load_corpus().bugs.get(spec)
             if bug is None:
                 known = ", ".join(sorted(BUNDLED))
-                raise AdapterSpecError(
-                    f"unknown adapter {spec!r}: use module:object, a bug id, or one of: {known}"
-                )
+                raise AdapterSpecError(f"unknown adapter {spec!r}: use module:object, a bug id, or one of: {known}")
             spec = bug.reproduction
     target = load_object(spec)
     if not isinstance(target, CodecAdapter) and callable(target):
         target = target()
     if not isinstance(target, CodecAdapter):
         raise AdapterSpecError(
-            f"{spec!r} is a {type(target).__name__}, not a conformance.CodecAdapter "
-            "(or a callable returning one)"
+            f"{spec!r} is a {type(target).__name__}, not a conformance.CodecAdapter (or a callable returning one)"
         )
     return target

@@ -22,7 +22,7 @@ def schema() -> dict[str, Any]:
 
 @cache
 def _validator() -> Any:
-    import jsonschema  # lazy: a pytest session that never loads a case pays nothing
+    import jsonschema  # type: ignore[import-untyped]  # lazy: a pytest session that never loads a case pays nothing
 
     return jsonschema.Draft202012Validator(schema())
 

@@ -94,7 +94,12 @@ def check_corpus(
         description = loaded.document.get("description")
         if isinstance(description, str):
             if description in seen_descriptions:
-                at(case_id, ["description"], "description-unique", f"same description as {seen_descriptions[description]}")
+                at(
+                    case_id,
+                    ["description"],
+                    "description-unique",
+                    f"same description as {seen_descriptions[description]}",
+                )
             else:
                 seen_descriptions[description] = case_id
 
@@ -112,10 +117,10 @@ def check_corpus(
             continue
         _check_reproduction(corpus, bug.id, at)
 
-    for wire_type in corpus.wire_types.values():
-        target = wire_type.data.get("references", {}).get("target")
+    for case in corpus.wire_types.values():
+        target = case.data.get("references", {}).get("target")
         if target and target.split(".", 1)[0] not in corpus.wire_types:
-            at(wire_type.id, ["references", "target"], "reference", f"no wire-type case {target.split('.', 1)[0]!r}")
+            at(case.id, ["references", "target"], "reference", f"no wire-type case {target.split('.', 1)[0]!r}")
 
     if examples:
         from conformance.examples import check_examples
@@ -132,7 +137,12 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> No
     scenario = corpus.scenarios[case_id]
     path = corpus.cassette_path(scenario)
     if not path.is_file():
-        at(case_id, ["cassette"], "cassette", f"cassette {scenario.cassette!r} not found in {[str(r) for r in corpus.cassette_roots]}")
+        at(
+            case_id,
+            ["cassette"],
+            "cassette",
+            f"cassette {scenario.cassette!r} not found in {[str(r) for r in corpus.cassette_roots]}",
+        )
         return
     try:
         cassette = load_cassette(path)
@@ -140,7 +150,12 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> No
         at(case_id, ["cassette"], "cassette", str(exc))
         return
     if len(cassette) != len(scenario.turns):
-        at(case_id, ["turns"], "cassette", f"{len(scenario.turns)} turns declared, the cassette has {len(cassette)} interactions")
+        at(
+            case_id,
+            ["turns"],
+            "cassette",
+            f"{len(scenario.turns)} turns declared, the cassette has {len(cassette)} interactions",
+        )
         return
     try:
         dialect = dialect_for(scenario.api)
@@ -155,10 +170,20 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> No
         got = [(c.call_id, c.name) for c in served.calls]
         want = [(c.id, c.name) for c in turn.calls]
         if got != want:
-            at(case_id, ["turns", interaction.index], "cassette", f"the cassette serves {got}, the scenario declares {want}")
+            at(
+                case_id,
+                ["turns", interaction.index],
+                "cassette",
+                f"the cassette serves {got}, the scenario declares {want}",
+            )
         if scenario.stream != served.stream:
-            at(case_id, ["stream"], "cassette", f"stream is {scenario.stream} but response[{interaction.index}] "
-               f"{'streams' if served.stream else 'does not stream'}")
+            at(
+                case_id,
+                ["stream"],
+                "cassette",
+                f"stream is {scenario.stream} but response[{interaction.index}] "
+                f"{'streams' if served.stream else 'does not stream'}",
+            )
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
@@ -181,8 +206,6 @@ def problem_lines(report: CheckReport) -> list[str]:
 
 def summary(report: CheckReport) -> str:
     c: Any = report.corpus
-    counts = (
-        f"{len(c.wire_types)} wire types, {len(c.scenarios)} scenarios, {len(c.bugs)} bug cases" if c else ""
-    )
+    counts = f"{len(c.wire_types)} wire types, {len(c.scenarios)} scenarios, {len(c.bugs)} bug cases" if c else ""
     verdict = "no problems" if not report.problems else f"{len(report.problems)} problem(s)"
     return f"checked {report.files} case files ({counts}): {verdict}"

@@ -35,7 +35,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     results = run_suite(adapter, corpus, args.api or None, args.profile)
     for result in results:
         if result.outcome != "pass" or args.verbose:
-            print(case_text(result, adapter.name) if result.outcome in FAILING else f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
+            print(
+                case_text(result, adapter.name)
+                if result.outcome in FAILING
+                else f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else "")
+            )
             print()
     print(f"adapter: {adapter.name} {adapter.version}   profile: {args.profile}   corpus: {corpus.revision()}")
     print(summary_table(results))
@@ -55,7 +59,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     corpus = _corpus(args)
     bug = corpus.bugs.get(args.bug_id)
     if bug is None:
-        print(f"conformance reproduce: no bug case {args.bug_id!r}; known: {', '.join(sorted(corpus.bugs))}", file=sys.stderr)
+        print(
+            f"conformance reproduce: no bug case {args.bug_id!r}; known: {', '.join(sorted(corpus.bugs))}",
+            file=sys.stderr,
+        )
         return EXIT_INPUT
     result = reproduce(bug, corpus, args.profile)
     print(f"{bug.id}: {bug.description}")
@@ -95,7 +102,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
         try:
             report = lint_path(Path(raw), corpus, args.profile)
         except CassetteError as exc:
-            print(f"{raw}: unreadable: {exc.message}" + (f" (interaction {exc.interaction})" if exc.interaction is not None else ""))
+            print(
+                f"{raw}: unreadable: {exc.message}"
+                + (f" (interaction {exc.interaction})" if exc.interaction is not None else "")
+            )
             status = EXIT_INPUT
             continue
         checked = ", ".join(f"{api} ({n})" for api, n in sorted(report.checked.items()))
@@ -117,8 +127,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from conformance.check import check_corpus, summary
 
-    report = check_corpus([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()],
-                          examples=not args.no_examples)
+    report = check_corpus(
+        [Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()], examples=not args.no_examples
+    )
     for problem in report.problems:
         print(problem)
     for note in report.notes:

@@ -262,7 +262,6 @@ def _bug(d: Mapping[str, Any], path: Path) -> BugCase:
     )
 
 
-_BUILDERS = {"wire-type": _wire_type, "scenario": _scenario, "bug": _bug}
 
 
 @dataclass
@@ -301,9 +300,7 @@ def build_corpus(
         doc = loaded.document
         implied = case_id_for(loaded.root, loaded.path)
         if implied is None:
-            problems.append(
-                Problem(where, None, "layout", "case files live under wire-types/, scenarios/ or bugs/")
-            )
+            problems.append(Problem(where, None, "layout", "case files live under wire-types/, scenarios/ or bugs/"))
             continue
         schema_problems = caseschema.validate(doc, where)
         if schema_problems:
@@ -331,13 +328,13 @@ def build_corpus(
             )
             continue
         seen[doc["id"]] = loaded.path
-        record = _BUILDERS[kind](to_plain(doc), loaded.path)
-        if isinstance(record, WireType):
-            corpus.wire_types[record.id] = record
-        elif isinstance(record, Scenario):
-            corpus.scenarios[record.id] = record
+        plain = to_plain(doc)
+        if kind == "wire-type":
+            corpus.wire_types[doc["id"]] = _wire_type(plain, loaded.path)
+        elif kind == "scenario":
+            corpus.scenarios[doc["id"]] = _scenario(plain, loaded.path)
         else:
-            corpus.bugs[record.id] = record
+            corpus.bugs[doc["id"]] = _bug(plain, loaded.path)
     return corpus, problems
 
 

@@ -40,8 +40,10 @@ def validate_example(spec: str, value: Any) -> str | None:
         else:
             pydantic.TypeAdapter(model).validate_python(value)
     except pydantic.ValidationError as exc:
-        return str(exc).splitlines()[0] + ": " + "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3]
+        return (
+            str(exc).splitlines()[0]
+            + ": "
+            + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
         )
     return None
 
@@ -70,5 +72,7 @@ def check_examples(corpus: Corpus, docs: Mapping[str, LoadedFile]) -> tuple[list
                     Problem(str(loaded.path), line_of(loaded.document, [*path, "json"]), "example", f"{spec}: {error}")
                 )
     notes = [f"{validated} example(s) validated against official SDK models"]
-    notes += [f"{n} example(s) not validated: the {sdk!r} package is not installed" for sdk, n in sorted(missing.items())]
+    notes += [
+        f"{n} example(s) not validated: the {sdk!r} package is not installed" for sdk, n in sorted(missing.items())
+    ]
     return problems, notes

@@ -15,7 +15,7 @@ Plain JSON-serialisable data, so that an out-of-process adapter can speak it too
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 
 class TextPart(TypedDict):
@@ -72,7 +72,7 @@ def tool_calls(message: Any) -> list[ToolCallPart]:
     parts = message.get("parts")
     if not isinstance(parts, list):
         return []
-    return [p for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"]
+    return [cast(ToolCallPart, p) for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"]
 
 
 def user(text: str) -> Message:

@@ -56,9 +56,7 @@ class CaseResult:
             case_id=data["id"],
             api=data["api"],
             outcome=data["outcome"],
-            violations=[
-                Violation(**{**v, "related": tuple(v.get("related", ()))}) for v in data.get("violations", [])
-            ],
+            violations=[Violation(**{**v, "related": tuple(v.get("related", ()))}) for v in data.get("violations", [])],
             summary=data.get("summary", ""),
             diff=data.get("diff"),
             detail=data.get("detail", ""),
@@ -68,7 +66,7 @@ class CaseResult:
 
 
 def counts(results: list[CaseResult]) -> dict[str, int]:
-    tally = dict.fromkeys(OUTCOMES, 0)
+    tally: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
     for r in results:
         tally[r.outcome] += 1
     return tally

@@ -24,8 +24,17 @@ _PROPERTY = "conformance_result"
 # Mirrors the case schema's `api` vocabulary (a test holds the two equal); kept literal so that
 # registering markers does not load the schema.
 _APIS = (
-    "openai-chat", "openai-responses", "anthropic-messages", "gemini", "azure-foundry",
-    "mistral-chat", "kimi-chat", "bedrock-converse", "ollama-chat", "openresponses", "cohere-v2",
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "gemini",
+    "azure-foundry",
+    "mistral-chat",
+    "kimi-chat",
+    "bedrock-converse",
+    "ollama-chat",
+    "openresponses",
+    "cohere-v2",
 )
 _SETTINGS = {
     # option/ini name: (help, ini type)
@@ -172,7 +181,9 @@ class ConformanceSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         # Added before the keyword, mark and last-failed filters run, so they apply to these too.
-        collector = ConformanceCollector.from_parent(session, name="conformance", nodeid="conformance", session_plugin=self)
+        collector = ConformanceCollector.from_parent(
+            session, name="conformance", nodeid="conformance", session_plugin=self
+        )
         items.extend(collector.collect())
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -181,13 +192,13 @@ class ConformanceSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         prefix = "conformance::"
-        self.selected = [i[len(prefix):] for i in ids if i.startswith(prefix)]
+        self.selected = [i[len(prefix) :] for i in ids if i.startswith(prefix)]
 
     # --- results --------------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == _PROPERTY:
-                data = json.loads(value)
+                data = json.loads(str(value))
                 self.results[data["id"]] = data
 
     def _is_worker(self) -> bool:

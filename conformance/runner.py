@@ -32,9 +32,7 @@ def _context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckContext:
     )
 
 
-def run_scenario(
-    adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profile: str = "default"
-) -> CaseResult:
+def run_scenario(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profile: str = "default") -> CaseResult:
     started = time.perf_counter()
 
     def done(result: CaseResult) -> CaseResult:
@@ -77,8 +75,7 @@ def run_scenario(
             )
         )
     errors = [v for v in violations if v.severity == "error"]
-    outcome = "fail" if errors else "pass"
-    result = CaseResult(scenario.id, scenario.api, outcome, violations=violations)
+    result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
     if errors:
         codes = sorted({v.code for v in errors})
         result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"

@@ -28,7 +28,7 @@ class Event:
 def parse_events(body: bytes) -> list[Event]:
     """Parse an SSE body into JSON events; a final event cut off mid-way is an error."""
     events: list[Event] = []
-    for index, raw in enumerate(sseclient.SSEClient([body]).events()):
+    for index, raw in enumerate(sseclient.SSEClient(iter([body])).events()):
         data = raw.data
         if data == "[DONE]":
             continue

@@ -8,19 +8,31 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REAL_TRAFFIC
 
 from conformance.cassette import CassetteError, load_cassette, parse_cassette
 from conformance.dialects import detect
 from conformance.sse import StreamError, parse_events
 
-from conftest import REAL_TRAFFIC
-
-BODY = {"choices": [{"message": {"role": "assistant", "tool_calls": [
-    {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]}
+BODY = {
+    "choices": [
+        {
+            "message": {
+                "role": "assistant",
+                "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+            }
+        }
+    ]
+}
 
 
 def cassette(response: dict, request: dict | None = None) -> str:
-    request = request or {"method": "POST", "uri": "https://api.openai.com/v1/chat/completions", "body": "{}", "headers": {}}
+    request = request or {
+        "method": "POST",
+        "uri": "https://api.openai.com/v1/chat/completions",
+        "body": "{}",
+        "headers": {},
+    }
     return yaml.safe_dump({"interactions": [{"request": request, "response": response}], "version": 1})
 
 

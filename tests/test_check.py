@@ -34,4 +34,6 @@ def test_broken_fixture_is_reported_at_its_line(fixture: Path) -> None:
 def test_problems_print_as_file_line_rule() -> None:
     report = check_corpus([BROKEN / "unknown-api" / "cases"])
     text = str(report.problems[0])
-    assert text.startswith(str(BROKEN / "unknown-api" / "cases" / "scenarios" / "openai-chat" / "unknown-api.yaml") + ":3: [schema:enum]")
+    assert text.startswith(
+        str(BROKEN / "unknown-api" / "cases" / "scenarios" / "openai-chat" / "unknown-api.yaml") + ":3: [schema:enum]"
+    )

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REAL_TRAFFIC, ROOT
 
 from conformance.cli import main
-from conftest import REAL_TRAFFIC, ROOT
 
 
 def test_run_prints_the_summary_and_exits_zero(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -44,7 +44,11 @@ def test_reproduce_fails_when_the_codes_differ(tmp_path: Path, capsys: pytest.Ca
     bugs = tmp_path / "cases" / "bugs"
     bugs.mkdir(parents=True)
     case = yaml.safe_load((ROOT / "cases" / "bugs" / "genkit-3247.yaml").read_text())
-    case.update(id="demo-3247", description="Demo of a bug case whose expected codes are wrong", expected=["pairing/missing-result"])
+    case.update(
+        id="demo-3247",
+        description="Demo of a bug case whose expected codes are wrong",
+        expected=["pairing/missing-result"],
+    )
     (bugs / "demo-3247.yaml").write_text(yaml.safe_dump(case))
     assert main(["reproduce", "demo-3247", "--cases", str(tmp_path / "cases")]) == 1
     out = capsys.readouterr().out

@@ -11,7 +11,7 @@ import pytest
 from conformance import plugin
 from conformance.caseschema import vocabulary
 
-USER_ADAPTER = '''
+USER_ADAPTER = """
 from conformance import CodecAdapter
 from conformance.reference.openai_chat import OpenAIChatCodec
 
@@ -23,7 +23,7 @@ ADAPTER = CodecAdapter(name="mine", version="9.9", codecs={"openai-chat": Mine()
 
 def make():
     return CodecAdapter(name="made", version="1", codecs={"openai-chat": OpenAIChatCodec()})
-'''
+"""
 
 
 def test_reference_passes_every_case_from_an_empty_directory(pytester: pytest.Pytester) -> None:
@@ -47,7 +47,7 @@ def test_failure_reads_like_a_review(pytester: pytest.Pytester) -> None:
             "*received: 'get_weather'",
             "*OpenAI's error for this: Invalid parameter: messages with role 'tool' must be a response*",
             "*What was sent, against what a correct adapter sends*",
-            "*changed from \"call_Vq3XbR0LkS8mJ2tN6yPw4cDe\" to \"get_weather\"*",
+            '*changed from "call_Vq3XbR0LkS8mJ2tN6yPw4cDe" to "get_weather"*',
         ]
     )
     assert "Traceback" not in result.stdout.str()
@@ -78,7 +78,9 @@ def test_unknown_adapter_is_a_usage_error(pytester: pytest.Pytester) -> None:
 
 
 def test_ini_keys_mirror_the_options(pytester: pytest.Pytester) -> None:
-    pytester.makeini("[pytest]\nconformance_adapter = reference\nconformance_api = openai-chat\nconformance_report = out/r.json\n")
+    pytester.makeini(
+        "[pytest]\nconformance_adapter = reference\nconformance_api = openai-chat\nconformance_report = out/r.json\n"
+    )
     result = pytester.runpytest_subprocess()
     assert result.parseoutcomes()["passed"] >= 6
     assert (pytester.path / "out" / "r.json").is_file()
@@ -93,7 +95,9 @@ def test_stop_early_records_the_rest_as_not_run(pytester: pytest.Pytester) -> No
 
 def test_xdist_results_reach_the_controller(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    result = pytester.runpytest_subprocess("--conformance-adapter=reference", "-n", "2", "--conformance-api=openai-chat")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "-n", "2", "--conformance-api=openai-chat"
+    )
     assert result.parseoutcomes()["passed"] >= 6
     document = json.loads((pytester.path / "conformance-results.json").read_text())
     assert document["counts"]["pass"] == result.parseoutcomes()["passed"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from buggy import (
     CallsDropped,
     ConstantCallId,
@@ -25,6 +24,7 @@ from buggy import (
     StreamIdDropped,
     adapter,
 )
+
 from conformance.corpus import Corpus, Limit
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reproductions.genkit import NameAsId, SingleStreamedCall
@@ -74,9 +74,7 @@ def test_pattern_limit_applies_to_ids_sent(corpus: Corpus) -> None:
     wire_type = corpus.wire_types["openai-chat/ChatCompletionMessageToolCall"]
     field = wire_type.id_fields[0]
     limit = Limit(None, None, r"call_[A-Za-z0-9]+", "2026-01-01", True, "https://example.invalid/limit")
-    patched = dataclasses.replace(
-        wire_type, id_fields=(dataclasses.replace(field, limits=(*field.limits, limit)),)
-    )
+    patched = dataclasses.replace(wire_type, id_fields=(dataclasses.replace(field, limits=(*field.limits, limit)),))
     patched_corpus = dataclasses.replace(corpus, wire_types={**corpus.wire_types, wire_type.id: patched})
     scenario = corpus.scenarios["openai-chat/one-call"]
     buggy = run_scenario(adapter(LongPrefix()), scenario, patched_corpus)
@@ -109,7 +107,9 @@ def test_genkit_name_as_id_is_diagnosed_with_the_provider_error(corpus: Corpus) 
 
 
 def test_positional_pairing_names_the_swapped_output(corpus: Corpus) -> None:
-    result = run_scenario(adapter(ResultsByPosition()), corpus.scenarios["openai-chat/parallel-results-reversed"], corpus)
+    result = run_scenario(
+        adapter(ResultsByPosition()), corpus.scenarios["openai-chat/parallel-results-reversed"], corpus
+    )
     swapped = [v for v in result.violations if v.code == "pairing/by-position"]
     assert len(swapped) == 2
     assert all("carries the output of" in v.message for v in swapped)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+from conftest import ROOT
+
 from conformance.caseschema import vocabulary
 from conformance.violations import CODES
-from conftest import ROOT
 
 
 def test_schema_lists_exactly_the_engine_codes() -> None:

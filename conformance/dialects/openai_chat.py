@@ -103,9 +103,7 @@ class OpenAIChat:
         body = response.json()
         message = _first_message(body, where)
         entries = message.get("tool_calls") or []
-        calls = tuple(
-            _entry_call(e, f"{where}.choices[0].message.tool_calls[{j}]") for j, e in enumerate(entries)
-        )
+        calls = tuple(_entry_call(e, f"{where}.choices[0].message.tool_calls[{j}]") for j, e in enumerate(entries))
         content = message.get("content")
         return Served(
             stream=False,
@@ -134,9 +132,7 @@ class OpenAIChat:
                     call = current.get(index)
                     if call is None or (call_id and call.call_id and call_id != call.call_id):
                         if call is not None:
-                            notes.append(
-                                f"event[{event.index}]: index {index} reused by a new id {call_id!r}"
-                            )
+                            notes.append(f"event[{event.index}]: index {index} reused by a new id {call_id!r}")
                         call = _StreamCall(
                             index=index, path=f"{where}.events[{event.index}].choices[0].delta.tool_calls[{j}]"
                         )

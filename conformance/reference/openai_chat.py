@@ -92,9 +92,7 @@ class OpenAIChatCodec:
             )
         return {"role": "assistant", "parts": parts}
 
-    def accumulate(
-        self, entry: dict[str, Any], by_index: dict[int, _Pending], calls: list[_Pending]
-    ) -> None:
+    def accumulate(self, entry: dict[str, Any], by_index: dict[int, _Pending], calls: list[_Pending]) -> None:
         """Join deltas by index; a different id on a known index opens a new call."""
         index = entry.get("index", 0)
         new_id = entry.get("id") or None

@@ -35,8 +35,7 @@ class SingleStreamedCall(OpenAIChatCodec):
                     arguments += function.get("arguments") or ""
         parts: list[Part] = []
         if name:
-            parts.append({"type": "tool_call", "call_id": None, "name": name,
-                          "arguments": parse_arguments(arguments)})
+            parts.append({"type": "tool_call", "call_id": None, "name": name, "arguments": parse_arguments(arguments)})
         return {"role": "assistant", "parts": parts}
 
     def call_id(self, part: ToolCallPart) -> str | None:

@@ -75,8 +75,7 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                     ctx.violation(
                         code,
                         call.id_path,
-                        f"The call {call.name} has the id {call.call_id!r} on the wire but was decoded "
-                        f"with {got!r}.",
+                        f"The call {call.name} has the id {call.call_id!r} on the wire but was decoded with {got!r}.",
                         wire_type=call.wire_type,
                         expected=call.call_id,
                         received=got,
@@ -87,8 +86,7 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                     ctx.violation(
                         "decode/id-mismatch",
                         call.id_path,
-                        f"The call {call.name} has the id {call.call_id!r} on the wire but was decoded "
-                        f"as {got!r}.",
+                        f"The call {call.name} has the id {call.call_id!r} on the wire but was decoded as {got!r}.",
                         wire_type=call.wire_type,
                         expected=call.call_id,
                         received=got,

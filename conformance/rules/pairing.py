@@ -10,9 +10,7 @@ from conformance.violations import Violation
 from conformance.wire import History, WireCall, WireResult
 
 
-def check_request(
-    ctx: CheckContext, exchange: Exchange, index: int, history: History
-) -> list[Violation]:
+def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: History) -> list[Violation]:
     out: list[Violation] = []
     echoes_here = echoes(exchange, index, history)
     dropped = {e.served.call_id for e in echoes_here if e.sent is None and e.served.call_id}
@@ -49,8 +47,7 @@ def check_request(
             ctx.violation(
                 "pairing/orphan-result",
                 result.id_path,
-                f"The result's id {result.call_id!r} matches no call of the assistant turn it "
-                f"follows{why}.",
+                f"The result's id {result.call_id!r} matches no call of the assistant turn it follows{why}.",
                 wire_type=result.wire_type,
                 expected="the id of a call in the preceding assistant turn",
                 received=result.call_id,
@@ -94,7 +91,7 @@ def check_request(
                         )
                     )
                 else:
-                    answered.add(result.call_id)  # type: ignore[arg-type]
+                    answered.add(str(result.call_id))
             continue
         close()
         open_calls = message.calls or None
@@ -137,7 +134,7 @@ def _by_position(ctx: CheckContext, history: History) -> list[Violation]:
     expected = ctx.expected_outputs
     out: list[Violation] = []
     for result in history.results():
-        if result.call_id not in expected:
+        if result.call_id is None or result.call_id not in expected:
             continue
         content = str(result.output)
         own = expected[result.call_id]

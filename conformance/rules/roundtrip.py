@@ -10,9 +10,7 @@ from conformance.violations import Violation
 from conformance.wire import History
 
 
-def check_request(
-    ctx: CheckContext, exchange: Exchange, index: int, history: History
-) -> list[Violation]:
+def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: History) -> list[Violation]:
     out: list[Violation] = []
     found = echoes(exchange, index, history)
     served_ids = [e.served.call_id for e in found if e.served.call_id]
