@@ -262,8 +262,6 @@ def _bug(d: Mapping[str, Any], path: Path) -> BugCase:
     )
 
 
-
-
 @dataclass
 class LoadedFile:
     """A case file as read, before typing: kept for `conformance check`."""

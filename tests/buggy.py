@@ -166,3 +166,10 @@ class StreamEveryDeltaNewCall(OpenAIChatCodec):
             calls[-1].call_id = calls[-2].call_id
         if calls and calls[-1].name is None and len(calls) > 1:
             calls[-1].name = calls[-2].name
+
+
+class OutputAsResultId(OpenAIChatCodec):
+    """The result's id is the tool's output (the variant the Genkit write-ups describe)."""
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return part["output"]

@@ -120,3 +120,12 @@ def test_a_violation_repeated_in_later_requests_is_reported_once(corpus: Corpus)
     first_call = [v for v in result.violations if v.expected == "call_Rt8YwN3kAq6ZeX1cVb4Lm7Ps"]
     assert len(first_call) == 2  # the call and its result, each once
     assert any(v.related for v in first_call)  # request[2] repeats them
+
+
+def test_an_orphan_result_says_what_its_id_looks_like(corpus: Corpus) -> None:
+    from buggy import OutputAsResultId
+
+    result = run_scenario(adapter(OutputAsResultId()), corpus.scenarios["openai-chat/one-call"], corpus)
+    orphans = [v for v in result.violations if v.code == "pairing/orphan-result"]
+    assert len(orphans) == 1 and "the id is the tool's output text" in orphans[0].message
+    assert "pairing/missing-result" in {v.code for v in result.violations}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from conformance.exchange import Exchange
 from conformance.rules import decoding, idformat, pairing, roundtrip
 from conformance.rules.context import CheckContext, dedupe
@@ -12,10 +14,10 @@ __all__ = ["CheckContext", "check"]
 
 def _key(v: Violation) -> tuple[str, str, str, str]:
     # The same fault repeats in every later request that carries the same history: report it
-    # once, at its first location, and list the others.
-    side = "result" if v.location.endswith(("tool_call_id", "tool_use_id", "call_id]")) else "call"
-    expected = v.expected if v.expected is not None else v.location
-    return (v.code, repr(expected), side, repr(v.received))
+    # once, at its first location, and list the others. Same fault = same code, values and path
+    # within the request.
+    path = re.sub(r"^request\[\d+\]", "", v.location)
+    return (v.code, path, repr(v.expected), repr(v.received))
 
 
 def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:

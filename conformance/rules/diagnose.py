@@ -5,6 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
+def resembles(value: str, *, names: Iterable[str], output: str) -> str:
+    """What an unknown id looks like, when it looks like something: for orphan results."""
+    if value in set(names):
+        return "the id is a tool's name"
+    if value and value == output:
+        return "the id is the tool's output text"
+    return ""
+
+
 def diagnose(
     sent: str,
     expected: str,

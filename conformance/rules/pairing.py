@@ -5,7 +5,7 @@ from __future__ import annotations
 from conformance.exchange import Exchange
 from conformance.rules.alignment import echoes
 from conformance.rules.context import CheckContext
-from conformance.rules.diagnose import diagnose
+from conformance.rules.diagnose import resembles
 from conformance.violations import Violation
 from conformance.wire import History, WireCall, WireResult
 
@@ -34,15 +34,9 @@ def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: Hi
             return
         why = ""
         if result.call_id and result.call_id not in served_ids:
-            _, why = diagnose(
-                result.call_id,
-                "",
-                call_name=result.name,
-                tool_names=ctx.tool_names,
-                outputs=[str(result.output)],
-                other_ids=(),
-            )
-            why = f" ({why})" if not why.startswith("the id sent (") else ""
+            names = {*ctx.tool_names, *([result.name] if result.name else [])}
+            looks = resembles(result.call_id, names=names, output=str(result.output))
+            why = f" ({looks})" if looks else ""
         out.append(
             ctx.violation(
                 "pairing/orphan-result",
