@@ -200,10 +200,6 @@ def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -
         at(case_id, ["reproduction"], "reference", f"{bug.reproduction} has no codec for {api}")
 
 
-def problem_lines(report: CheckReport) -> list[str]:
-    return [str(p) for p in report.problems]
-
-
 def summary(report: CheckReport) -> str:
     c: Any = report.corpus
     counts = f"{len(c.wire_types)} wire types, {len(c.scenarios)} scenarios, {len(c.bugs)} bug cases" if c else ""

@@ -41,11 +41,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 else f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else "")
             )
             print()
-    print(f"adapter: {adapter.name} {adapter.version}   profile: {args.profile}   corpus: {corpus.revision()}")
+    revision = corpus.revision()  # hashes every corpus file: once
+    print(f"adapter: {adapter.name} {adapter.version}   profile: {args.profile}   corpus: {revision}")
     print(summary_table(results))
     if args.report:
         document = results_document(
-            results, adapter=adapter.identity(), corpus_revision=corpus.revision(), profile=args.profile, apis=args.api
+            results, adapter=adapter.identity(), corpus_revision=revision, profile=args.profile, apis=args.api
         )
         write_results(Path(args.report), document)
         print(f"results: {args.report}")
@@ -54,7 +55,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from conformance.runner import reproduce
-    from conformance.textreport import violation_text
+    from conformance.textreport import diff_text, violation_text
 
     corpus = _corpus(args)
     bug = corpus.bugs.get(args.bug_id)
@@ -81,9 +82,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     for violation in result.violations:
         print(violation_text(violation, result.api))
     if result.diff:
-        print("\n  What was sent, against what a correct adapter sends (id-bearing fields only):")
-        for line in result.diff.splitlines():
-            print(f"    {line}")
+        print()
+        print(diff_text(result.diff))
     print()
     print(f"expected: {', '.join(bug.expected)}")
     verdict = "REPRODUCED" if result.outcome == "pass" else "NOT REPRODUCED"

@@ -46,6 +46,12 @@ def violation_text(v: Violation, api: str) -> str:
     return "\n".join(lines)
 
 
+def diff_text(diff: str) -> str:
+    lines = ["  What was sent, against what a correct adapter sends (id-bearing fields only):"]
+    lines += [f"    {line}" for line in diff.splitlines()]
+    return "\n".join(lines)
+
+
 def case_text(result: CaseResult, adapter: str = "") -> str:
     who = f" [{adapter}]" if adapter else ""
     head = f"{result.case_id}{who}: {result.outcome.upper()}"
@@ -57,8 +63,7 @@ def case_text(result: CaseResult, adapter: str = "") -> str:
         lines.append("")
         lines.extend(violation_text(v, result.api) for v in shown)
     if result.diff:
-        lines += ["", "  What was sent, against what a correct adapter sends (id-bearing fields only):"]
-        lines += [f"    {line}" for line in result.diff.splitlines()]
+        lines += ["", diff_text(result.diff)]
     if result.detail:
         lines += ["", "  Adapter traceback (last frames):"]
         lines += [f"    {line}" for line in result.detail.splitlines()]

@@ -6,6 +6,7 @@ import re
 
 from conformance.exchange import Exchange
 from conformance.rules import decoding, idformat, pairing, roundtrip
+from conformance.rules.alignment import echoes
 from conformance.rules.context import CheckContext, dedupe
 from conformance.violations import Violation
 
@@ -25,8 +26,10 @@ def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
     for turn in exchange.turns:
         # A body the dialect cannot read raises DialectError: the caller decides what it means.
         history = ctx.dialect.history(turn.request, f"request[{turn.index}]")
-        found.extend(pairing.check_request(ctx, exchange, turn.index, history))
-        found.extend(roundtrip.check_request(ctx, exchange, turn.index, history))
+        # Which sent call echoes which served call: both pairing and round-trip rules need it.
+        echoed = echoes(exchange, turn.index, history)
+        found.extend(pairing.check_request(ctx, history, echoed))
+        found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
         found.extend(idformat.check_request(ctx, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))

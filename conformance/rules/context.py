@@ -9,7 +9,6 @@ from typing import Any
 from conformance.corpus import Corpus
 from conformance.dialects.base import Dialect
 from conformance.violations import CODES, Violation, severity_of
-from conformance.wire import History
 
 
 @dataclass
@@ -20,7 +19,6 @@ class CheckContext:
     # natural call id -> the canned output the scenario answers it with (codec runs)
     expected_outputs: Mapping[str, str] = field(default_factory=dict)
     tool_names: frozenset[str] = frozenset()
-    _histories: dict[int, History] = field(default_factory=dict)
 
     def violation(
         self,

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from conformance.exchange import Exchange
-from conformance.rules.alignment import echoes
+from conformance.rules.alignment import Echo
 from conformance.rules.context import CheckContext
 from conformance.rules.diagnose import resembles
 from conformance.violations import Violation
 from conformance.wire import History, WireCall, WireResult
 
 
-def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: History) -> list[Violation]:
+def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) -> list[Violation]:
     out: list[Violation] = []
-    echoes_here = echoes(exchange, index, history)
     dropped = {e.served.call_id for e in echoes_here if e.sent is None and e.served.call_id}
     served_ids = {e.served.call_id for e in echoes_here if e.served.call_id}
 

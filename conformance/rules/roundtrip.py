@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from conformance.exchange import Exchange
-from conformance.rules.alignment import echoes
+from conformance.rules.alignment import Echo
 from conformance.rules.context import CheckContext
 from conformance.rules.diagnose import diagnose
 from conformance.violations import Violation
 from conformance.wire import History
 
 
-def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: History) -> list[Violation]:
+def check_request(ctx: CheckContext, index: int, history: History, found: list[Echo]) -> list[Violation]:
     out: list[Violation] = []
-    found = echoes(exchange, index, history)
     served_ids = [e.served.call_id for e in found if e.served.call_id]
     for echo in found:
         served = echo.served
