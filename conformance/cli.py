@@ -117,6 +117,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
         print(f"{raw}: {report.interactions} interaction(s); {verdict}")
         for line in report.unchecked:
             print(f"  not checked: {line}")
+        for line in report.notes:
+            print(f"  note: {line}")
         for api, violation in report.violations:
             print(violation_text(violation, api))
         if report.errors and status == EXIT_OK:

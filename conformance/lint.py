@@ -26,6 +26,7 @@ class LintReport:
     interactions: int = 0
     checked: dict[str, int] = field(default_factory=dict)  # api -> interactions checked
     unchecked: list[str] = field(default_factory=list)  # why some interactions were not checked
+    notes: list[str] = field(default_factory=list)  # what the responses showed: HTTP errors, stream oddities
     violations: list[tuple[str, Violation]] = field(default_factory=list)  # (api, violation)
 
     @property
@@ -59,6 +60,7 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
         except (ValueError, StreamError, DialectError) as exc:
             report.unchecked.append(f"interaction[{interaction.index}]: {exc}")
             continue
+        report.notes.extend(served.notes)
         groups.setdefault(dialect.api, (dialect, []))[1].append(
             Turn(index=interaction.index, request=body, served=served)
         )

@@ -93,3 +93,16 @@ def test_lint_reports_the_real_openai_chat_recordings_clean(capsys: pytest.Captu
 def test_check_passes_on_the_bundled_corpus(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check"]) == 0
     assert "no problems" in capsys.readouterr().out
+
+
+def test_lint_shows_a_provider_error_response(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = yaml.safe_load((ROOT / "cassettes" / "openai-chat" / "one-call.yaml").read_text())
+    data["interactions"][1]["response"] = {
+        "status": {"code": 400, "message": "Bad Request"},
+        "headers": {"content-type": ["application/json"]},
+        "body": {"string": '{"error": {"message": "Invalid parameter"}}'},
+    }
+    path = tmp_path / "rejected.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert main(["lint", str(path)]) == 0
+    assert 'note: response[1]: HTTP 400: {"error": {"message": "Invalid parameter"}}' in capsys.readouterr().out
