@@ -73,12 +73,28 @@ class ExpectedCall:
     arguments: Mapping[str, Any]
     output: str
     wire_type: str | None
+    item_id: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    provider_executed: bool = False
 
 
 @dataclass(frozen=True)
 class ExpectedTurn:
     calls: tuple[ExpectedCall, ...]
     text: str | None
+
+    @property
+    def client_calls(self) -> tuple[ExpectedCall, ...]:
+        """The calls the client answers (server tools answer themselves)."""
+        return tuple(c for c in self.calls if not c.provider_executed)
+
+
+@dataclass(frozen=True)
+class PriorHistory:
+    """Turns played on another API before the scenario's own (cross-provider scenarios)."""
+
+    api: str
+    turns: tuple[ExpectedTurn, ...]
 
 
 @dataclass(frozen=True)
@@ -98,6 +114,12 @@ class Scenario:
     turns: tuple[ExpectedTurn, ...]
     path: Path
     data: Mapping[str, Any] = field(repr=False, compare=False)
+    history: PriorHistory | None = None
+
+    def all_calls(self) -> list[ExpectedCall]:
+        """Every call of the conversation, the prior history's first."""
+        prior = self.history.turns if self.history else ()
+        return [c for t in (*prior, *self.turns) for c in t.calls]
 
 
 @dataclass(frozen=True)
@@ -222,24 +244,32 @@ def _scenario(d: Mapping[str, Any], path: Path) -> Scenario:
         stream=bool(d.get("stream", False)),
         answer_order=d.get("answer_order", "as-called"),
         tools=tuple(d["tools"]),
-        turns=tuple(
-            ExpectedTurn(
-                calls=tuple(
-                    ExpectedCall(
-                        id=c.get("id"),
-                        name=c["name"],
-                        arguments=c["arguments"],
-                        output=c["output"],
-                        wire_type=c.get("wire_type"),
-                    )
-                    for c in t.get("calls", ())
-                ),
-                text=t.get("text"),
-            )
-            for t in d["turns"]
-        ),
+        turns=_turns(d["turns"]),
         path=path,
         data=d,
+        history=PriorHistory(d["history"]["api"], _turns(d["history"]["turns"])) if d.get("history") else None,
+    )
+
+
+def _turns(raw: Any) -> tuple[ExpectedTurn, ...]:
+    return tuple(
+        ExpectedTurn(
+            calls=tuple(
+                ExpectedCall(
+                    id=c.get("id"),
+                    name=c["name"],
+                    arguments=c["arguments"],
+                    output=c["output"],
+                    wire_type=c.get("wire_type"),
+                    item_id=c.get("item_id"),
+                    extra=c.get("extra", {}),
+                    provider_executed=bool(c.get("provider_executed", False)),
+                )
+                for c in t.get("calls", ())
+            ),
+            text=t.get("text"),
+        )
+        for t in raw
     )
 
 

@@ -18,6 +18,7 @@ class Turn:
     request: Any  # the JSON body the adapter sent
     served: Served
     expected_request: Any = None  # what a correct adapter sends (the recorded request), if known
+    request_again: Any = None  # codec runs: the same conversation encoded a second time
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ Plain JSON-serialisable data, so that an out-of-process adapter can speak it too
                 "wire_type": str, "extra": {...}}
 
 `extra` carries opaque fields that must round-trip (Gemini `thought_signature`, Anthropic
-`caller`). A `tool` message holds the results of one assistant turn's calls.
+`caller`). A `tool` message holds the results of one assistant turn's calls. A call the provider
+ran itself (a server tool, a hybrid item) has `provider_executed: true`, and its result, when the
+wire has a separate one, sits in the same assistant message; the harness does not answer it.
 """
 
 from __future__ import annotations
@@ -30,15 +32,17 @@ class ToolCallPart(TypedDict):
     arguments: Any
     wire_type: NotRequired[str]
     extra: NotRequired[dict[str, Any]]
+    provider_executed: NotRequired[bool]
 
 
 class ToolResultPart(TypedDict):
     type: Literal["tool_result"]
     call_id: str | None
     name: NotRequired[str | None]
-    output: str
+    output: Any  # text for client results; the provider's content for server-tool results
     wire_type: NotRequired[str]
     extra: NotRequired[dict[str, Any]]
+    provider_executed: NotRequired[bool]
 
 
 Part = TextPart | ToolCallPart | ToolResultPart

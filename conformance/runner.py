@@ -22,13 +22,14 @@ class CorpusError(Exception):
 
 
 def _context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckContext:
-    outputs = {c.id: c.output for t in scenario.turns for c in t.calls if c.id}
+    calls = tuple(scenario.all_calls())
     return CheckContext(
         corpus=corpus,
         dialect=dialect_for(scenario.api),
         profile=profile,
-        expected_outputs=outputs,
+        expected_outputs={c.id: c.output for c in calls if c.id},
         tool_names=frozenset(t["name"] for t in scenario.tools),
+        expected_calls=calls,
     )
 
 

@@ -63,6 +63,21 @@ CODES: dict[str, Code] = {
             "may come back in any order.",
         ),
         Code(
+            "pairing/not-adjacent",
+            "error",
+            "A result is not where the API requires it relative to its call",
+            "Put every result of an assistant turn's calls in the message (or messages) right after "
+            "that turn, before any other user content; when reordering or trimming history, move a "
+            "call and its results as one unit.",
+        ),
+        Code(
+            "pairing/count-mismatch",
+            "error",
+            "A turn's id-less results do not match its calls in number",
+            "Send exactly one function response per function call of the previous turn, each with "
+            "its call's name, in the same order.",
+        ),
+        Code(
             "roundtrip/id-altered",
             "error",
             "A provider-issued id comes back changed",
@@ -79,6 +94,26 @@ CODES: dict[str, Code] = {
             "error",
             "A call the provider issued is missing from the history sent back",
             "Keep every call of the assistant turn in the history, each with its own id.",
+        ),
+        Code(
+            "roundtrip/ids-swapped",
+            "error",
+            "The item id and the call id trade places",
+            "Keep the two ids apart: the item id (fc_...) goes in `id`, the correlation id (call_...) "
+            "in `call_id` and in its output's `call_id`.",
+        ),
+        Code(
+            "roundtrip/opaque-dropped",
+            "error",
+            "An opaque field the provider issued with a call is not sent back unchanged",
+            "Carry provider fields you do not interpret (Gemini thought_signature, Anthropic caller) "
+            "in the message model and send them back on the same part, byte for byte.",
+        ),
+        Code(
+            "roundtrip/invented-id",
+            "warning",
+            "An id is sent for a call that had none on the wire",
+            "Where the provider issued no id, send none; keep generated ids inside the adapter.",
         ),
         Code(
             "format/id-length",
@@ -123,6 +158,19 @@ CODES: dict[str, Code] = {
             "Decoding the same response twice gives different ids",
             "Derive generated ids from the response (e.g. its id and the call's position) so that "
             "replays and retries see the same ids.",
+        ),
+        Code(
+            "decode/hybrid-id-split",
+            "error",
+            "A provider-run call and its served output were decoded under different ids",
+            "Give a server tool's result the id of the call it belongs to (tool_use_id, or the hybrid item's own id).",
+        ),
+        Code(
+            "encode/unstable-id",
+            "warning",
+            "Encoding the same history twice gives different ids",
+            "Mint ids deterministically from the history (a hash of the source id, or of the name and "
+            "position for id-less calls), never from a counter, the clock or a random source.",
         ),
         Code(
             "stream/id-lost",

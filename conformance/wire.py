@@ -6,6 +6,7 @@ is wrong (`request[1].messages[3].tool_call_id`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,10 +24,20 @@ class WireCall:
     path: str  # JSON path of the call in its body
     id_field: str = "id"  # the field carrying call_id, relative to path
     item_id: str | None = None  # the item's own id where it differs from call_id (Responses)
+    item_field: str = "id"  # the field carrying item_id, relative to path
+    # Fields the provider issued that must come back byte for byte (Gemini thought_signature,
+    # Anthropic caller), keyed by their path relative to `path`.
+    opaque: Mapping[str, Any] = field(default_factory=dict)
+    # Run by the provider (server tools, hybrid items): no client result answers it.
+    provider_executed: bool = False
 
     @property
     def id_path(self) -> str:
         return f"{self.path}.{self.id_field}"
+
+    @property
+    def item_path(self) -> str:
+        return f"{self.path}.{self.item_field}"
 
 
 @dataclass(frozen=True)
@@ -38,7 +49,8 @@ class WireResult:
     wire_type: str
     path: str
     id_field: str = "tool_call_id"
-    name: str | None = None
+    name: str | None = None  # the wire's function name, where it has one (Gemini pairs by name)
+    provider_executed: bool = False  # a server tool's result, served inside the assistant turn
 
     @property
     def id_path(self) -> str:
@@ -77,4 +89,5 @@ class Served:
     calls: tuple[WireCall, ...]
     text: str
     payload: dict[str, Any]  # {"stream": False, "body": ...} or {"stream": True, "events": [...]}
+    results: tuple[WireResult, ...] = field(default=())  # server-tool results served with their calls
     notes: tuple[str, ...] = field(default=())  # oddities seen while reassembling

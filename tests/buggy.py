@@ -173,3 +173,33 @@ class OutputAsResultId(OpenAIChatCodec):
 
     def result_id(self, part: ToolResultPart) -> str | None:
         return part["output"]
+
+
+class NarrationBeforeResults(OpenAIChatCodec):
+    """An assistant text message slipped between the tool calls and their results."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        if message["role"] == "assistant" and any(p["type"] == "tool_call" for p in message["parts"]):
+            encoded.append({"role": "assistant", "content": "Looking that up."})
+        return encoded
+
+
+class FreshIdsPerEncode(OpenAIChatCodec):
+    """Every encode mints new ids for every call and result (a counter that never resets)."""
+
+    def __init__(self) -> None:
+        self._counter = itertools.count()
+        self._current: dict[str, str] = {}
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        self._current = {}
+        return super().encode(conversation)
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        key = str(part["call_id"])
+        self._current[key] = f"call_{next(self._counter)}"
+        return self._current[key]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return self._current.get(str(part["call_id"]))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
+from pathlib import Path
 
 import pytest
 from buggy import (
@@ -15,7 +17,9 @@ from buggy import (
     DecodeSameId,
     EmptyIds,
     FirstCallOnly,
+    FreshIdsPerEncode,
     LongPrefix,
+    NarrationBeforeResults,
     NoResults,
     ResultIdMangled,
     ResultsByPosition,
@@ -39,6 +43,8 @@ CASES = [
     ("pairing/duplicate-result", ResultsTwice(), "openai-chat/one-call"),
     ("pairing/call-dropped", CallsDropped(), "openai-chat/three-turn-chain"),
     ("pairing/by-position", ResultsByPosition(), "openai-chat/parallel-results-reversed"),
+    ("pairing/not-adjacent", NarrationBeforeResults(), "openai-chat/parallel-different-tools"),
+    ("encode/unstable-id", FreshIdsPerEncode(), "openai-chat/three-turn-chain"),
     ("roundtrip/id-altered", NameAsId(), "openai-chat/three-turn-chain"),
     ("roundtrip/empty-id", EmptyIds(), "openai-chat/one-call"),
     ("roundtrip/call-lost", FirstCallOnly(), "openai-chat/parallel-different-tools"),
@@ -65,7 +71,10 @@ def test_buggy_codec_trips_rule_and_reference_does_not(code, codec, scenario_id,
 
 
 def test_every_code_has_a_buggy_codec() -> None:
+    # Each API's rule tests live in tests/test_rules_<api>.py with a CASES list of the same shape.
     covered = {c[0] for c in CASES} | {"format/id-pattern"}  # id-pattern: see the test below
+    for path in sorted(Path(__file__).parent.glob("test_rules_*.py")):
+        covered |= {c[0] for c in importlib.import_module(path.stem).CASES}
     assert covered == set(CODES)
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from conformance.adapters import Codec
 from conformance.cassette import Cassette
-from conformance.corpus import ExpectedCall, Scenario
+from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
+from conformance.dialects import dialect_for
 from conformance.dialects.base import Dialect
 from conformance.exchange import Exchange, Turn
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, tool_calls, user
@@ -75,10 +76,11 @@ def _canned(call: ToolCallPart, expected: list[ExpectedCall], used: set[int], po
 
 
 def answers(message: Message, scenario: Scenario, turn: int, result_type: Any) -> list[Part]:
-    expected = list(scenario.turns[turn].calls) if turn < len(scenario.turns) else []
+    expected = list(scenario.turns[turn].client_calls) if turn < len(scenario.turns) else []
     used: set[int] = set()
     parts: list[Part] = []
-    for position, call in enumerate(tool_calls(message)):
+    client_calls = [c for c in tool_calls(message) if not c.get("provider_executed")]
+    for position, call in enumerate(client_calls):
         match = _canned(call, expected, used, position)
         output = match.output if match else json.dumps({"error": "no canned output for this call"})
         parts.append(
@@ -87,12 +89,71 @@ def answers(message: Message, scenario: Scenario, turn: int, result_type: Any) -
                 "call_id": call.get("call_id"),
                 "name": call.get("name"),
                 "output": output,
-                "wire_type": result_type(call.get("wire_type", "")),
+                "wire_type": result_type(call.get("wire_type", "")) or "",
             }
         )
     if scenario.answer_order == "reversed":
         parts.reverse()
     return parts
+
+
+def prior_messages(scenario: Scenario) -> list[Message]:
+    """A history begun on another API, as that API's decoder would have given it."""
+    if scenario.history is None:
+        return []
+    source = dialect_for(scenario.history.api)
+    messages: list[Message] = []
+    for turn in scenario.history.turns:
+        messages.extend(_prior_turn(turn, source, scenario.answer_order == "reversed"))
+    return messages
+
+
+def _prior_turn(turn: ExpectedTurn, source: Dialect, reverse: bool) -> list[Message]:
+    if not turn.calls:
+        return [{"role": "assistant", "parts": [{"type": "text", "text": turn.text or ""}]}]
+    parts: list[Part] = []
+    for call in turn.calls:
+        wire_type = call.wire_type or source.call_type
+        part: ToolCallPart = {
+            "type": "tool_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": dict(call.arguments),
+            "wire_type": wire_type,
+        }
+        if call.extra:
+            part["extra"] = dict(call.extra)
+        if call.provider_executed:
+            part["provider_executed"] = True
+        parts.append(part)
+        result_type = source.result_type(wire_type)
+        if call.provider_executed and result_type:
+            parts.append(
+                {
+                    "type": "tool_result",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "output": call.output,
+                    "wire_type": result_type,
+                    "provider_executed": True,
+                }
+            )
+    results: list[Part] = [
+        {
+            "type": "tool_result",
+            "call_id": call.id,
+            "name": call.name,
+            "output": call.output,
+            "wire_type": source.result_type(call.wire_type or source.call_type) or "",
+        }
+        for call in turn.client_calls
+    ]
+    if reverse:
+        results.reverse()
+    turn_messages: list[Message] = [{"role": "assistant", "parts": parts}]
+    if results:
+        turn_messages.append({"role": "tool", "parts": results})
+    return turn_messages
 
 
 def run_codec(codec: Codec, scenario: Scenario, cassette: Cassette, dialect: Dialect) -> Exchange:
@@ -101,7 +162,7 @@ def run_codec(codec: Codec, scenario: Scenario, cassette: Cassette, dialect: Dia
         "model": scenario.model,
         "stream": scenario.stream,
         "tools": [dict(t) for t in scenario.tools],  # type: ignore[misc]
-        "messages": [user(scenario.prompt)],
+        "messages": [user(scenario.prompt), *prior_messages(scenario)],
     }
     turns: list[Turn] = []
     decoded: list[Any] = []
@@ -110,11 +171,13 @@ def run_codec(codec: Codec, scenario: Scenario, cassette: Cassette, dialect: Dia
         i = interaction.index
         served = dialect.served(interaction.response, f"response[{i}]")
         body = _check_body(_call("encode", i, codec.encode, conversation), i)
+        # Encoded again from the same conversation: ids minted by the adapter must not change.
+        again_body = _check_body(_call("encode", i, codec.encode, conversation), i)
         try:
             recorded = interaction.request.json()
         except ValueError:
             recorded = None
-        turns.append(Turn(index=i, request=body, served=served, expected_request=recorded))
+        turns.append(Turn(index=i, request=body, served=served, expected_request=recorded, request_again=again_body))
         message = _check_message(_call("decode", i, codec.decode, served.payload), i)
         again = _check_message(_call("decode", i, codec.decode, served.payload), i)
         decoded.append(message)

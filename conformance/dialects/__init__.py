@@ -1,29 +1,63 @@
-"""Wire dialects, one module per API, looked up by API name or by recorded request."""
+"""Wire dialects, one module per API, looked up by API name or by recorded request.
+
+Modules are imported on first use: a run over one API loads one dialect.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 from conformance.cassette import HttpRequest
 from conformance.dialects.base import Dialect, DialectError
-from conformance.dialects.openai_chat import OpenAIChat
 
-_DIALECTS: dict[str, Dialect] = {d.api: d for d in (OpenAIChat(),)}
+# API -> "module:class". Order matters for `detect`: more specific hosts first.
+_REGISTRY: dict[str, str] = {
+    "mistral-chat": "conformance.dialects.mistral_chat:MistralChat",
+    "kimi-chat": "conformance.dialects.kimi_chat:KimiChat",
+    "ollama-chat": "conformance.dialects.ollama_chat:OllamaChat",
+    "cohere-v2": "conformance.dialects.cohere_v2:CohereV2",
+    "azure-foundry": "conformance.dialects.azure_foundry:AzureFoundry",
+    "openresponses": "conformance.dialects.openresponses:OpenResponses",
+    "openai-responses": "conformance.dialects.openai_responses:OpenAIResponses",
+    "openai-chat": "conformance.dialects.openai_chat:OpenAIChat",
+    "anthropic-messages": "conformance.dialects.anthropic_messages:AnthropicMessages",
+    "gemini": "conformance.dialects.gemini:Gemini",
+    "bedrock-converse": "conformance.dialects.bedrock_converse:BedrockConverse",
+}
+_LOADED: dict[str, Dialect] = {}
 
 __all__ = ["Dialect", "DialectError", "detect", "dialect_for", "supported_apis"]
 
 
+def _load(api: str) -> Dialect | None:
+    if api in _LOADED:
+        return _LOADED[api]
+    module_name, _, attribute = _REGISTRY[api].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        return None  # an API whose dialect is not written yet
+    dialect: Dialect = getattr(module, attribute)()
+    _LOADED[api] = dialect
+    return dialect
+
+
 def supported_apis() -> tuple[str, ...]:
-    return tuple(sorted(_DIALECTS))
+    return tuple(sorted(api for api in _REGISTRY if _load(api) is not None))
 
 
 def dialect_for(api: str) -> Dialect:
-    try:
-        return _DIALECTS[api]
-    except KeyError:
-        raise KeyError(f"no dialect for API {api!r}; known: {', '.join(supported_apis())}") from None
+    dialect = _load(api) if api in _REGISTRY else None
+    if dialect is None:
+        raise KeyError(f"no dialect for API {api!r}; known: {', '.join(supported_apis())}")
+    return dialect
 
 
 def detect(request: HttpRequest) -> Dialect | None:
-    for dialect in _DIALECTS.values():
-        if dialect.handles(request):
+    for api in _REGISTRY:
+        dialect = _load(api)
+        if dialect is not None and dialect.handles(request):
             return dialect
     return None

@@ -11,6 +11,8 @@ from conformance.wire import History, Served
 # - "following-messages": in the messages right after the calling message (OpenAI Chat, Mistral)
 # - "next-message": all in the one message right after it (Anthropic, Gemini)
 # - "anywhere-after": anywhere later in the input (OpenAI Responses)
+# Results without an id (Gemini) answer the calls of their window by function name, in order.
+# Results of provider-executed calls (server tools) sit in the same message as their call.
 Placement = Literal["following-messages", "next-message", "anywhere-after"]
 
 
@@ -25,6 +27,7 @@ class DialectError(ValueError):
 class Dialect(Protocol):
     api: str
     placement: Placement
+    call_type: str  # the wire type of a plain function call, for histories begun elsewhere
 
     def handles(self, request: HttpRequest) -> bool:
         """Whether a recorded request belongs to this dialect (by host and path)."""
@@ -38,8 +41,9 @@ class Dialect(Protocol):
         """A response's calls, reassembled from its stream when it streams."""
         ...
 
-    def result_type(self, call_wire_type: str) -> str:
-        """The wire type that answers a call of the given wire type."""
+    def result_type(self, call_wire_type: str) -> str | None:
+        """The wire type that answers a call of the given wire type; None when no client result does
+        (hybrid items and provider-executed calls carry their own output)."""
         ...
 
     def projection(self, body: Any) -> Any:

@@ -64,6 +64,7 @@ class _StreamCall:
 class OpenAIChat:
     api = API
     placement: Placement = "following-messages"
+    call_type = CALL
 
     def handles(self, request: HttpRequest) -> bool:
         return request.path.endswith("/chat/completions") and request.host not in _OTHER_DIALECT_HOSTS
@@ -158,7 +159,7 @@ class OpenAIChat:
         payload = {"stream": True, "events": [{"event": e.event, "data": e.data} for e in events]}
         return Served(stream=True, calls=wire_calls, text="".join(text), payload=payload, notes=tuple(notes))
 
-    def result_type(self, call_wire_type: str) -> str:
+    def result_type(self, call_wire_type: str) -> str | None:
         return TOOL_MESSAGE
 
     def projection(self, body: Any) -> Any:

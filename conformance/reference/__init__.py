@@ -1,15 +1,66 @@
-"""The reference adapter: codecs that translate every API correctly, sharing one neutral model."""
+"""The reference adapter: codecs that translate every API correctly, sharing one neutral model.
+
+Codecs are imported on first use, so a run over one API loads one codec.
+"""
 
 from __future__ import annotations
 
-from conformance.adapters import CodecAdapter
-from conformance.reference.openai_chat import OpenAIChatCodec
+import importlib
+from collections.abc import Iterator, Mapping
+
+from conformance.adapters import Codec, CodecAdapter
+
+_REGISTRY: dict[str, str] = {
+    "openai-chat": "conformance.reference.openai_chat:OpenAIChatCodec",
+    "openai-responses": "conformance.reference.openai_responses:OpenAIResponsesCodec",
+    "azure-foundry": "conformance.reference.azure_foundry:AzureFoundryCodec",
+    "openresponses": "conformance.reference.openresponses:OpenResponsesCodec",
+    "anthropic-messages": "conformance.reference.anthropic_messages:AnthropicMessagesCodec",
+    "gemini": "conformance.reference.gemini:GeminiCodec",
+    "bedrock-converse": "conformance.reference.bedrock_converse:BedrockConverseCodec",
+    "mistral-chat": "conformance.reference.mistral_chat:MistralChatCodec",
+    "kimi-chat": "conformance.reference.kimi_chat:KimiChatCodec",
+    "ollama-chat": "conformance.reference.ollama_chat:OllamaChatCodec",
+    "cohere-v2": "conformance.reference.cohere_v2:CohereV2Codec",
+}
+
+
+class _LazyCodecs(Mapping[str, Codec]):
+    def __init__(self, registry: Mapping[str, str]) -> None:
+        self._registry = registry
+        self._loaded: dict[str, Codec | None] = {}
+
+    def _load(self, api: str) -> Codec | None:
+        if api not in self._loaded:
+            module_name, _, attribute = self._registry[api].partition(":")
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name != module_name:
+                    raise
+                self._loaded[api] = None
+            else:
+                self._loaded[api] = getattr(module, attribute)()
+        return self._loaded[api]
+
+    def __getitem__(self, api: str) -> Codec:
+        codec = self._load(api) if api in self._registry else None
+        if codec is None:
+            raise KeyError(api)
+        return codec
+
+    def __iter__(self) -> Iterator[str]:
+        return (api for api in self._registry if self._load(api) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
 
 ADAPTER = CodecAdapter(
     name="reference",
     version="0.1.0",
-    codecs={"openai-chat": OpenAIChatCodec()},
+    codecs=_LazyCodecs(_REGISTRY),
     notes="Bundled with the suite; passes every scenario.",
 )
 
-__all__ = ["ADAPTER", "OpenAIChatCodec"]
+__all__ = ["ADAPTER"]

@@ -10,7 +10,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.ids import IdMap
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+
+API = "openai-chat"
 
 CALL = "openai-chat/ChatCompletionMessageToolCall"
 CUSTOM_CALL = "openai-chat/ChatCompletionMessageCustomToolCall"
@@ -110,6 +113,9 @@ class OpenAIChatCodec:
 
     # --- encode -------------------------------------------------------------------------
     def encode(self, conversation: Conversation) -> dict[str, Any]:
+        # Ids this API issued go back verbatim; ids from a history begun elsewhere are mapped
+        # into this API's grammar, the same way every time.
+        self.ids = IdMap(API)
         messages: list[dict[str, Any]] = []
         for message in conversation["messages"]:
             messages.extend(self.encode_message(message))
@@ -143,10 +149,11 @@ class OpenAIChatCodec:
         return [{"role": message["role"], "content": text}]
 
     def call_id(self, part: ToolCallPart) -> str | None:
-        return part["call_id"]
+        native = str(part.get("wire_type", "")).startswith(f"{API}/")
+        return self.ids.call(part["call_id"], part["name"], native=native)
 
     def result_id(self, part: ToolResultPart) -> str | None:
-        return part["call_id"]
+        return self.ids.result(part["call_id"], part.get("name")) or part["call_id"]
 
     def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
         if part.get("wire_type") == CUSTOM_CALL:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from conformance.exchange import Exchange
-from conformance.rules import decoding, idformat, pairing, roundtrip
+from conformance.rules import decoding, determinism, idformat, pairing, roundtrip
 from conformance.rules.alignment import echoes
 from conformance.rules.context import CheckContext, dedupe
 from conformance.violations import Violation
@@ -31,6 +31,7 @@ def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(pairing.check_request(ctx, history, echoed))
         found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
         found.extend(idformat.check_request(ctx, history))
+        found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))
     return dedupe(found, _key)

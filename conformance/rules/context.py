@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.corpus import Corpus
+from conformance.corpus import Corpus, ExpectedCall
 from conformance.dialects.base import Dialect
 from conformance.violations import CODES, Violation, severity_of
 
@@ -19,6 +20,25 @@ class CheckContext:
     # natural call id -> the canned output the scenario answers it with (codec runs)
     expected_outputs: Mapping[str, str] = field(default_factory=dict)
     tool_names: frozenset[str] = frozenset()
+    # every call of the scenario, prior history included, with its canned output
+    expected_calls: tuple[ExpectedCall, ...] = ()
+
+    def expected_for(self, call: Any) -> ExpectedCall | None:
+        """The scenario call a wire call stands for: same id, else same name and arguments."""
+        if call.call_id:
+            same = next((c for c in self.expected_calls if c.id == call.call_id), None)
+            if same is not None:
+                return same
+        arguments = call.arguments
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                return None
+        return next(
+            (c for c in self.expected_calls if c.name == call.name and dict(c.arguments) == arguments),
+            None,
+        )
 
     def violation(
         self,

@@ -107,6 +107,7 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                 )
             if got:
                 seen.add(got)
+        out.extend(_hybrid(ctx, where, message))
         if _ids(message) != _ids(again):
             out.append(
                 ctx.violation(
@@ -116,6 +117,30 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                     f"({_ids(message)} then {_ids(again)}); a replay would not match its own history.",
                     expected=_ids(message),
                     received=_ids(again),
+                )
+            )
+    return out
+
+
+def _hybrid(ctx: CheckContext, where: str, message: Any) -> list[Violation]:
+    """Server-tool results decoded into the assistant turn must carry their call's id."""
+    parts = message.get("parts") if isinstance(message, dict) else None
+    if not isinstance(parts, list):
+        return []
+    call_ids = {c.get("call_id") for c in tool_calls(message) if c.get("provider_executed")}
+    out: list[Violation] = []
+    for part in parts:
+        if not isinstance(part, dict) or part.get("type") != "tool_result" or not part.get("provider_executed"):
+            continue
+        if part.get("call_id") not in call_ids:
+            out.append(
+                ctx.violation(
+                    "decode/hybrid-id-split",
+                    where,
+                    f"A server-tool result was decoded with id {part.get('call_id')!r}, which no "
+                    "provider-run call of the same turn carries.",
+                    expected=sorted(str(i) for i in call_ids),
+                    received=part.get("call_id"),
                 )
             )
     return out

@@ -18,6 +18,7 @@ def _describe(limit: Limit) -> str:
 def check_request(ctx: CheckContext, history: History) -> list[Violation]:
     out: list[Violation] = []
     items = [(c.call_id, c.wire_type, c.id_field, c.id_path) for c in history.calls()]
+    items += [(c.item_id, c.wire_type, c.item_field, c.item_path) for c in history.calls() if c.item_id]
     items += [(r.call_id, r.wire_type, r.id_field, r.id_path) for r in history.results()]
     for value, wire_type, field, location in items:
         if not value:

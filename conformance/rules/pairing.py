@@ -1,18 +1,64 @@
-"""pairing/*: every result answers a call of the turn it follows, every call is answered once."""
+"""pairing/*: every result answers a call where its API looks for it, and every call is answered once.
+
+Where a result may answer a call depends on the dialect's placement (see dialects.base): the tool
+messages right after the calling message, the one next message, or anywhere later. Results
+without ids (Gemini) answer the calls of that window by name, in order; server-tool results
+answer calls of their own message.
+"""
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
 
 from conformance.rules.alignment import Echo
 from conformance.rules.context import CheckContext
 from conformance.rules.diagnose import resembles
 from conformance.violations import Violation
-from conformance.wire import History, WireCall, WireResult
+from conformance.wire import History, WireCall, WireMessage, WireResult
+
+
+@dataclass
+class _State:
+    answered: dict[str, WireResult] = field(default_factory=dict)  # call path -> its result
+    pairs: list[tuple[WireResult, WireCall]] = field(default_factory=list)
+
+
+def _window(ctx: CheckContext, messages: tuple[WireMessage, ...], index: int) -> list[WireCall]:
+    """The client calls a result in message `index` may answer."""
+    placement = ctx.dialect.placement
+    if placement == "anywhere-after":
+        return [c for m in messages[:index] for c in m.calls if not c.provider_executed]
+    if placement == "next-message":
+        return [c for c in messages[index - 1].calls if not c.provider_executed] if index else []
+    j = index - 1  # following-messages: back over result-only messages to the calling one
+    while j >= 0 and messages[j].results and not messages[j].calls:
+        j -= 1
+    return [c for c in messages[j].calls if not c.provider_executed] if j >= 0 else []
+
+
+def _match(result: WireResult, window: list[WireCall], state: _State) -> WireCall | None:
+    if result.call_id:
+        same = [c for c in window if c.call_id == result.call_id]
+        return next((c for c in same if c.path not in state.answered), same[0] if same else None)
+    # No id: the first unanswered call of the window with the result's name.
+    return next(
+        (c for c in window if c.path not in state.answered and (result.name is None or c.name == result.name)),
+        None,
+    )
+
+
+def needs_result(ctx: CheckContext, call: WireCall) -> bool:
+    return not call.provider_executed and ctx.dialect.result_type(call.wire_type) is not None
 
 
 def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) -> list[Violation]:
     out: list[Violation] = []
     dropped = {e.served.call_id for e in echoes_here if e.sent is None and e.served.call_id}
     served_ids = {e.served.call_id for e in echoes_here if e.served.call_id}
+    state = _State()
+    every_call = history.calls()
 
     out.extend(_duplicate_calls(ctx, history))
 
@@ -35,62 +81,92 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
             names = {*ctx.tool_names, *([result.name] if result.name else [])}
             looks = resembles(result.call_id, names=names, output=str(result.output))
             why = f" ({looks})" if looks else ""
+        shown = result.call_id if result.call_id else f"(no id, name {result.name!r})"
         out.append(
             ctx.violation(
                 "pairing/orphan-result",
                 result.id_path,
-                f"The result's id {result.call_id!r} matches no call of the assistant turn it follows{why}.",
+                f"The result {shown} matches no call of the turn it must follow{why}.",
                 wire_type=result.wire_type,
                 expected="the id of a call in the preceding assistant turn",
                 received=result.call_id,
             )
         )
 
-    open_calls: tuple[WireCall, ...] | None = None
-    answered: set[str] = set()
+    def duplicate(result: WireResult) -> None:
+        out.append(
+            ctx.violation(
+                "pairing/duplicate-result",
+                result.id_path,
+                f"The call {result.call_id or result.name!r} is answered more than once.",
+                wire_type=result.wire_type,
+                expected="one result per call",
+                received=f"another result for {result.call_id or result.name!r}",
+            )
+        )
 
-    def close() -> None:
-        if not open_calls:
-            return
-        missing = [c for c in open_calls if not c.call_id or c.call_id not in answered]
-        for call in missing:
+    for index, message in enumerate(history.messages):
+        window = _window(ctx, history.messages, index)
+        for result in message.results:
+            if result.provider_executed:
+                own = [c for c in message.calls if c.provider_executed]
+                call = _match(result, own, state)
+            else:
+                call = _match(result, window, state)
+            if call is not None:
+                if call.path in state.answered:
+                    duplicate(result)
+                else:
+                    state.answered[call.path] = result
+                    state.pairs.append((result, call))
+                continue
+            elsewhere = [c for c in every_call if result.call_id and c.call_id == result.call_id]
+            if elsewhere and elsewhere[0].path in state.answered:
+                duplicate(result)
+            elif elsewhere:
+                state.answered[elsewhere[0].path] = result
+                state.pairs.append((result, elsewhere[0]))
+                out.append(
+                    ctx.violation(
+                        "pairing/not-adjacent",
+                        result.id_path,
+                        f"The result for {result.call_id!r} answers the call at {elsewhere[0].path}, but "
+                        f"{ctx.dialect.api} only pairs it with calls of the turn it directly follows.",
+                        wire_type=result.wire_type,
+                        expected=f"the result right after {elsewhere[0].path}",
+                        received=f"the result at {result.path}",
+                    )
+                )
+            else:
+                orphan(result)
+        idless = [r for r in message.results if not r.call_id and not r.provider_executed]
+        if idless and window and len(idless) != len(window):
+            out.append(
+                ctx.violation(
+                    "pairing/count-mismatch",
+                    message.path,
+                    f"The turn answers {len(window)} call(s) with {len(idless)} id-less result(s); without "
+                    "ids, results pair with calls by count and name.",
+                    wire_type=idless[0].wire_type,
+                    expected=f"{len(window)} results",
+                    received=f"{len(idless)} results",
+                )
+            )
+
+    for call in every_call:
+        if needs_result(ctx, call) and call.path not in state.answered:
             out.append(
                 ctx.violation(
                     "pairing/missing-result",
                     call.id_path,
-                    f"The call {call.call_id!r} ({call.name}) has no result after it.",
+                    f"The call {call.call_id!r} ({call.name}) has no result where {ctx.dialect.api} expects it.",
                     wire_type=call.wire_type,
-                    expected=f"a result with id {call.call_id!r}",
+                    expected=f"a result for {call.call_id or call.name!r}",
                     received="none",
                 )
             )
 
-    for message in history.messages:
-        if message.results and ctx.dialect.placement == "following-messages":
-            ids = {c.call_id for c in open_calls or () if c.call_id}
-            for result in message.results:
-                if open_calls is None or result.call_id not in ids:
-                    orphan(result)
-                elif result.call_id in answered:
-                    out.append(
-                        ctx.violation(
-                            "pairing/duplicate-result",
-                            result.id_path,
-                            f"The call {result.call_id!r} is answered more than once.",
-                            wire_type=result.wire_type,
-                            expected="one result per call",
-                            received=f"another result for {result.call_id!r}",
-                        )
-                    )
-                else:
-                    answered.add(str(result.call_id))
-            continue
-        close()
-        open_calls = message.calls or None
-        answered = set()
-    close()
-
-    out.extend(_by_position(ctx, history))
+    out.extend(_by_position(ctx, state.pairs))
     return out
 
 
@@ -117,33 +193,56 @@ def _duplicate_calls(ctx: CheckContext, history: History) -> list[Violation]:
     return out
 
 
-def _by_position(ctx: CheckContext, history: History) -> list[Violation]:
-    """A result under one call's id carrying another call's canned output.
+def _by_position(ctx: CheckContext, pairs: list[tuple[WireResult, WireCall]]) -> list[Violation]:
+    """A result paired with one call but carrying another call's canned output.
 
     Silent at the provider (token-js PR #36 swapped two cities' temperatures); visible here
-    because the harness knows which output belongs to which id.
+    because the harness knows which output belongs to which call.
     """
-    expected = ctx.expected_outputs
     out: list[Violation] = []
-    for result in history.results():
-        if result.call_id is None or result.call_id not in expected:
+    for result, call in pairs:
+        if result.provider_executed:
             continue
-        content = str(result.output)
-        own = expected[result.call_id]
-        if own in content:
+        own = ctx.expected_for(call)
+        if own is None:
             continue
-        other = next((i for i, o in expected.items() if i != result.call_id and o in content), None)
+        if mentions(result.output, own.output):
+            continue
+        other = next((c for c in ctx.expected_calls if c is not own and mentions(result.output, c.output)), None)
         if other is None:
             continue
+        content = result.output if isinstance(result.output, str) else json.dumps(result.output)
+        label = result.call_id if result.call_id else f"the result for {call.name}"
         out.append(
             ctx.violation(
                 "pairing/by-position",
                 result.path,
-                f"The result sent under {result.call_id!r} carries the output of {other!r}: results "
-                "were matched to calls by position.",
+                f"The result sent under {label!r} carries the output of another call "
+                f"({other.id or other.name} {dict(other.arguments)}): results were matched to calls by position.",
                 wire_type=result.wire_type,
-                expected=own,
+                expected=own.output,
                 received=content,
             )
         )
     return out
+
+
+def mentions(value: Any, text: str) -> bool:
+    """Whether a result's output (text, blocks or an object, by API) carries a canned output."""
+    try:
+        parsed: Any = json.loads(text)
+    except ValueError:
+        parsed = None
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if text in node:
+                return True
+        elif parsed is not None and node == parsed:
+            return True
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False

@@ -1,4 +1,9 @@
-"""roundtrip/*: ids the provider issued come back unchanged, on calls and on their results."""
+"""roundtrip/*: what the provider issued with a call comes back unchanged.
+
+The call id (on the call and on its results), the item id where the wire has one besides the
+call id (OpenAI Responses `fc_...`), and opaque fields (Gemini `thought_signature`, Anthropic
+`caller`). Where the wire had no id, none is sent back.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from conformance.rules.alignment import Echo
 from conformance.rules.context import CheckContext
 from conformance.rules.diagnose import diagnose
 from conformance.violations import Violation
-from conformance.wire import History
+from conformance.wire import History, WireCall
 
 
 def check_request(ctx: CheckContext, index: int, history: History, found: list[Echo]) -> list[Violation]:
@@ -14,22 +19,35 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
     served_ids = [e.served.call_id for e in found if e.served.call_id]
     for echo in found:
         served = echo.served
-        if served.call_id is None:
-            continue  # nothing to round-trip: rules for id-less wire types live elsewhere
         if echo.sent is None:
             out.append(
                 ctx.violation(
                     "roundtrip/call-lost",
                     f"request[{index}]",
-                    f"The call {served.call_id!r} ({served.name}) that response[{echo.served_turn}] "
-                    "issued is missing from the history sent back.",
+                    f"The call {served.call_id or served.name!r} ({served.name}) that "
+                    f"response[{echo.served_turn}] issued is missing from the history sent back.",
                     wire_type=served.wire_type,
-                    expected=served.call_id,
+                    expected=served.call_id or served.name,
                     received="no such call",
                 )
             )
             continue
         sent = echo.sent
+        out.extend(_opaque(ctx, served, sent))
+        out.extend(_item_id(ctx, served, sent, served_ids))
+        if served.call_id is None:
+            if sent.call_id:
+                out.append(
+                    ctx.violation(
+                        "roundtrip/invented-id",
+                        sent.id_path,
+                        f"The call {served.name} had no id on the wire, but is sent back with {sent.call_id!r}.",
+                        wire_type=sent.wire_type,
+                        expected=None,
+                        received=sent.call_id,
+                    )
+                )
+            continue
         if sent.call_id == served.call_id:
             continue
         if not sent.call_id:
@@ -38,6 +56,19 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
                     "roundtrip/empty-id",
                     sent.id_path,
                     f"The call {served.name} is sent back with an empty id instead of {served.call_id!r}.",
+                    wire_type=sent.wire_type,
+                    expected=served.call_id,
+                    received=sent.call_id,
+                )
+            )
+            continue
+        if served.item_id and sent.call_id == served.item_id:
+            out.append(
+                ctx.violation(
+                    "roundtrip/ids-swapped",
+                    sent.id_path,
+                    f"The call {served.name} goes back with its item id {sent.call_id!r} as its call id; "
+                    f"the call id is {served.call_id!r}.",
                     wire_type=sent.wire_type,
                     expected=served.call_id,
                     received=sent.call_id,
@@ -79,4 +110,62 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
                         diagnosis=slug,
                     )
                 )
+    return out
+
+
+def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: list[str]) -> list[Violation]:
+    # The item id may be left out on input (the server assigns one); when sent, it must be the served one.
+    if not served.item_id or not sent.item_id or sent.item_id == served.item_id:
+        return []
+    if sent.item_id == served.call_id:
+        return [
+            ctx.violation(
+                "roundtrip/ids-swapped",
+                sent.item_path,
+                f"The call {served.name} goes back with its call id {sent.item_id!r} in the item id field; "
+                f"the item id is {served.item_id!r}.",
+                wire_type=sent.wire_type,
+                expected=served.item_id,
+                received=sent.item_id,
+            )
+        ]
+    slug, sentence = diagnose(
+        sent.item_id,
+        served.item_id,
+        call_name=served.name,
+        tool_names=ctx.tool_names,
+        outputs=[],
+        other_ids=served_ids,
+    )
+    return [
+        ctx.violation(
+            "roundtrip/id-altered",
+            sent.item_path,
+            f"The item of call {served.name} goes back with id {sent.item_id!r}, but the provider issued "
+            f"{served.item_id!r}: {sentence}.",
+            wire_type=sent.wire_type,
+            expected=served.item_id,
+            received=sent.item_id,
+            diagnosis=slug,
+        )
+    ]
+
+
+def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
+    out: list[Violation] = []
+    for key, value in served.opaque.items():
+        if sent.opaque.get(key) == value:
+            continue
+        got = sent.opaque.get(key)
+        what = "drops it" if got is None else f"sends {str(got)[:40]!r} instead"
+        out.append(
+            ctx.violation(
+                "roundtrip/opaque-dropped",
+                f"{sent.path}.{key}",
+                f"The provider issued {key} with the call {served.name}; the history sent back {what}.",
+                wire_type=sent.wire_type,
+                expected=value,
+                received=got,
+            )
+        )
     return out
