@@ -16,7 +16,7 @@ from typing import Any
 
 from conformance.cassette import CassetteError, load_cassette
 from conformance.corpus import Corpus, LoadedFile, build_corpus, default_roots, read_case_files
-from conformance.dialects import dialect_for
+from conformance.dialects import dialect_for, supported_apis
 from conformance.dialects.base import DialectError
 from conformance.problems import Problem
 from conformance.sse import StreamError
@@ -103,13 +103,23 @@ def check_corpus(
             else:
                 seen_descriptions[description] = case_id
 
+    exercised: set[str] = set()
     for scenario in corpus.scenarios.values():
         for i, wire_type in enumerate(scenario.wire_types):
             if wire_type not in corpus.wire_types:
                 at(scenario.id, ["wire_types", i], "reference", f"no wire-type case {wire_type!r}")
             elif corpus.wire_types[wire_type].api != scenario.api and "cross-provider" not in scenario.features:
                 at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not a {scenario.api} wire type")
-        _check_cassette(corpus, scenario.id, at)
+        exercised.update(_check_cassette(corpus, scenario.id, at))
+
+    for case in corpus.wire_types.values():
+        if case.id in exercised:
+            continue
+        exemption = case.data.get("not_exercised")
+        if exemption:
+            report.notes.append(f"{case.id}: exercised by no scenario: {exemption['reason']}")
+        elif case.api in supported_apis():
+            at(case.id, ["id"], "unexercised", "no scenario's cassette carries this wire type")
 
     for bug in corpus.bugs.values():
         if bug.scenario not in corpus.scenarios:
@@ -133,8 +143,10 @@ def check_corpus(
     return report
 
 
-def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
+def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> set[str]:
+    """Problems with a scenario's cassette; returns the wire types the cassette carries."""
     scenario = corpus.scenarios[case_id]
+    carried: set[str] = set()
     path = corpus.cassette_path(scenario)
     if not path.is_file():
         at(
@@ -143,12 +155,12 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> No
             "cassette",
             f"cassette {scenario.cassette!r} not found in {[str(r) for r in corpus.cassette_roots]}",
         )
-        return
+        return carried
     try:
         cassette = load_cassette(path)
     except CassetteError as exc:
         at(case_id, ["cassette"], "cassette", str(exc))
-        return
+        return carried
     if len(cassette) != len(scenario.turns):
         at(
             case_id,
@@ -156,17 +168,26 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> No
             "cassette",
             f"{len(scenario.turns)} turns declared, the cassette has {len(cassette)} interactions",
         )
-        return
+        return carried
     try:
         dialect = dialect_for(scenario.api)
     except KeyError:
-        return  # a dialect still to come: the cassette parses, the calls cannot be compared yet
+        return carried  # a dialect still to come: the cassette parses, the calls cannot be compared yet
     for interaction, turn in zip(cassette, scenario.turns, strict=True):
         try:
             served = dialect.served(interaction.response, f"response[{interaction.index}]")
         except (ValueError, StreamError, DialectError) as exc:
             at(case_id, ["turns", interaction.index], "cassette", f"{path}: {exc}")
             continue
+        carried.update(c.wire_type for c in served.calls)
+        carried.update(r.wire_type for r in served.results)
+        try:
+            sent = dialect.history(interaction.request.json(), f"request[{interaction.index}]")
+        except (ValueError, DialectError) as exc:
+            at(case_id, ["turns", interaction.index], "cassette", f"{path}: request: {exc}")
+        else:
+            carried.update(c.wire_type for c in sent.calls())
+            carried.update(r.wire_type for r in sent.results())
         got = [(c.call_id, c.name) for c in served.calls]
         want = [(c.id, c.name) for c in turn.calls]
         if got != want:
@@ -184,6 +205,17 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> No
                 f"stream is {scenario.stream} but response[{interaction.index}] "
                 f"{'streams' if served.stream else 'does not stream'}",
             )
+    own = {w for w in scenario.wire_types if w.startswith(f"{scenario.api}/")}
+    for wire_type in sorted(own - carried):
+        at(
+            case_id,
+            ["wire_types", scenario.wire_types.index(wire_type)],
+            "cassette",
+            f"declared, but the cassette carries no {wire_type}",
+        )
+    for wire_type in sorted(carried - set(scenario.wire_types)):
+        at(case_id, ["wire_types"], "cassette", f"the cassette carries {wire_type}, which wire_types does not declare")
+    return carried
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
