@@ -140,6 +140,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FOUND if report.problems else EXIT_OK
 
 
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from conformance.corpus import load_corpus
+    from conformance.wiretypes_report import COMMAND, render, stale_files, write_files
+
+    if args.results:
+        print("conformance matrix: merging results files is not implemented yet", file=sys.stderr)
+        return EXIT_INPUT
+    if not args.wire_types:
+        print("conformance matrix: nothing to generate; pass --wire-types", file=sys.stderr)
+        return EXIT_INPUT
+    rendered = render(load_corpus())
+    output = Path(args.output)
+    if not args.check:
+        for path in write_files(output, rendered):
+            print(f"wrote {path}")
+        return EXIT_OK
+    stale = stale_files(output, rendered)
+    for path in stale:
+        print(f"{path}: {'differs from' if path.is_file() else 'missing from'} what `{COMMAND}` generates")
+    if stale:
+        print(f"stale: run `{COMMAND}" + (f" --output {args.output}`" if args.output != "reports" else "`"))
+        return EXIT_FOUND
+    print(f"up to date: {', '.join(str(output / name) for name in sorted(rendered))}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="conformance", description="Tool-call id conformance suite.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -172,6 +198,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-examples", action="store_true", help="skip validating examples against SDK models")
     common(check)
     check.set_defaults(func=cmd_check)
+
+    matrix = sub.add_parser("matrix", help="regenerate the reports under reports/")
+    matrix.add_argument("results", nargs="*", metavar="RESULTS", help="results JSON to merge (not implemented yet)")
+    matrix.add_argument(
+        "--wire-types", action="store_true", help="the CallId proposal's tables and counts, from the wire-type cases"
+    )
+    matrix.add_argument("--output", metavar="DIR", default="reports", help="where the reports go (default: reports)")
+    matrix.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 naming the files that are not what would be written"
+    )
+    matrix.set_defaults(func=cmd_matrix)
     return parser
 
 
