@@ -56,7 +56,8 @@ class Message(TypedDict):
 class ToolSpec(TypedDict):
     name: str
     description: NotRequired[str]
-    parameters: dict[str, Any]
+    parameters: NotRequired[dict[str, Any]]  # every function tool has them; a custom (free-form) tool has none
+    type: NotRequired[Literal["function", "custom"]]
 
 
 class Conversation(TypedDict):

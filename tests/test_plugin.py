@@ -37,7 +37,9 @@ def test_reference_passes_every_case_from_an_empty_directory(pytester: pytest.Py
 
 
 def test_failure_reads_like_a_review(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--conformance-adapter=genkit-3247", "-k", "one-call")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=genkit-3247", "--conformance-api=openai-chat", "-k", "one-call"
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [

@@ -8,6 +8,7 @@ the same id, else the first unmatched one with the same name, else the next unma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from conformance.exchange import Exchange
@@ -43,14 +44,26 @@ def align_turn(served: tuple[WireCall, ...], sent: tuple[WireCall, ...]) -> list
     return matched
 
 
-def echoes(exchange: Exchange, request_index: int, history: History) -> list[Echo]:
-    """The served calls of responses before `request_index`, each with its echo in the request."""
-    served_turns = [t for t in exchange.turns if t.index < request_index and t.served.calls]
+def echoes(
+    exchange: Exchange,
+    request_index: int,
+    history: History,
+    replayable: Callable[[WireCall], bool] = lambda call: True,
+) -> list[Echo]:
+    """The served calls of responses before `request_index`, each with its echo in the request.
+
+    Calls the API does not accept back as input (`replayable` false) expect no echo.
+    """
+    served_turns = [
+        (t.index, kept)
+        for t in exchange.turns
+        if t.index < request_index and (kept := tuple(c for c in t.served.calls if replayable(c)))
+    ]
     calling = [m for m in history.messages if m.calls]
     result: list[Echo] = []
-    for offset, turn in enumerate(reversed(served_turns)):
+    for offset, (index, served) in enumerate(reversed(served_turns)):
         message = calling[-1 - offset] if offset < len(calling) else None
         sent = message.calls if message else ()
-        for served_call, echo in zip(turn.served.calls, align_turn(turn.served.calls, sent), strict=True):
-            result.append(Echo(served_call, turn.index, echo, message if echo else None))
+        for served_call, echo in zip(served, align_turn(served, sent), strict=True):
+            result.append(Echo(served_call, index, echo, message if echo else None))
     return result

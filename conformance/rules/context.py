@@ -40,6 +40,17 @@ class CheckContext:
             None,
         )
 
+    def replayable(self, call: Any) -> bool:
+        """Whether the API takes the call back as request input (history replay): its wire type is
+        request input, or is a streamed form reassembled into one (a chunk referencing its call type).
+        Output-only items (Azure Foundry's server-run tool calls) are not sent back."""
+        case = self.corpus.wire_types.get(call.wire_type)
+        if case is None or case.request_input:
+            return True
+        target = str(case.data.get("references", {}).get("target", "")).split(".", 1)[0]
+        into = self.corpus.wire_types.get(target)
+        return into is not None and into.role == case.role and into.request_input
+
     def violation(
         self,
         code: str,

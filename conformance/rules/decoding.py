@@ -36,6 +36,7 @@ def _ids(message: Any) -> list[Any]:
 
 def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
     out: list[Violation] = []
+    earlier: set[Any] = set()  # provider-run call ids of earlier turns, where results may follow later
     for turn, message, again in zip(exchange.turns, exchange.decoded, exchange.redecoded, strict=True):
         where = f"response[{turn.index}]"
         truth = turn.served.calls
@@ -66,8 +67,8 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                 )
             )
         for call, part in _pair(truth, decoded):
-            if call.call_id is None:
-                continue
+            if not call.call_id:
+                continue  # no id on the wire, or an empty one: the decoder may keep it empty or mint one
             got = part.get("call_id")
             if not got:
                 code = "stream/id-lost" if stream else "decode/empty-id"
@@ -107,7 +108,10 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                 )
             if got:
                 seen.add(got)
-        out.extend(_hybrid(ctx, where, message))
+        out.extend(_hybrid(ctx, where, message, earlier))
+        # Not only where results may sit anywhere later: an Anthropic code-execution result comes a
+        # response after its call once the calls its code made are answered (programmatic tool calling).
+        earlier |= {c.get("call_id") for c in decoded if c.get("provider_executed")}
         if _ids(message) != _ids(again):
             out.append(
                 ctx.violation(
@@ -122,12 +126,12 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
     return out
 
 
-def _hybrid(ctx: CheckContext, where: str, message: Any) -> list[Violation]:
+def _hybrid(ctx: CheckContext, where: str, message: Any, earlier: set[Any]) -> list[Violation]:
     """Server-tool results decoded into the assistant turn must carry their call's id."""
     parts = message.get("parts") if isinstance(message, dict) else None
     if not isinstance(parts, list):
         return []
-    call_ids = {c.get("call_id") for c in tool_calls(message) if c.get("provider_executed")}
+    call_ids = {c.get("call_id") for c in tool_calls(message) if c.get("provider_executed")} | earlier
     out: list[Violation] = []
     for part in parts:
         if not isinstance(part, dict) or part.get("type") != "tool_result" or not part.get("provider_executed"):

@@ -49,6 +49,36 @@ def _match(result: WireResult, window: list[WireCall], state: _State) -> WireCal
     )
 
 
+def _idless_results(ctx: CheckContext, messages: tuple[WireMessage, ...], index: int) -> list[WireResult]:
+    """The id-less client results answering one turn, counted at message `index`.
+
+    Where each result is a message of its own (following-messages: Ollama before ids), the turn's
+    results are the whole run of result messages, counted once at its last message.
+    """
+
+    def idless(message: WireMessage) -> list[WireResult]:
+        return [r for r in message.results if not r.call_id and not r.provider_executed]
+
+    if ctx.dialect.placement != "following-messages" or messages[index].calls:
+        return idless(messages[index])
+    following = messages[index + 1] if index + 1 < len(messages) else None
+    if following is not None and following.results and not following.calls:
+        return []  # the run goes on: counted at its last message
+    run: list[WireResult] = []
+    j = index
+    while j >= 0 and messages[j].results and not messages[j].calls:
+        run = idless(messages[j]) + run
+        j -= 1
+    return run
+
+
+def _id_required(ctx: CheckContext, result: WireResult) -> bool:
+    """Whether the result's wire type requires its reference id (Gemini's and old Ollama's do not)."""
+    case = ctx.corpus.wire_types.get(result.wire_type)
+    field = case.id_field(result.id_field) if case else None
+    return field is not None and field.presence == "required" and not field.nullable
+
+
 def needs_result(ctx: CheckContext, call: WireCall) -> bool:
     return not call.provider_executed and ctx.dialect.result_type(call.wire_type) is not None
 
@@ -108,8 +138,24 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
     for index, message in enumerate(history.messages):
         window = _window(ctx, history.messages, index)
         for result in message.results:
+            if not result.call_id and _id_required(ctx, result):
+                out.append(
+                    ctx.violation(
+                        "pairing/orphan-result",
+                        result.id_path,
+                        f"The result has no id ({result.call_id!r}); {ctx.dialect.api} pairs a result with its call "
+                        "only by id, so it answers nothing.",
+                        wire_type=result.wire_type,
+                        expected="the id of the call it answers",
+                        received=result.call_id,
+                    )
+                )
+                continue
             if result.provider_executed:
-                own = [c for c in message.calls if c.provider_executed]
+                # Where results may sit anywhere later, a server's output may follow its call in a
+                # later item (a Responses program's output arrives after the calls it made).
+                scope = history.messages[: index + 1] if ctx.dialect.placement == "anywhere-after" else (message,)
+                own = [c for m in scope for c in m.calls if c.provider_executed]
                 call = _match(result, own, state)
             else:
                 call = _match(result, window, state)
@@ -139,7 +185,7 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
                 )
             else:
                 orphan(result)
-        idless = [r for r in message.results if not r.call_id and not r.provider_executed]
+        idless = _idless_results(ctx, history.messages, index)
         if idless and window and len(idless) != len(window):
             out.append(
                 ctx.violation(

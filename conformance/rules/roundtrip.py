@@ -35,6 +35,24 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
         sent = echo.sent
         out.extend(_opaque(ctx, served, sent))
         out.extend(_item_id(ctx, served, sent, served_ids))
+        if served.call_id == "":
+            # An empty id on the wire (Gemini's OpenAI-compatible endpoint) identifies nothing: the
+            # adapter mints one and sends it on the call and its results. Sending it back empty is the fault.
+            if not sent.call_id:
+                out.append(
+                    ctx.violation(
+                        "roundtrip/empty-id",
+                        sent.id_path,
+                        f"The call {served.name} came with an empty id and is sent back with {sent.call_id!r}; "
+                        "its results cannot name it.",
+                        wire_type=sent.wire_type,
+                        expected="an id the adapter mints, on the call and on its results",
+                        received=sent.call_id,
+                        hint="Mint an id for a call served with an empty one (deterministically, in the API's "
+                        "grammar) and send it on the call and on its results.",
+                    )
+                )
+            continue
         if served.call_id is None:
             if sent.call_id:
                 out.append(

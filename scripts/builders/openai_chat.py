@@ -3,19 +3,33 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split
-from conformance.corpus import Scenario
+from conformance.corpus import ExpectedCall, Scenario
 from conformance.ids import IdMap
 
 API = "openai-chat"
+
+
+def _custom_tools(scenario: Scenario) -> set[str]:
+    return {t["name"] for t in scenario.tools if t.get("type") == "custom"}
+
+
+def _tool_call(call_id: str | None, call: ExpectedCall, custom: set[str]) -> dict[str, Any]:
+    if call.name in custom:
+        # A custom tool's input is free-form text, carried as arguments.input in the scenario.
+        return {"id": call_id, "type": "custom", "custom": {"name": call.name, "input": call.arguments["input"]}}
+    return {"id": call_id, "type": "function", "function": {"name": call.name, "arguments": compact(call.arguments)}}
 
 
 def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
     """The request a correct client sends before response `upto`."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
     ids = IdMap(API)
+    custom = _custom_tools(scenario)
     for turn in (*prior_turns(scenario), *scenario.turns[:upto]):
         if not turn.calls:
             messages.append({"role": "assistant", "content": turn.text})
@@ -25,10 +39,7 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
             {
                 "role": "assistant",
                 "content": None,
-                "tool_calls": [
-                    {"id": i, "type": "function", "function": {"name": c.name, "arguments": compact(c.arguments)}}
-                    for i, c in zip(mapped, turn.calls, strict=True)
-                ],
+                "tool_calls": [_tool_call(i, c, custom) for i, c in zip(mapped, turn.calls, strict=True)],
             }
         )
         answered = list(zip(mapped, turn.calls, strict=True))
@@ -37,7 +48,9 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
         messages.extend({"role": "tool", "tool_call_id": i, "content": c.output} for i, c in answered)
     body: dict[str, Any] = {"model": scenario.model, "messages": messages}
     body["tools"] = [
-        {
+        {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
+        if t.get("type") == "custom"
+        else {
             "type": "function",
             "function": {
                 "name": t["name"],
@@ -62,10 +75,7 @@ def _chat_response(scenario: Scenario, index: int) -> tuple[str, str]:
     if not scenario.stream:
         message: dict[str, Any] = {"role": "assistant", "content": turn.text if not turn.calls else None}
         if turn.calls:
-            message["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": compact(c.arguments)}}
-                for c in turn.calls
-            ]
+            message["tool_calls"] = [_tool_call(c.id, c, _custom_tools(scenario)) for c in turn.calls]
         message["refusal"] = None
         message["annotations"] = []
         body = {
@@ -106,13 +116,152 @@ def _chat_response(scenario: Scenario, index: int) -> tuple[str, str]:
     return SSE, "".join(events)
 
 
+# --- OpenAI-compatible servers -------------------------------------------------------------
+# Some scenarios are served by an OpenAI-compatible server rather than by OpenAI. The scenario
+# schema has no field for the server, so this table names it, by scenario id; each server shapes
+# its responses its own way (ids, chunking, call indexes), as the sources each scenario cites show.
+
+OPENAI_URI = "https://api.openai.com/v1/chat/completions"
+OLLAMA_URI = "http://localhost:11434/v1/chat/completions"
+GEMINI_URI = "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions"
+VLLM_URI = "http://localhost:8000/v1/chat/completions"
+
+SERVED_BY: dict[str, str] = {
+    "openai-chat/ollama-parallel-index-zero": "ollama",
+    "openai-chat/gemini-compat-empty-ids": "gemini",
+    "openai-chat/kimi-k2-chain": "vllm",
+    "openai-chat/kimi-k2-first-chunk-duplicate-index": "vllm-speculative",
+}
+
+
+def _created(digest: str) -> int:
+    return 1767225600 + int(digest[:6], 16) % 86400
+
+
+def _ollama_response(scenario: Scenario, index: int) -> tuple[str, str]:
+    """Ollama's stream (openai/openai.go toChunk and FinishChunk): each call whole in one chunk, and
+    every call at index 0 (ollama/ollama#15457); an empty content is kept, not left out."""
+    if not scenario.stream:
+        raise SystemExit(f"{scenario.id}: the Ollama builder writes streams only")
+    turn = scenario.turns[index]
+    digest = seed(scenario, index)
+    head = {
+        "id": f"chatcmpl-{int(digest[:6], 16) % 999}",
+        "object": "chat.completion.chunk",
+        "created": _created(digest),
+        "model": scenario.model,
+        "system_fingerprint": "fp_ollama",
+    }
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+        return f"data: {compact({**head, 'choices': [choice]})}\n\n"
+
+    events = []
+    for k, call in enumerate(turn.calls):
+        entry = {
+            "id": call.id,
+            "index": 0,
+            "type": "function",
+            "function": {"name": call.name, "arguments": compact(call.arguments)},
+        }
+        events.append(chunk({**({"role": "assistant"} if k == 0 else {}), "content": "", "tool_calls": [entry]}))
+    if not turn.calls:
+        for k, piece in enumerate(split(turn.text or "", 4)):
+            events.append(chunk({**({"role": "assistant"} if k == 0 else {}), "content": piece}))
+    events.append(chunk({}, "tool_calls" if turn.calls else "stop"))
+    events.append("data: [DONE]\n\n")
+    return SSE, "".join(events)
+
+
+def _gemini_response(scenario: Scenario, index: int) -> tuple[str, str]:
+    """Gemini's OpenAI-compatible endpoint: a call's id may come back as "" (vercel/ai#7834,
+    dotnet/extensions#6380); keys in alphabetical order, as in the responses those reports quote."""
+    if scenario.stream:
+        raise SystemExit(f"{scenario.id}: the Gemini builder writes non-streamed responses only")
+    turn = scenario.turns[index]
+    digest = seed(scenario, index)
+    message: dict[str, Any] = {"role": "assistant"}
+    if turn.calls:
+        message["tool_calls"] = [
+            {"function": {"arguments": compact(c.arguments), "name": c.name}, "id": c.id, "type": "function"}
+            for c in turn.calls
+        ]
+    else:
+        message["content"] = turn.text
+    body = {
+        "choices": [{"finish_reason": "tool_calls" if turn.calls else "stop", "index": 0, "message": message}],
+        "created": _created(digest),
+        "id": _base62(digest, 23),
+        "model": scenario.model,
+        "object": "chat.completion",
+        "usage": {"completion_tokens": 18, "prompt_tokens": 80 + 40 * index, "total_tokens": 98 + 40 * index},
+    }
+    return JSON, json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _vllm_response(scenario: Scenario, index: int, *, speculative: bool = False) -> tuple[str, str]:
+    """vLLM's stream: a call's first delta carries its id and name, later ones its argument fragments.
+    With speculative decoding several tokens are accepted at once, and the first tool_calls delta
+    can carry the header and the first argument fragment as two entries of the same index
+    (openai/openai-python#3201, #3203)."""
+    if not scenario.stream:
+        raise SystemExit(f"{scenario.id}: the vLLM builder writes streams only")
+    turn = scenario.turns[index]
+    digest = seed(scenario, index)
+    head = {
+        "id": f"chatcmpl-{digest[:32]}",
+        "object": "chat.completion.chunk",
+        "created": _created(digest),
+        "model": scenario.model,
+    }
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+        return f"data: {compact({**head, 'choices': [choice]})}\n\n"
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    for k, call in enumerate(turn.calls):
+        header = {"index": k, "id": call.id, "type": "function", "function": {"name": call.name}}
+        pieces = split(compact(call.arguments))
+        if speculative:
+            events.append(chunk({"tool_calls": [header, {"index": k, "function": {"arguments": pieces[0]}}]}))
+            pieces = pieces[1:]
+        else:
+            events.append(chunk({"tool_calls": [header]}))
+        for piece in pieces:
+            events.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": piece}}]}))
+    if not turn.calls:
+        for piece in split(turn.text or "", 4):
+            events.append(chunk({"content": piece}))
+    events.append(chunk({}, "tool_calls" if turn.calls else "stop"))
+    events.append("data: [DONE]\n\n")
+    return SSE, "".join(events)
+
+
+def _base62(digest: str, length: int) -> str:
+    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    number = int(digest, 16)
+    out = []
+    for _ in range(length):
+        number, digit = divmod(number, 62)
+        out.append(alphabet[digit])
+    return "".join(out)
+
+
+SERVERS: dict[str, tuple[str, Callable[[Scenario, int], tuple[str, str]]]] = {
+    "openai": (OPENAI_URI, _chat_response),
+    "ollama": (OLLAMA_URI, _ollama_response),
+    "gemini": (GEMINI_URI, _gemini_response),
+    "vllm": (VLLM_URI, _vllm_response),
+    "vllm-speculative": (VLLM_URI, partial(_vllm_response, speculative=True)),
+}
+
+
 def build(scenario: Scenario) -> list[dict[str, Any]]:
+    uri, respond = SERVERS[SERVED_BY.get(scenario.id, "openai")]
     interactions = []
     for index in range(len(scenario.turns)):
-        content_type, body = _chat_response(scenario, index)
-        interactions.append(
-            interaction(
-                "https://api.openai.com/v1/chat/completions", _chat_request(scenario, index), content_type, body
-            )
-        )
+        content_type, body = respond(scenario, index)
+        interactions.append(interaction(uri, _chat_request(scenario, index), content_type, body))
     return interactions

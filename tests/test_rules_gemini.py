@@ -1,0 +1,222 @@
+"""Gemini rules: a buggy codec trips each, the reference codec on the same scenario does not.
+
+Each buggy codec overrides one step of the reference codec, the way a real adapter got it wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import uuid
+from typing import Any
+
+import pytest
+
+from conformance.adapters import CodecAdapter
+from conformance.corpus import Corpus
+from conformance.neutral import Message, ToolCallPart, ToolResultPart
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.reference.gemini import GeminiCodec, Paired, SentCalls
+from conformance.runner import run_scenario
+
+
+def adapter(codec: GeminiCodec) -> CodecAdapter:
+    return CodecAdapter(name="buggy", version="0", codecs={"gemini": codec})
+
+
+class ResponsesKeyedByName(GeminiCodec):
+    """Responses collected in a dict keyed by function name: two calls to one function leave one response."""
+
+    def order_results(self, results: list[ToolResultPart], calls: SentCalls) -> Paired:
+        return list({r.get("name"): (r, c, s) for r, c, s in super().order_results(results, calls)}.values())
+
+
+class ResultsInAnswerOrder(GeminiCodec):
+    """Results assumed to come back in call order and paired with the calls by position (token-js #36)."""
+
+    def order_results(self, results: list[ToolResultPart], calls: SentCalls) -> Paired:
+        return [(r, *calls[i]) if i < len(calls) else (r, None, None) for i, r in enumerate(results)]
+
+
+class SignatureDropped(GeminiCodec):
+    """The message model has no place for thoughtSignature, so the history goes back without it."""
+
+    def signature(self, part: ToolCallPart) -> Any:
+        return None
+
+
+class SignatureOnItsOwnPart(GeminiCodec):
+    """The signature is kept on a thinking block and sent back as a part of its own before the call."""
+
+    def encode_model(self, message: Message) -> tuple[dict[str, Any], SentCalls]:
+        content, calls = super().encode_model(message)
+        parts: list[dict[str, Any]] = []
+        for part in content["parts"]:
+            if "functionCall" in part and "thoughtSignature" in part:
+                parts.append({"text": "", "thought": True, "thoughtSignature": part.pop("thoughtSignature")})
+            parts.append(part)
+        content["parts"] = parts
+        return content, calls
+
+
+class IdsMadeUpForIdlessCalls(GeminiCodec):
+    """An id is made up for each id-less call and sent as functionCall.id (pydantic-ai pyd_ai_, llm-gemini call_)."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        seed = f"{part['name']}:{json.dumps(part['arguments'], sort_keys=True)}"
+        return part["call_id"] or f"call_{hashlib.sha256(seed.encode()).hexdigest()[:32]}"
+
+
+class IdPerReplay(GeminiCodec):
+    """Id-less calls get `name-<clock>` ids each time the history is replayed (qwen-code HistoryReplayer)."""
+
+    def __init__(self) -> None:
+        self._clock = itertools.count(1767225600000)
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return part["call_id"] or f"{part['name']}-{next(self._clock)}"
+
+
+class UuidPerDecode(GeminiCodec):
+    """Each id-less call gets a fresh uuid when decoded (flink-agents, agent-framework-go `tool-call-<uuid>`)."""
+
+    def decode_call(self, part: dict[str, Any]) -> ToolCallPart:
+        call = super().decode_call(part)
+        call["call_id"] = call["call_id"] or f"tool-call-{uuid.uuid4()}"
+        return call
+
+
+class NameAsId(GeminiCodec):
+    """The function name stands in for the call id (llama_index PR #20207, cloudwego/eino-ext PR #652)."""
+
+    def decode_call(self, part: dict[str, Any]) -> ToolCallPart:
+        call = super().decode_call(part)
+        call["call_id"] = call["name"]
+        return call
+
+
+class SlotByPartIndex(GeminiCodec):
+    """Streamed calls accumulated by their index within the chunk: one-call chunks all land on slot 0."""
+
+    def accumulate(self, collected: dict[Any, dict[str, Any]], key: tuple[int, int], part: dict[str, Any]) -> None:
+        collected[key[1] if "functionCall" in part else key] = part
+
+
+class StreamIdNotCopied(GeminiCodec):
+    """The stream accumulator copies a call's name and args but not its id."""
+
+    def accumulate(self, collected: dict[Any, dict[str, Any]], key: tuple[int, int], part: dict[str, Any]) -> None:
+        if "functionCall" in part:
+            call = part["functionCall"]
+            part = {**part, "functionCall": {"name": call["name"], "args": call.get("args", {})}}
+        super().accumulate(collected, key, part)
+
+
+class FirstCallOnly(GeminiCodec):
+    """Only the response's first function call is read (`parts[0].function_call`)."""
+
+    def decode_parts(self, parts: Any) -> Message:
+        message = super().decode_parts(parts)
+        calls = [p for p in message["parts"] if p["type"] == "tool_call"]
+        message["parts"] = [p for p in message["parts"] if p["type"] != "tool_call" or p is calls[0]]
+        return message
+
+
+class ServerPartsNotReplayed(GeminiCodec):
+    """Only text and function calls are replayed: the server's code and its result drop out of the history."""
+
+    def encode_model(self, message: Message) -> tuple[dict[str, Any], SentCalls]:
+        content, calls = super().encode_model(message)
+        content["parts"] = [p for p in content["parts"] if "executableCode" not in p and "codeExecutionResult" not in p]
+        return content, calls
+
+
+class GuidForExecutableCode(GeminiCodec):
+    """Each executableCode part gets a made-up GUID that its codeExecutionResult never gets."""
+
+    def server_call(
+        self, part: dict[str, Any], wire_type: str, name: str, arguments: Any, value: dict[str, Any]
+    ) -> ToolCallPart:
+        call = super().server_call(part, wire_type, name, arguments, value)
+        call["call_id"] = call["call_id"] or str(uuid.uuid4())
+        return call
+
+
+CASES = [
+    ("pairing/count-mismatch", ResponsesKeyedByName(), "gemini/parallel-same-tool-idless"),
+    ("pairing/missing-result", ResponsesKeyedByName(), "gemini/parallel-same-tool-idless"),
+    ("pairing/by-position", ResultsInAnswerOrder(), "gemini/cross-provider-from-openai-chat"),
+    ("pairing/by-position", ResultsInAnswerOrder(), "gemini/ids-results-reversed"),
+    ("pairing/duplicate-call-id", NameAsId(), "gemini/parallel-same-tool-idless"),
+    ("roundtrip/opaque-dropped", SignatureDropped(), "gemini/thought-signature-sequential"),
+    ("roundtrip/opaque-dropped", SignatureOnItsOwnPart(), "gemini/streamed-sse-parallel-calls"),
+    ("roundtrip/opaque-dropped", SignatureDropped(), "gemini/streamed-json-array"),
+    ("roundtrip/invented-id", IdsMadeUpForIdlessCalls(), "gemini/one-call"),
+    ("roundtrip/invented-id", IdsMadeUpForIdlessCalls(), "gemini/cross-provider-from-openai-chat"),
+    ("roundtrip/id-altered", NameAsId(), "gemini/ids-results-reversed"),
+    ("roundtrip/empty-id", StreamIdNotCopied(), "gemini/streamed-sse-parallel-calls"),
+    ("roundtrip/call-lost", ServerPartsNotReplayed(), "gemini/code-execution-beside-call"),
+    ("encode/unstable-id", IdPerReplay(), "gemini/one-call"),
+    ("decode/unstable-id", UuidPerDecode(), "gemini/one-call"),
+    ("decode/id-mismatch", NameAsId(), "gemini/server-tool-beside-call"),
+    ("decode/duplicate-id", NameAsId(), "gemini/parallel-same-tool-idless"),
+    ("decode/call-missing", FirstCallOnly(), "gemini/parallel-different-tools"),
+    ("decode/hybrid-id-split", GuidForExecutableCode(), "gemini/code-execution-beside-call"),
+    ("stream/calls-merged", SlotByPartIndex(), "gemini/streamed-sse-parallel-calls"),
+    ("stream/id-lost", StreamIdNotCopied(), "gemini/streamed-sse-parallel-calls"),
+]
+
+
+@pytest.mark.parametrize(("code", "codec", "scenario_id"), CASES, ids=[f"{c[0]}-{type(c[1]).__name__}" for c in CASES])
+def test_buggy_codec_trips_rule_and_reference_does_not(code, codec, scenario_id, corpus: Corpus) -> None:
+    scenario = corpus.scenarios[scenario_id]
+    buggy = run_scenario(adapter(codec), scenario, corpus)
+    assert code in {v.code for v in buggy.violations}, buggy.violations
+    reference = run_scenario(REFERENCE, scenario, corpus)
+    assert reference.outcome == "pass"
+    assert reference.violations == []
+
+
+def test_a_moved_signature_is_reported_where_it_belongs(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["gemini/streamed-sse-parallel-calls"]
+    result = run_scenario(adapter(SignatureOnItsOwnPart()), scenario, corpus)
+    dropped = [v for v in result.violations if v.code == "roundtrip/opaque-dropped"]
+    assert [v.location for v in dropped] == ["request[1].contents[1].parts[1].thoughtSignature"]
+    assert "missing a thought_signature" in (dropped[0].provider_error or "")
+
+
+def test_collapsed_responses_quote_the_count_error(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["gemini/parallel-same-tool-idless"]
+    result = run_scenario(adapter(ResponsesKeyedByName()), scenario, corpus)
+    mismatch = next(v for v in result.violations if v.code == "pairing/count-mismatch")
+    assert mismatch.location == "request[1].contents[2]"
+    assert "number of function response parts" in (mismatch.provider_error or "")
+
+
+def test_an_invented_id_is_a_warning_that_quotes_vertex(corpus: Corpus) -> None:
+    result = run_scenario(adapter(IdsMadeUpForIdlessCalls()), corpus.scenarios["gemini/one-call"], corpus)
+    invented = [v for v in result.violations if v.code == "roundtrip/invented-id"]
+    assert [v.location for v in invented] == ["request[1].contents[1].parts[0].functionCall.id"]
+    assert invented[0].severity == "warning" and result.outcome == "pass"
+    assert 'Unknown name "id"' in (invented[0].provider_error or "")
+
+
+def test_reference_orders_foreign_results_by_call_and_sends_no_foreign_id(corpus: Corpus) -> None:
+    from conformance.connectors.codec import prior_messages
+    from conformance.neutral import user
+
+    scenario = corpus.scenarios["gemini/cross-provider-from-openai-chat"]
+    body = GeminiCodec().encode(
+        {
+            "api": "gemini",
+            "model": scenario.model,
+            "stream": False,
+            "tools": [],
+            "messages": [user(scenario.prompt), *prior_messages(scenario)],
+        }
+    )
+    calls, responses = body["contents"][1]["parts"], body["contents"][2]["parts"]
+    assert [c["functionCall"]["args"]["city"] for c in calls] == ["Paris", "Tokyo"]
+    assert [r["functionResponse"]["response"]["city"] for r in responses] == ["Paris", "Tokyo"]
+    assert not any("id" in p.get("functionCall", p.get("functionResponse", {})) for p in calls + responses)
