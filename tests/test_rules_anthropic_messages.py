@@ -1,0 +1,223 @@
+"""Anthropic Messages rules: a buggy codec trips each, the reference codec on the same scenario does not.
+
+Each buggy codec overrides one step of the reference codec, the way a real adapter got it wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import pytest
+
+from conformance.adapters import CodecAdapter
+from conformance.corpus import Corpus
+from conformance.neutral import Message, ToolCallPart, ToolResultPart
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.reference.anthropic_messages import AnthropicMessagesCodec, _Pending
+from conformance.runner import run_scenario
+
+API = "anthropic-messages"
+
+
+def adapter(codec: AnthropicMessagesCodec) -> CodecAdapter:
+    return CodecAdapter(name="buggy", version="0", codecs={API: codec})
+
+
+class TextBeforeResults(AnthropicMessagesCodec):
+    """A note to the model goes first in the user message, ahead of the tool_result blocks."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        if message["role"] == "tool":
+            encoded[0]["content"].insert(0, {"type": "text", "text": "Here are the tool results."})
+        return encoded
+
+
+class NoteMessageBeforeResults(AnthropicMessagesCodec):
+    """A user message of narration is sent before the one holding the results, and not merged."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        if message["role"] == "tool":
+            encoded.insert(0, {"role": "user", "content": [{"type": "text", "text": "Tool results follow."}]})
+        return encoded
+
+    def append(self, messages: list[dict[str, Any]], encoded: dict[str, Any]) -> None:
+        messages.append(encoded)
+
+
+class OneUserMessagePerResult(AnthropicMessagesCodec):
+    """Each result goes in a user message of its own, as OpenAI tool messages map one to one."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        if message["role"] != "tool":
+            return super().encode_message(message)
+        return [
+            {"role": "user", "content": [self.encode_result(p)]} for p in message["parts"] if p["type"] == "tool_result"
+        ]
+
+    def append(self, messages: list[dict[str, Any]], encoded: dict[str, Any]) -> None:
+        messages.append(encoded)
+
+
+class ServerResultOwnId(AnthropicMessagesCodec):
+    """A server-tool result block is decoded as an item of its own, under an id of its own."""
+
+    def decode_server_result(self, block: dict[str, Any]) -> ToolResultPart:
+        part = super().decode_server_result(block)
+        part["call_id"] = f"{block['type']}_{block['tool_use_id'][-8:]}"
+        return part
+
+
+class CallerDropped(AnthropicMessagesCodec):
+    """Only id, name and input are kept from a tool_use: caller is lost on the way back."""
+
+    def kept(self, block: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in super().kept(block).items() if k != "caller"}
+
+
+class ForeignIdsPassedThrough(AnthropicMessagesCodec):
+    """Ids from another provider are sent as they are (functions.get_weather:0 reaches Anthropic)."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        self.ids.call(part["call_id"], part["name"], native=self.native(part))
+        return part["call_id"]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return part["call_id"]
+
+
+class UuidForMissingIds(AnthropicMessagesCodec):
+    """A call without an id gets a fresh uuid4 at every encode; its result looks it up by name."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        self.minted: dict[str, list[str]] = {}
+        return super().encode(conversation)
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        if part["call_id"]:
+            return super().call_id(part)
+        minted = f"toolu_{uuid.uuid4().hex[:24]}"
+        self.minted.setdefault(part["name"], []).append(minted)
+        return minted
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        if part["call_id"]:
+            return super().result_id(part)
+        return self.minted[str(part.get("name"))].pop(0)
+
+
+class IdFromName(AnthropicMessagesCodec):
+    """A call without an id gets its function name as id (langchain's call-<name>, Genkit's Ref)."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return part["call_id"] or part["name"]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return part["call_id"] or part.get("name")
+
+
+class StreamIdFromDelta(AnthropicMessagesCodec):
+    """The id is read from the content_block_delta events, which never carry one."""
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        stripped = json.loads(json.dumps(events))
+        for event in stripped:
+            block = (event.get("data") or {}).get("content_block") or {}
+            if block.get("type") == "tool_use":
+                block.pop("id", None)
+        return super().decode_stream(stripped)
+
+
+class StreamOneCurrentCall(AnthropicMessagesCodec):
+    """One 'current tool call' slot: a second tool_use start is taken for more of the first."""
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        current: int | None = None
+        rewritten = json.loads(json.dumps(events))
+        kept = []
+        for event in rewritten:
+            data = event.get("data") or {}
+            if data.get("type") == "content_block_start" and data["content_block"].get("type") == "tool_use":
+                if current is not None:
+                    continue
+                current = data["index"]
+            elif data.get("type") == "content_block_delta" and current is not None and data["index"] > current:
+                data["index"] = current
+            kept.append(event)
+        return super().decode_stream(kept)
+
+
+class StreamDeltaOpensCall(AnthropicMessagesCodec):
+    """Every input_json_delta is taken for a new call carrying the block's id and name."""
+
+    def accumulate(self, event: dict[str, Any], by_index: dict[int, _Pending], blocks: list[_Pending]) -> None:
+        delta = event.get("delta") or {}
+        opened = by_index.get(event["index"])
+        if delta.get("type") == "input_json_delta" and opened is not None and delta.get("partial_json"):
+            blocks.append(_Pending(dict(opened.block), [delta["partial_json"]]))
+            return
+        super().accumulate(event, by_index, blocks)
+
+
+CASES = [
+    ("pairing/not-adjacent", TextBeforeResults(), "anthropic-messages/parallel-different-tools"),
+    ("pairing/not-adjacent", NoteMessageBeforeResults(), "anthropic-messages/three-turn-chain"),
+    ("pairing/not-adjacent", OneUserMessagePerResult(), "anthropic-messages/parallel-same-tool"),
+    ("decode/hybrid-id-split", ServerResultOwnId(), "anthropic-messages/web-search-beside-client-call"),
+    ("decode/hybrid-id-split", ServerResultOwnId(), "anthropic-messages/mcp-and-advisor"),
+    ("roundtrip/opaque-dropped", CallerDropped(), "anthropic-messages/programmatic-tool-calling"),
+    ("format/id-pattern", ForeignIdsPassedThrough(), "anthropic-messages/from-kimi"),
+    ("encode/unstable-id", UuidForMissingIds(), "anthropic-messages/from-gemini-idless"),
+    ("pairing/duplicate-call-id", IdFromName(), "anthropic-messages/from-gemini-idless"),
+    ("stream/id-lost", StreamIdFromDelta(), "anthropic-messages/streamed-parallel-calls"),
+    ("stream/calls-merged", StreamOneCurrentCall(), "anthropic-messages/streamed-parallel-calls"),
+    ("stream/call-split", StreamDeltaOpensCall(), "anthropic-messages/streamed-parallel-calls"),
+]
+
+
+@pytest.mark.parametrize(("code", "codec", "scenario_id"), CASES, ids=[f"{c[0]}-{type(c[1]).__name__}" for c in CASES])
+def test_buggy_codec_trips_rule_and_reference_does_not(code: str, codec: Any, scenario_id: str, corpus: Corpus) -> None:
+    scenario = corpus.scenarios[scenario_id]
+    buggy = run_scenario(adapter(codec), scenario, corpus)
+    assert code in {v.code for v in buggy.violations}, buggy.violations
+    reference = run_scenario(REFERENCE, scenario, corpus)
+    assert reference.outcome == "pass"
+    assert reference.violations == []
+
+
+def test_text_before_results_is_reported_at_the_result_with_the_provider_error(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["anthropic-messages/parallel-different-tools"]
+    found = [v for v in run_scenario(adapter(TextBeforeResults()), scenario, corpus).violations]
+    assert {v.code for v in found} == {"pairing/not-adjacent"}
+    assert {v.location for v in found} == {
+        "request[1].messages[2].content[1].tool_use_id",
+        "request[1].messages[2].content[2].tool_use_id",
+    }
+    assert all("tool_result` blocks immediately after" in (v.provider_error or "") for v in found)
+
+
+def test_kimi_ids_are_reported_on_both_sides_with_the_provider_error(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["anthropic-messages/from-kimi"]
+    found = [
+        v
+        for v in run_scenario(adapter(ForeignIdsPassedThrough()), scenario, corpus).violations
+        if v.code == "format/id-pattern"
+    ]
+    assert {v.received for v in found} == {"functions.get_weather:0", "functions.get_time:1"}
+    assert {v.location.rsplit(".", 1)[1] for v in found} == {"id", "tool_use_id"}
+    assert any("should match pattern" in (v.provider_error or "") for v in found)
+
+
+def test_dropped_caller_names_the_field(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["anthropic-messages/programmatic-tool-calling"]
+    found = [v for v in run_scenario(adapter(CallerDropped()), scenario, corpus).violations]
+    assert {v.code for v in found} == {"roundtrip/opaque-dropped"}
+    assert {v.location for v in found} == {
+        "request[1].messages[1].content[2].caller",
+        "request[1].messages[1].content[3].caller",
+        "request[2].messages[3].content[0].caller",
+    }
+    assert all(v.expected["tool_id"] == "srvtoolu_01KMMoTpi2gPNrxId8KUeqeP" for v in found)
