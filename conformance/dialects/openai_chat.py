@@ -26,7 +26,7 @@ TOOL_MESSAGE = f"{API}/ChatCompletionRequestToolMessage"
 _OTHER_DIALECT_HOSTS = ("api.mistral.ai", "api.moonshot.ai", "api.moonshot.cn")
 
 
-def _entry_call(entry: Any, path: str) -> WireCall:
+def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str = CUSTOM_CALL) -> WireCall:
     if not isinstance(entry, dict):
         raise DialectError(path, "a tool_calls entry is not an object")
     if entry.get("type") == "custom" or "custom" in entry:
@@ -35,7 +35,7 @@ def _entry_call(entry: Any, path: str) -> WireCall:
             call_id=entry.get("id"),
             name=custom.get("name"),
             arguments=custom.get("input"),
-            wire_type=CUSTOM_CALL,
+            wire_type=custom_type,
             path=path,
         )
     function = entry.get("function") or {}
@@ -43,7 +43,7 @@ def _entry_call(entry: Any, path: str) -> WireCall:
         call_id=entry.get("id"),
         name=function.get("name"),
         arguments=function.get("arguments"),
-        wire_type=CALL,
+        wire_type=call_type,
         path=path,
     )
 
@@ -65,6 +65,10 @@ class OpenAIChat:
     api = API
     placement: Placement = "following-messages"
     call_type = CALL
+    # Compatible dialects subclass this one and name their own wire types.
+    custom_call_type = CUSTOM_CALL
+    chunk_type = CHUNK
+    tool_message_type = TOOL_MESSAGE
 
     def handles(self, request: HttpRequest) -> bool:
         return request.path.endswith("/chat/completions") and request.host not in _OTHER_DIALECT_HOSTS
@@ -84,13 +88,13 @@ class OpenAIChat:
                 entries = message["tool_calls"]
                 if not isinstance(entries, list):
                     raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
-                calls = tuple(_entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+                calls = tuple(self._entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
             elif role == "tool":
                 results = (
                     WireResult(
                         call_id=message.get("tool_call_id"),
                         output=message.get("content"),
-                        wire_type=TOOL_MESSAGE,
+                        wire_type=self.tool_message_type,
                         path=path,
                         name=message.get("name"),
                     ),
@@ -104,7 +108,7 @@ class OpenAIChat:
         body = response.json()
         message = _first_message(body, where)
         entries = message.get("tool_calls") or []
-        calls = tuple(_entry_call(e, f"{where}.choices[0].message.tool_calls[{j}]") for j, e in enumerate(entries))
+        calls = tuple(self._entry_call(e, f"{where}.choices[0].message.tool_calls[{j}]") for j, e in enumerate(entries))
         content = message.get("content")
         return Served(
             stream=False,
@@ -129,7 +133,7 @@ class OpenAIChat:
                     text.append(delta["content"])
                 for j, entry in enumerate(delta.get("tool_calls") or []):
                     index = entry.get("index", 0)
-                    call_id = entry.get("id") or None
+                    call_id = self.delta_id(entry)
                     call = current.get(index)
                     if call is None or (call_id and call.call_id and call_id != call.call_id):
                         if call is not None:
@@ -151,7 +155,7 @@ class OpenAIChat:
                 call_id=c.call_id,
                 name=c.name,
                 arguments="".join(c.arguments),
-                wire_type=CHUNK,
+                wire_type=self.chunk_type,
                 path=c.path,
             )
             for c in calls
@@ -159,8 +163,15 @@ class OpenAIChat:
         payload = {"stream": True, "events": [{"event": e.event, "data": e.data} for e in events]}
         return Served(stream=True, calls=wire_calls, text="".join(text), payload=payload, notes=tuple(notes))
 
+    def _entry_call(self, entry: Any, path: str) -> WireCall:
+        return _entry_call(entry, path, self.call_type, self.custom_call_type)
+
+    def delta_id(self, entry: dict[str, Any]) -> str | None:
+        """The id a stream delta carries; None when it carries none."""
+        return entry.get("id") or None
+
     def result_type(self, call_wire_type: str) -> str | None:
-        return TOOL_MESSAGE
+        return self.tool_message_type
 
     def projection(self, body: Any) -> Any:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):

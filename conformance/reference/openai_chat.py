@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.ids import IdMap
-from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart, ToolSpec
 
 API = "openai-chat"
 
@@ -38,6 +38,11 @@ class _Pending:
 
 
 class OpenAIChatCodec:
+    # Compatible APIs subclass this codec and name their own wire types.
+    api = API
+    call_type = CALL
+    custom_call_type: str | None = CUSTOM_CALL  # None: the API has no custom tools
+
     # --- decode -------------------------------------------------------------------------
     def decode(self, response: dict[str, Any]) -> Message:
         if response.get("stream"):
@@ -51,14 +56,14 @@ class OpenAIChatCodec:
         return {"role": "assistant", "parts": parts}
 
     def decode_call(self, entry: dict[str, Any]) -> ToolCallPart:
-        if entry.get("type") == "custom":
+        if entry.get("type") == "custom" and self.custom_call_type:
             custom = entry["custom"]
             return {
                 "type": "tool_call",
                 "call_id": entry.get("id"),
                 "name": custom["name"],
                 "arguments": custom.get("input", ""),
-                "wire_type": CUSTOM_CALL,
+                "wire_type": self.custom_call_type,
             }
         function = entry["function"]
         return {
@@ -66,7 +71,7 @@ class OpenAIChatCodec:
             "call_id": entry.get("id"),
             "name": function["name"],
             "arguments": parse_arguments(function.get("arguments")),
-            "wire_type": CALL,
+            "wire_type": self.call_type,
         }
 
     def decode_stream(self, events: list[dict[str, Any]]) -> Message:
@@ -90,7 +95,7 @@ class OpenAIChatCodec:
                     "call_id": pending.call_id,
                     "name": pending.name or "",
                     "arguments": parse_arguments("".join(pending.arguments)),
-                    "wire_type": CALL,
+                    "wire_type": self.call_type,
                 }
             )
         return {"role": "assistant", "parts": parts}
@@ -115,26 +120,28 @@ class OpenAIChatCodec:
     def encode(self, conversation: Conversation) -> dict[str, Any]:
         # Ids this API issued go back verbatim; ids from a history begun elsewhere are mapped
         # into this API's grammar, the same way every time.
-        self.ids = IdMap(API)
+        self.ids = IdMap(self.api)
         messages: list[dict[str, Any]] = []
         for message in conversation["messages"]:
             messages.extend(self.encode_message(message))
         body: dict[str, Any] = {"model": conversation["model"], "messages": messages}
         if conversation["tools"]:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool["name"],
-                        "description": tool.get("description", ""),
-                        "parameters": tool["parameters"],
-                    },
-                }
-                for tool in conversation["tools"]
-            ]
+            body["tools"] = [self.encode_tool(tool) for tool in conversation["tools"]]
         if conversation["stream"]:
             body["stream"] = True
         return body
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        if tool.get("type") == "custom":
+            return {"type": "custom", "custom": {"name": tool["name"], "description": tool.get("description", "")}}
+        return {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool["parameters"],
+            },
+        }
 
     def encode_message(self, message: Message) -> list[dict[str, Any]]:
         text = "".join(p["text"] for p in message["parts"] if p["type"] == "text")
@@ -149,14 +156,14 @@ class OpenAIChatCodec:
         return [{"role": message["role"], "content": text}]
 
     def call_id(self, part: ToolCallPart) -> str | None:
-        native = str(part.get("wire_type", "")).startswith(f"{API}/")
+        native = str(part.get("wire_type", "")).startswith(f"{self.api}/")
         return self.ids.call(part["call_id"], part["name"], native=native)
 
     def result_id(self, part: ToolResultPart) -> str | None:
         return self.ids.result(part["call_id"], part.get("name")) or part["call_id"]
 
     def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
-        if part.get("wire_type") == CUSTOM_CALL:
+        if self.custom_call_type and part.get("wire_type") == self.custom_call_type:
             return {
                 "id": self.call_id(part),
                 "type": "custom",

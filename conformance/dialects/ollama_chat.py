@@ -1,0 +1,154 @@
+"""Ollama's native chat API (`POST http://localhost:11434/api/chat`).
+
+`message.tool_calls[]` entries are `{id?, function: {index, name, arguments}}` with arguments as
+an object. The id exists only from server v0.12.10 on (`call_` + 8 of [a-z0-9], omitted when
+empty); older servers send none, and `function.index` (the call's position in this response,
+restarting every response) is then the only hint. A `role: tool` message may carry
+`tool_call_id` and `tool_name`, both optional. Streams are NDJSON (`application/x-ndjson`), one
+JSON object a line, each call whole in the chunk that carries it; `stream` defaults to true, so a
+client wanting one body must send `"stream": false`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.cassette import HttpRequest, HttpResponse
+from conformance.dialects.base import DialectError, Placement
+from conformance.wire import History, Served, WireCall, WireMessage, WireResult
+
+API = "ollama-chat"
+CALL = f"{API}/ToolCall"
+TOOL_MESSAGE = f"{API}/ToolMessage"
+NDJSON = "application/x-ndjson"
+
+
+def _role(value: Any) -> Any:
+    return value if value in ("system", "user", "assistant", "tool") else "other"
+
+
+def _call(entry: Any, path: str) -> WireCall:
+    if not isinstance(entry, dict):
+        raise DialectError(path, "a tool_calls entry is not an object")
+    function = entry.get("function")
+    if not isinstance(function, dict):
+        raise DialectError(f"{path}.function", "a tool call needs a function object")
+    return WireCall(
+        call_id=entry.get("id") or None,  # omitempty on the server: "" never goes out
+        name=function.get("name"),
+        arguments=function.get("arguments"),
+        wire_type=CALL,
+        path=path,
+    )
+
+
+def _calls(message: Any, path: str) -> tuple[WireCall, ...]:
+    if not isinstance(message, dict) or not message.get("tool_calls"):
+        return ()
+    entries = message["tool_calls"]
+    if not isinstance(entries, list):
+        raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
+    return tuple(_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+
+
+def parse_ndjson(body: bytes, where: str) -> list[Any]:
+    """The JSON objects of an NDJSON body; a line that is not JSON is an error."""
+    objects: list[Any] = []
+    for index, line in enumerate(body.decode("utf-8").splitlines()):
+        if not line.strip():
+            continue
+        try:
+            objects.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DialectError(f"{where}.events[{index}]", f"an NDJSON line is not JSON: {exc.msg}") from None
+    return objects
+
+
+def is_ndjson(response: HttpResponse) -> bool:
+    if response.content_type:
+        return response.content_type == NDJSON
+    # Recorders that drop headers: more than one JSON object, one a line.
+    lines = [line for line in response.body.splitlines() if line.strip()]
+    return len(lines) > 1 and all(line.lstrip().startswith(b"{") for line in lines)
+
+
+class OllamaChat:
+    api = API
+    placement: Placement = "following-messages"
+    call_type = CALL
+
+    def handles(self, request: HttpRequest) -> bool:
+        return request.path.endswith("/api/chat")
+
+    def history(self, body: Any, where: str = "request") -> History:
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            raise DialectError(where, "an Ollama chat request needs a 'messages' list")
+        messages: list[WireMessage] = []
+        for i, message in enumerate(body["messages"]):
+            path = f"{where}.messages[{i}]"
+            if not isinstance(message, dict):
+                raise DialectError(path, "a message is not an object")
+            role = _role(message.get("role"))
+            calls = _calls(message, path) if role == "assistant" else ()
+            results: tuple[WireResult, ...] = ()
+            if role == "tool":
+                results = (
+                    WireResult(
+                        call_id=message.get("tool_call_id") or None,
+                        output=message.get("content"),
+                        wire_type=TOOL_MESSAGE,
+                        path=path,
+                        name=message.get("tool_name"),
+                    ),
+                )
+            messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
+        return History(messages=tuple(messages))
+
+    def served(self, response: HttpResponse, where: str = "response") -> Served:
+        if is_ndjson(response):
+            chunks = parse_ndjson(response.body, where)
+            calls: list[WireCall] = []
+            text: list[str] = []
+            for i, chunk in enumerate(chunks):
+                message = chunk.get("message") if isinstance(chunk, dict) else None
+                if isinstance(message, dict) and isinstance(message.get("content"), str):
+                    text.append(message["content"])
+                calls.extend(_calls(message, f"{where}.events[{i}].message"))
+            payload = {"stream": True, "events": [{"event": None, "data": c} for c in chunks]}
+            return Served(stream=True, calls=tuple(calls), text="".join(text), payload=payload)
+        body = response.json()
+        if not isinstance(body, dict) or not isinstance(body.get("message"), dict):
+            raise DialectError(f"{where}.message", "an Ollama chat response needs a message")
+        message = body["message"]
+        content = message.get("content")
+        return Served(
+            stream=False,
+            calls=_calls(message, f"{where}.message"),
+            text=content if isinstance(content, str) else "",
+            payload={"stream": False, "body": body},
+        )
+
+    def result_type(self, call_wire_type: str) -> str | None:
+        return TOOL_MESSAGE
+
+    def projection(self, body: Any) -> Any:
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return body
+        skeleton: list[dict[str, Any]] = []
+        for message in body["messages"]:
+            if not isinstance(message, dict):
+                skeleton.append({"invalid": repr(message)})
+                continue
+            entry: dict[str, Any] = {"role": message.get("role")}
+            if message.get("tool_calls"):
+                entry["tool_calls"] = [
+                    {"id": c.get("id"), "name": (c.get("function") or {}).get("name")}
+                    for c in message["tool_calls"]
+                    if isinstance(c, dict)
+                ]
+            for key in ("tool_call_id", "tool_name"):
+                if key in message:
+                    entry[key] = message[key]
+            skeleton.append(entry)
+        return {"messages": skeleton}

@@ -1,0 +1,35 @@
+"""Every response body and stream event in the cohere-v2 cassettes validates against
+cohere-python's v2 models (ChatResponse and the StreamedChatResponseV2 union)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.cassette import load_cassette
+from conformance.corpus import load_corpus
+from conformance.sse import parse_events
+
+pytest.importorskip("cohere", reason="the fidelity tests need the official cohere SDK")
+
+_corpus = load_corpus()
+SCENARIOS = sorted((s for s in _corpus.scenarios.values() if s.api == "cohere-v2"), key=lambda s: s.id)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
+def test_response_bodies_validate_against_cohere_python(scenario: Any) -> None:
+    import pydantic
+    from cohere import ChatResponse, StreamedChatResponseV2
+
+    stream_event = pydantic.TypeAdapter(StreamedChatResponseV2)
+    for interaction in load_cassette(_corpus.cassette_path(scenario)):
+        response = interaction.response
+        if response.is_event_stream:
+            events = parse_events(response.body)
+            assert events
+            for event in events:
+                parsed = stream_event.validate_python(event.data)
+                assert event.event == parsed.type  # the event line names the type the data carries
+        else:
+            ChatResponse.model_validate(response.json())
