@@ -73,6 +73,9 @@ class History:
     """A request body, parsed: its messages in order."""
 
     messages: tuple[WireMessage, ...]
+    # The stored response or conversation the request continues (OpenAI Responses
+    # previous_response_id, conversation): the calls and results before it are not in the body.
+    continues: str | None = None
 
     def calls(self) -> list[WireCall]:
         return [c for m in self.messages for c in m.calls]

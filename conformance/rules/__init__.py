@@ -27,7 +27,8 @@ def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         # A body the dialect cannot read raises DialectError: the caller decides what it means.
         history = ctx.dialect.history(turn.request, f"request[{turn.index}]")
         # Which sent call echoes which served call: both pairing and round-trip rules need it.
-        echoed = echoes(exchange, turn.index, history, ctx.replayable)
+        # A request continuing a stored history does not send the served calls back.
+        echoed = [] if history.continues else echoes(exchange, turn.index, history, ctx.replayable)
         found.extend(pairing.check_request(ctx, history, echoed))
         found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
         found.extend(idformat.check_request(ctx, history))

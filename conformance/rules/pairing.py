@@ -183,7 +183,7 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
                         received=f"the result at {result.path}",
                     )
                 )
-            else:
+            elif not history.continues:  # else the call may be in the stored history
                 orphan(result)
         idless = _idless_results(ctx, history.messages, index)
         if idless and window and len(idless) != len(window):
