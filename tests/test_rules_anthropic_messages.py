@@ -162,7 +162,16 @@ class StreamDeltaOpensCall(AnthropicMessagesCodec):
         super().accumulate(event, by_index, blocks)
 
 
+class ServerResultsDropped(AnthropicMessagesCodec):
+    """Server tool results are treated as display-only and left out of the history; the
+    server_tool_use blocks they answer are still sent."""
+
+    def encode_server_result(self, part: ToolResultPart) -> dict[str, Any] | None:
+        return None
+
+
 CASES = [
+    ("pairing/missing-result", ServerResultsDropped(), "anthropic-messages/web-search-beside-client-call"),
     ("pairing/not-adjacent", TextBeforeResults(), "anthropic-messages/parallel-different-tools"),
     ("pairing/not-adjacent", NoteMessageBeforeResults(), "anthropic-messages/three-turn-chain"),
     ("pairing/not-adjacent", OneUserMessagePerResult(), "anthropic-messages/parallel-same-tool"),

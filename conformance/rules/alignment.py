@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from conformance.exchange import Exchange
-from conformance.wire import History, WireCall, WireMessage
+from conformance.wire import History, WireCall, WireMessage, WireResult
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,7 @@ class Echo:
     served_turn: int
     sent: WireCall | None  # None: the call is missing from the request
     message: WireMessage | None
+    served_results: tuple[WireResult, ...] = ()  # a server tool's results, served with the call
 
 
 def align_turn(served: tuple[WireCall, ...], sent: tuple[WireCall, ...]) -> list[WireCall | None]:
@@ -55,15 +56,16 @@ def echoes(
     Calls the API does not accept back as input (`replayable` false) expect no echo.
     """
     served_turns = [
-        (t.index, kept)
+        (t.index, kept, t.served.results)
         for t in exchange.turns
         if t.index < request_index and (kept := tuple(c for c in t.served.calls if replayable(c)))
     ]
     calling = [m for m in history.messages if m.calls]
     result: list[Echo] = []
-    for offset, (index, served) in enumerate(reversed(served_turns)):
+    for offset, (index, served, served_results) in enumerate(reversed(served_turns)):
         message = calling[-1 - offset] if offset < len(calling) else None
         sent = message.calls if message else ()
         for served_call, echo in zip(served, align_turn(served, sent), strict=True):
-            result.append(Echo(served_call, index, echo, message if echo else None))
+            own = tuple(r for r in served_results if served_call.call_id and r.call_id == served_call.call_id)
+            result.append(Echo(served_call, index, echo, message if echo else None, own))
     return result

@@ -199,6 +199,23 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
                 )
             )
 
+    for echo in echoes_here:
+        # A server tool's result is the provider's, but the history must carry it with its call.
+        sent = echo.sent
+        if sent is None or not echo.served_results or sent.path in state.answered:
+            continue
+        out.append(
+            ctx.violation(
+                "pairing/missing-result",
+                sent.id_path,
+                f"The server tool call {sent.call_id!r} ({sent.name}) was served with its result, "
+                "but the history sends the call back without it.",
+                wire_type=sent.wire_type,
+                expected=f"the {echo.served_results[0].wire_type} served with it",
+                received="none",
+            )
+        )
+
     for call in every_call:
         if needs_result(ctx, call) and call.path not in state.answered:
             out.append(
