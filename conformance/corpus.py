@@ -163,9 +163,16 @@ class Corpus:
         return found.limits if found else ()
 
     def error_text(self, api: str, code: str, wire_type: str | None = None) -> ErrorText | None:
-        """The provider's verbatim error for a violation, preferring the wire type's own."""
+        """The provider's verbatim error for a violation: the wire type's own, else one of a wire
+        type of the same family (a call and its result share theirs). Never another family's: a
+        function-call error quoted on a computer-use item would mislead."""
+        own = self.wire_types.get(wire_type) if wire_type else None
         ordered = sorted(
-            (w for w in self.wire_types.values() if w.api == api),
+            (
+                w
+                for w in self.wire_types.values()
+                if w.api == api and (own is None and wire_type is None or own is not None and w.family == own.family)
+            ),
             key=lambda w: (w.id != wire_type, w.id),
         )
         for case in ordered:
