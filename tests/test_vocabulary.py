@@ -18,3 +18,15 @@ def test_every_code_is_documented_and_nothing_else() -> None:
     text = (ROOT / "docs" / "violations.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^### `([a-z]+/[a-z-]+)`", text, flags=re.M))
     assert documented == set(CODES)
+
+
+def test_every_api_has_a_dialect_and_a_reference_codec() -> None:
+    from conformance.dialects import dialect_for, supported_apis
+    from conformance.reference import ADAPTER
+
+    apis = set(vocabulary("api"))
+    assert set(supported_apis()) == apis
+    assert set(ADAPTER.codecs) == apis
+    for api in sorted(apis):
+        assert dialect_for(api).api == api
+        assert ADAPTER.codec(api) is not None

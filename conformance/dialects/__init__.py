@@ -29,35 +29,26 @@ _LOADED: dict[str, Dialect] = {}
 __all__ = ["Dialect", "DialectError", "detect", "dialect_for", "supported_apis"]
 
 
-def _load(api: str) -> Dialect | None:
-    if api in _LOADED:
-        return _LOADED[api]
-    module_name, _, attribute = _REGISTRY[api].partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        return None  # an API whose dialect is not written yet
-    dialect: Dialect = getattr(module, attribute)()
-    _LOADED[api] = dialect
-    return dialect
+def _load(api: str) -> Dialect:
+    if api not in _LOADED:
+        module_name, _, attribute = _REGISTRY[api].partition(":")
+        _LOADED[api] = getattr(importlib.import_module(module_name), attribute)()
+    return _LOADED[api]
 
 
 def supported_apis() -> tuple[str, ...]:
-    return tuple(sorted(api for api in _REGISTRY if _load(api) is not None))
+    return tuple(sorted(_REGISTRY))
 
 
 def dialect_for(api: str) -> Dialect:
-    dialect = _load(api) if api in _REGISTRY else None
-    if dialect is None:
+    if api not in _REGISTRY:
         raise KeyError(f"no dialect for API {api!r}; known: {', '.join(supported_apis())}")
-    return dialect
+    return _load(api)
 
 
 def detect(request: HttpRequest) -> Dialect | None:
     for api in _REGISTRY:
         dialect = _load(api)
-        if dialect is not None and dialect.handles(request):
+        if dialect.handles(request):
             return dialect
     return None

@@ -28,32 +28,19 @@ _REGISTRY: dict[str, str] = {
 class _LazyCodecs(Mapping[str, Codec]):
     def __init__(self, registry: Mapping[str, str]) -> None:
         self._registry = registry
-        self._loaded: dict[str, Codec | None] = {}
-
-    def _load(self, api: str) -> Codec | None:
-        if api not in self._loaded:
-            module_name, _, attribute = self._registry[api].partition(":")
-            try:
-                module = importlib.import_module(module_name)
-            except ModuleNotFoundError as exc:
-                if exc.name != module_name:
-                    raise
-                self._loaded[api] = None
-            else:
-                self._loaded[api] = getattr(module, attribute)()
-        return self._loaded[api]
+        self._loaded: dict[str, Codec] = {}
 
     def __getitem__(self, api: str) -> Codec:
-        codec = self._load(api) if api in self._registry else None
-        if codec is None:
-            raise KeyError(api)
-        return codec
+        if api not in self._loaded:
+            module_name, _, attribute = self._registry[api].partition(":")  # KeyError: no codec
+            self._loaded[api] = getattr(importlib.import_module(module_name), attribute)()
+        return self._loaded[api]
 
     def __iter__(self) -> Iterator[str]:
-        return (api for api in self._registry if self._load(api) is not None)
+        return iter(self._registry)
 
     def __len__(self) -> int:
-        return sum(1 for _ in self)
+        return len(self._registry)
 
 
 ADAPTER = CodecAdapter(
