@@ -167,12 +167,10 @@ class Corpus:
         type of the same family (a call and its result share theirs). Never another family's: a
         function-call error quoted on a computer-use item would mislead."""
         own = self.wire_types.get(wire_type) if wire_type else None
+        if wire_type is not None and own is None:
+            return None
         ordered = sorted(
-            (
-                w
-                for w in self.wire_types.values()
-                if w.api == api and (own is None and wire_type is None or own is not None and w.family == own.family)
-            ),
+            (w for w in self.wire_types.values() if w.api == api and (own is None or w.family == own.family)),
             key=lambda w: (w.id != wire_type, w.id),
         )
         for case in ordered:
