@@ -1,6 +1,7 @@
 """toolcall-conformance: a conformance suite for how LLM adapters handle tool-call ids.
 
-The public surface for adapter authors is small: `CodecAdapter` (wrap your codecs) and the
+The public surface for adapter authors is small: `CodecAdapter` (wrap your codecs),
+`ClientAdapter` and `ToolLoop` (drive your real client through whole tool loops), and the
 neutral message types. Everything else is reached through the pytest plugin and the CLI.
 """
 
@@ -11,7 +12,7 @@ __version__ = "0.1.0"
 # that an adapter or a results reader must know about.
 CONTRACT_VERSION = 1
 
-__all__ = ["CONTRACT_VERSION", "CodecAdapter", "__version__"]
+__all__ = ["CONTRACT_VERSION", "ClientAdapter", "CodecAdapter", "ToolLoop", "__version__"]
 
 
 def __getattr__(name: str) -> object:
@@ -20,4 +21,8 @@ def __getattr__(name: str) -> object:
         from conformance.adapters import CodecAdapter
 
         return CodecAdapter
+    if name in ("ClientAdapter", "ToolLoop"):
+        from conformance.connectors import client
+
+        return getattr(client, name)
     raise AttributeError(name)

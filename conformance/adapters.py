@@ -15,9 +15,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from conformance.neutral import Conversation, Message
+
+if TYPE_CHECKING:
+    from conformance.connectors.client import ClientAdapter
 
 
 @runtime_checkable
@@ -78,11 +81,13 @@ def load_object(spec: str) -> Any:
     return target
 
 
-def resolve_adapter(spec: str) -> CodecAdapter:
+def resolve_adapter(spec: str) -> CodecAdapter | ClientAdapter:
     """A bundled name (`reference`, or a bug id for its reproduction) or `module:object`.
 
-    The object may be an adapter or a callable returning one.
+    The object may be an adapter (codec or client) or a zero-argument callable returning one.
     """
+    from conformance.connectors.client import ClientAdapter
+
     if ":" not in spec:
         if spec in BUNDLED:
             spec = BUNDLED[spec]
@@ -95,10 +100,14 @@ def resolve_adapter(spec: str) -> CodecAdapter:
                 raise AdapterSpecError(f"unknown adapter {spec!r}: use module:object, a bug id, or one of: {known}")
             spec = bug.reproduction
     target = load_object(spec)
-    if not isinstance(target, CodecAdapter) and callable(target):
-        target = target()
-    if not isinstance(target, CodecAdapter):
+    if not isinstance(target, (CodecAdapter, ClientAdapter)) and callable(target):
+        try:
+            target = target()
+        except TypeError as exc:
+            raise AdapterSpecError(f"{spec!r} is a callable that did not return an adapter: {exc}") from None
+    if not isinstance(target, (CodecAdapter, ClientAdapter)):
         raise AdapterSpecError(
-            f"{spec!r} is a {type(target).__name__}, not a conformance.CodecAdapter (or a callable returning one)"
+            f"{spec!r} is a {type(target).__name__}, not a conformance.CodecAdapter or ClientAdapter "
+            "(or a callable returning one)"
         )
     return target

@@ -219,7 +219,7 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
-    from conformance.adapters import AdapterSpecError, resolve_adapter
+    from conformance.adapters import AdapterSpecError, CodecAdapter, resolve_adapter
 
     bug = corpus.bugs[case_id]
     try:
@@ -228,7 +228,9 @@ def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -
         at(case_id, ["reproduction"], "reference", str(exc))
         return
     api = corpus.scenarios[bug.scenario].api
-    if adapter.codec(api) is None:
+    if not isinstance(adapter, CodecAdapter):
+        at(case_id, ["reproduction"], "reference", f"{bug.reproduction} is not a codec adapter")
+    elif adapter.codec(api) is None:
         at(case_id, ["reproduction"], "reference", f"{bug.reproduction} has no codec for {api}")
 
 

@@ -17,8 +17,10 @@ import pytest
 
 if TYPE_CHECKING:
     from conformance.adapters import CodecAdapter
+    from conformance.connectors.client import ClientAdapter
     from conformance.corpus import Corpus, Scenario
     from conformance.outcomes import CaseResult
+    from conformance.runner import RunOptions
 
 _PROPERTY = "conformance_result"
 # Mirrors the case schema's `api` vocabulary (a test holds the two equal); kept literal so that
@@ -44,6 +46,8 @@ _SETTINGS = {
     "report": ("where to write the results JSON (default conformance-results.json)", "string"),
     "cases": ("extra case directories (repeatable)", "args"),
     "cassettes": ("extra cassette directories (repeatable)", "args"),
+    "timeout": ("seconds a case may run before it is a timeout (default 60; 0: no limit)", "string"),
+    "base-url": ("client adapters: the provider base URL to use instead of the provider's own", "string"),
 }
 
 
@@ -51,7 +55,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance", "tool-call id conformance")
     for name, (text, kind) in _SETTINGS.items():
         flag = f"--conformance-{name}"
-        dest = f"conformance_{name}"
+        dest = f"conformance_{name.replace('-', '_')}"
         if kind == "args":
             group.addoption(flag, action="append", dest=dest, default=None, metavar=name.upper(), help=text)
         elif name == "profile":
@@ -63,9 +67,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _setting(config: pytest.Config, name: str) -> Any:
     """Command line first, then the ini file."""
-    value = config.getoption(f"conformance_{name}")
+    dest = f"conformance_{name.replace('-', '_')}"
+    value = config.getoption(dest)
     if value is None:
-        value = config.getini(f"conformance_{name}") or None
+        value = config.getini(dest) or None
     return value
 
 
@@ -109,7 +114,7 @@ class ConformanceItem(pytest.Item):
         from conformance.runner import run_scenario
 
         plugin = self.session_plugin
-        result = run_scenario(plugin.adapter, self.scenario, plugin.corpus, plugin.profile)
+        result = run_scenario(plugin.adapter, self.scenario, plugin.corpus, options=plugin.run_options(self))
         self.user_properties.append((_PROPERTY, json.dumps(result.to_json())))
         if result.outcome == "skip":
             pytest.skip(result.summary)
@@ -135,13 +140,48 @@ class ConformanceSession:
         self.adapter_spec = adapter_spec
         self.apis: list[str] = list(_setting(config, "api") or [])
         self.profile: str = _setting(config, "profile") or "default"
-        self._adapter: CodecAdapter | None = None
+        self._adapter: CodecAdapter | ClientAdapter | None = None
+        self._vcr: dict[str, Any] | None = None
         self._corpus: Corpus | None = None
         self.results: dict[str, dict[str, Any]] = {}
         self.selected: list[str] = []
 
+    def run_options(self, item: pytest.Item) -> RunOptions:
+        from conformance.runner import RunOptions
+        from conformance.timeouts import DEFAULT_SECONDS
+
+        raw = _setting(self.config, "timeout")
+        try:
+            timeout = float(raw) if raw is not None else DEFAULT_SECONDS
+        except ValueError:
+            raise pytest.UsageError(f"--conformance-timeout: {raw!r} is not a number of seconds") from None
+        # pytest-recording's --record-mode, and its vcr_config fixture and vcr marker, as for any test.
+        record_mode = self.config.getoption("record_mode", default=None) or "none"
+        vcr_config = {**self._vcr_config(item)}
+        for marker in item.iter_markers("vcr"):
+            vcr_config.update(marker.kwargs)
+        return RunOptions(
+            profile=self.profile,
+            timeout=timeout,
+            record_mode=str(record_mode),
+            vcr_config=vcr_config,
+            base_url=_setting(self.config, "base-url"),
+        )
+
+    def _vcr_config(self, item: pytest.Item) -> dict[str, Any]:
+        """The nearest `vcr_config` fixture, called directly: conformance items are not functions."""
+        if self._vcr is None:
+            self._vcr = {}
+            manager = item.session._fixturemanager
+            definitions = manager.getfixturedefs("vcr_config", item) or ()
+            if definitions:
+                func = definitions[-1].func
+                if func.__code__.co_argcount == 0:
+                    self._vcr = dict(func() or {})
+        return self._vcr
+
     @property
-    def adapter(self) -> CodecAdapter:
+    def adapter(self) -> CodecAdapter | ClientAdapter:
         if self._adapter is None:
             from conformance.adapters import AdapterSpecError, resolve_adapter
 

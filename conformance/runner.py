@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+import traceback
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from conformance.adapters import CodecAdapter
 from conformance.cassette import CassetteError, load_cassette
+from conformance.connectors.client import ClientAdapter, run_client
 from conformance.connectors.codec import AdapterFault, run_codec
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
@@ -15,6 +19,7 @@ from conformance.diffing import request_diff
 from conformance.outcomes import CaseResult
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
+from conformance.timeouts import DEFAULT_SECONDS, CaseTimeout, call_with_timeout
 
 
 class CorpusError(Exception):
@@ -33,33 +38,127 @@ def _context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckContext:
     )
 
 
-def run_scenario(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profile: str = "default") -> CaseResult:
+@dataclass(frozen=True)
+class RunOptions:
+    """How cases run: the profile, the per-case time limit, and for client adapters the vcrpy settings."""
+
+    profile: str = "default"
+    timeout: float | None = DEFAULT_SECONDS
+    record_mode: str = "none"
+    vcr_config: Mapping[str, Any] = field(default_factory=dict)
+    base_url: str | None = None
+
+
+def run_scenario(
+    adapter: CodecAdapter | ClientAdapter,
+    scenario: Scenario,
+    corpus: Corpus,
+    profile: str = "default",
+    options: RunOptions | None = None,
+) -> CaseResult:
+    options = options or RunOptions(profile=profile)
     started = time.perf_counter()
 
     def done(result: CaseResult) -> CaseResult:
         result.duration = time.perf_counter() - started
         return result
 
+    try:
+        if isinstance(adapter, ClientAdapter):
+            return done(call_with_timeout(lambda: _run_client(adapter, scenario, corpus, options), options.timeout))
+        return done(call_with_timeout(lambda: _run_codec(adapter, scenario, corpus, options.profile), options.timeout))
+    except CaseTimeout as exc:
+        return done(CaseResult(scenario.id, scenario.api, "timeout", summary=f"the adapter gave {exc}"))
+
+
+def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, options: RunOptions) -> CaseResult:
+    fn = adapter.client(scenario.api)
+    if fn is None:
+        return CaseResult(scenario.id, scenario.api, "skip", summary=adapter.skip_reason(scenario.api))
+    if scenario.history is not None:
+        return CaseResult(
+            scenario.id,
+            scenario.api,
+            "skip",
+            summary=f"begins with a {scenario.history.api} history, which only a codec adapter can be handed",
+        )
+    dialect = dialect_for(scenario.api)
+    ctx = _context(corpus, scenario, options.profile)
+    path = corpus.cassette_path(scenario)
+    try:
+        run = run_client(
+            fn,
+            scenario,
+            path,
+            dialect,
+            lambda exchange: check(exchange, ctx),
+            record_mode=options.record_mode,
+            user_config=options.vcr_config,
+            base_url=options.base_url,
+        )
+    except (CassetteError, StreamError) as exc:
+        raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
+    try:
+        violations = check(run.exchange, ctx)
+    except DialectError as exc:
+        return CaseResult(
+            scenario.id,
+            scenario.api,
+            "error",
+            summary=f"the client sent a body that is not a {scenario.api} request: {exc}",
+        )
+    errors = [v for v in violations if v.severity == "error"]
+    result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
+    notes: list[str] = []
+    if run.refused:
+        where = run.refused[0].location.split(".", 1)[0]
+        notes.append(f"the replay answered {where} with the provider's error, as the provider would")
+    if run.fault is not None and not run.refused:
+        summary = f"{type(run.fault).__name__}: {run.fault}"
+        if errors:
+            notes.append(f"the client then raised {summary}")
+        else:
+            return CaseResult(
+                scenario.id,
+                scenario.api,
+                "error",
+                violations=violations,
+                summary=f"the client raised {summary}",
+                detail=_short_traceback(run.fault),
+            )
+    if run.sent < run.recorded and run.fault is None:
+        notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
+        result.outcome = "fail"
+    if run.sent > run.recorded:
+        notes.append(f"the client sent {run.sent} requests; the cassette holds {run.recorded}")
+        result.outcome = "fail"
+    if errors:
+        codes = sorted({v.code for v in errors})
+        notes.insert(0, f"{len(errors)} violation(s): {', '.join(codes)}")
+        result.diff = request_diff(run.exchange, dialect)
+    result.summary = "; ".join(notes)
+    return result
+
+
+def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profile: str) -> CaseResult:
     codec = adapter.codec(scenario.api)
     if codec is None:
-        return done(CaseResult(scenario.id, scenario.api, "skip", summary=adapter.skip_reason(scenario.api)))
+        return CaseResult(scenario.id, scenario.api, "skip", summary=adapter.skip_reason(scenario.api))
     try:
         dialect = dialect_for(scenario.api)
     except KeyError as exc:
-        return done(CaseResult(scenario.id, scenario.api, "skip", summary=str(exc.args[0])))
+        return CaseResult(scenario.id, scenario.api, "skip", summary=str(exc.args[0]))
     path = corpus.cassette_path(scenario)
     try:
         cassette = load_cassette(path)
         exchange = run_codec(codec, scenario, cassette, dialect)
     except AdapterFault as fault:
-        return done(
-            CaseResult(
-                scenario.id,
-                scenario.api,
-                "error",
-                summary=f"the adapter failed in {fault.phase} of turn {fault.turn}: {fault.summary}",
-                detail=fault.detail,
-            )
+        return CaseResult(
+            scenario.id,
+            scenario.api,
+            "error",
+            summary=f"the adapter failed in {fault.phase} of turn {fault.turn}: {fault.summary}",
+            detail=fault.detail,
         )
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
@@ -67,13 +166,11 @@ def run_scenario(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, prof
     try:
         violations = check(exchange, ctx)
     except DialectError as exc:
-        return done(
-            CaseResult(
-                scenario.id,
-                scenario.api,
-                "error",
-                summary=f"the adapter sent a body that is not a {scenario.api} request: {exc}",
-            )
+        return CaseResult(
+            scenario.id,
+            scenario.api,
+            "error",
+            summary=f"the adapter sent a body that is not a {scenario.api} request: {exc}",
         )
     errors = [v for v in violations if v.severity == "error"]
     result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
@@ -81,7 +178,12 @@ def run_scenario(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, prof
         codes = sorted({v.code for v in errors})
         result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"
         result.diff = request_diff(exchange, dialect)
-    return done(result)
+    return result
+
+
+def _short_traceback(exc: BaseException, limit: int = 6) -> str:
+    lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-limit)
+    return "".join(lines).rstrip()
 
 
 def select(corpus: Corpus, apis: Sequence[str] | None = None) -> list[Scenario]:
@@ -90,12 +192,13 @@ def select(corpus: Corpus, apis: Sequence[str] | None = None) -> list[Scenario]:
 
 
 def run_suite(
-    adapter: CodecAdapter,
+    adapter: CodecAdapter | ClientAdapter,
     corpus: Corpus,
     apis: Sequence[str] | None = None,
     profile: str = "default",
+    options: RunOptions | None = None,
 ) -> list[CaseResult]:
-    return [run_scenario(adapter, s, corpus, profile) for s in select(corpus, apis)]
+    return [run_scenario(adapter, s, corpus, profile, options) for s in select(corpus, apis)]
 
 
 def reproduce(bug: BugCase, corpus: Corpus, profile: str = "default") -> CaseResult:

@@ -1,0 +1,68 @@
+"""The official `openai` Python SDK, run as an application would run it: a Chat Completions tool loop.
+
+The simplest client adapter, and the template for others: build the library's client against
+`loop.base_url`, send the prompt with the tools, run each requested tool through
+`loop.call_tool`, send the results back, until the model answers in text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from conformance.connectors.client import ClientAdapter, ToolLoop
+
+MAX_TURNS = 8
+
+
+def chat_tool_loop(loop: ToolLoop) -> str:
+    import openai
+
+    client = openai.OpenAI(base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
+    tools: list[Any] = [
+        {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
+        if t.get("type") == "custom"
+        else {
+            "type": "function",
+            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]},
+        }
+        for t in loop.tools
+    ]
+    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+    for _ in range(MAX_TURNS):
+        message: Any
+        if loop.stream:
+            with client.chat.completions.stream(model=loop.model, messages=messages, tools=tools) as stream:
+                for _event in stream:
+                    pass
+                message = stream.get_final_completion().choices[0].message
+        else:
+            completion = client.chat.completions.create(model=loop.model, messages=messages, tools=tools)
+            message = completion.choices[0].message
+        messages.append(message.model_dump(exclude_none=True))
+        if not message.tool_calls:
+            return message.content or ""
+        for call in message.tool_calls:
+            if call.type == "function":
+                output = loop.call_tool(call.function.name, json.loads(call.function.arguments or "{}"))
+            else:
+                output = loop.call_tool(call.custom.name, {"input": call.custom.input})
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+    return ""
+
+
+def _version() -> str:
+    try:
+        import openai
+
+        return str(openai.__version__)
+    except ImportError:
+        return "not installed"
+
+
+ADAPTER = ClientAdapter(
+    name="openai-python",
+    version=_version(),
+    clients={"openai-chat": chat_tool_loop},
+    homepage="https://github.com/openai/openai-python",
+)

@@ -1,0 +1,254 @@
+"""The client connector: a real SDK or framework runs its own tool loop; vcrpy serves the cassette.
+
+The adapter is a callable per API that receives a `ToolLoop` (prompt, tools whose implementations
+return the scenario's canned outputs, model, base URL) and runs the conversation with the
+library under test, unchanged. vcrpy replays the scenario's cassette (matching method and path,
+in order) and every live request is captured. Before a request is answered it is checked: when
+the provider would reject it (an error-severity violation whose provider error text is known),
+the replay serves that error in the provider's shape instead of the recorded success, so the
+client fails the way it would in production.
+
+vcrpy follows pytest-recording's conventions: `record_mode` (`--record-mode`), and the keyword
+arguments of a `vcr_config` fixture, merged under the suite's own scrubbing filters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.cassette import Cassette, CassetteError, HttpResponse, load_cassette
+from conformance.corpus import Scenario
+from conformance.dialects.base import Dialect, DialectError
+from conformance.exchange import Exchange, Turn
+from conformance.neutral import ToolSpec
+from conformance.provider_errors import error_response
+from conformance.recording import vcr_settings
+from conformance.violations import Violation
+from conformance.wire import Served
+
+# A dummy credential: replays never reach a provider, and recordings scrub whatever is sent.
+REPLAY_API_KEY = "conformance-replay-key"
+
+# Where each API is served, for clients that take a base URL.
+DEFAULT_BASE_URLS = {
+    "openai-chat": "https://api.openai.com/v1",
+    "openai-responses": "https://api.openai.com/v1",
+    "openresponses": "https://api.openai.com/v1",
+    "azure-foundry": "https://example.services.ai.azure.com/openai/v1",
+    "anthropic-messages": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "mistral-chat": "https://api.mistral.ai/v1",
+    "kimi-chat": "https://api.moonshot.ai/v1",
+    "ollama-chat": "http://localhost:11434",
+    "cohere-v2": "https://api.cohere.com",
+    "bedrock-converse": "https://bedrock-runtime.us-east-1.amazonaws.com",
+}
+
+
+# The part of a recorded URI after the base URL a client is configured with.
+_ENDPOINTS = {
+    "openai-chat": r"/chat/completions$",
+    "mistral-chat": r"/chat/completions$",
+    "kimi-chat": r"/chat/completions$",
+    "openai-responses": r"/responses$",
+    "openresponses": r"/responses$",
+    "azure-foundry": r"/responses$",
+    "anthropic-messages": r"/v1/messages$",
+    "gemini": r"/v1[a-z0-9]*/(projects/.*/)?(publishers/google/)?models/.*$",
+    "ollama-chat": r"/api/chat$",
+    "cohere-v2": r"/v2/chat$",
+    "bedrock-converse": r"/model/.*$",
+}
+
+
+def base_url_of(uri: str, api: str) -> str | None:
+    """The base URL a client must use to send what the recording shows, from a recorded URI."""
+    without_query = uri.split("?", 1)[0]
+    match = re.search(_ENDPOINTS[api], without_query)
+    return without_query[: match.start()] if match else None
+
+
+@dataclass
+class ToolLoop:
+    """What a client adapter gets: everything needed to run the scenario's conversation."""
+
+    api: str
+    model: str
+    prompt: str
+    stream: bool
+    tools: list[ToolSpec]
+    base_url: str
+    api_key: str = REPLAY_API_KEY
+    outputs: Sequence[tuple[str, Mapping[str, Any], str]] = ()  # (name, arguments, canned output)
+    calls: list[tuple[str, Any]] = field(default_factory=list)  # what the client's tools were called with
+    _used: set[int] = field(default_factory=set)
+
+    def call_tool(self, name: str, arguments: Any) -> str:
+        """The scenario's canned output for a call: same name and arguments, else the next by name."""
+        self.calls.append((name, arguments))
+        if isinstance(arguments, str):
+            with contextlib.suppress(ValueError):
+                arguments = json.loads(arguments)
+        for exact in (True, False):
+            for i, (tool, args, output) in enumerate(self.outputs):
+                if i in self._used or tool != name or (exact and dict(args) != arguments):
+                    continue
+                self._used.add(i)
+                return output
+        return json.dumps({"error": f"no canned output for {name}"})
+
+
+ClientFn = Callable[[ToolLoop], Any]
+
+
+@dataclass(frozen=True)
+class ClientAdapter:
+    """An adapter under test that drives a real client library through whole tool loops."""
+
+    name: str
+    version: str
+    clients: Mapping[str, ClientFn]
+    homepage: str = ""
+    notes: str = ""
+    unsupported: Mapping[str, str] = field(default_factory=dict)
+
+    def client(self, api: str) -> ClientFn | None:
+        return self.clients.get(api)
+
+    def skip_reason(self, api: str) -> str:
+        return self.unsupported.get(api, f"{self.name} has no client for {api}")
+
+    def identity(self) -> dict[str, str]:
+        info = {"name": self.name, "version": self.version, "connector": "client"}
+        if self.homepage:
+            info["homepage"] = self.homepage
+        return info
+
+
+@dataclass
+class ClientRun:
+    """What happened: the exchange, whether the replay refused a request, and how the client ended."""
+
+    exchange: Exchange
+    refused: list[Violation]  # violations that made the replay serve the provider's error
+    recorded: int  # interactions in the cassette
+    sent: int  # requests the client sent
+    fault: BaseException | None = None  # what the client raised, if it raised
+
+
+def tool_loop(scenario: Scenario, base_url: str | None, recorded: Cassette | None = None) -> ToolLoop:
+    if base_url is None and recorded is not None and recorded.interactions:
+        base_url = base_url_of(recorded.interactions[0].request.uri, scenario.api)
+    return ToolLoop(
+        api=scenario.api,
+        model=scenario.model,
+        prompt=scenario.prompt,
+        stream=scenario.stream,
+        tools=[dict(t) for t in scenario.tools],  # type: ignore[misc]
+        base_url=base_url or DEFAULT_BASE_URLS[scenario.api],
+        outputs=[(c.name, c.arguments, c.output) for t in scenario.turns for c in t.client_calls],
+    )
+
+
+def _json(body: bytes | str | None) -> Any:
+    if body is None:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def run_client(
+    fn: ClientFn,
+    scenario: Scenario,
+    cassette_path: Path,
+    dialect: Dialect,
+    judge: Callable[[Exchange], list[Violation]],
+    *,
+    record_mode: str = "none",
+    user_config: Mapping[str, Any] | None = None,
+    base_url: str | None = None,
+) -> ClientRun:
+    """Run the client against the cassette; `judge` gives the violations of an exchange so far."""
+    import vcr  # type: ignore[import-untyped]  # lazy: only client runs need it
+
+    recorded: Cassette | None = load_cassette(cassette_path) if cassette_path.is_file() else None
+    replaying = recorded is not None and record_mode in ("none", "once")
+    bodies: list[Any] = []
+    refused: list[Violation] = []
+    live: dict[str, Any] = {}
+
+    def turns_so_far() -> tuple[Turn, ...]:
+        assert recorded is not None
+        out = []
+        for i, body in enumerate(bodies[: len(recorded.interactions)]):
+            served = dialect.served(recorded.interactions[i].response, f"response[{i}]")
+            out.append(Turn(index=i, request=body, served=served, expected_request=None))
+        return tuple(out)
+
+    loaded = len(recorded.interactions) if recorded is not None else 0
+
+    def capture(request: Any) -> Any:
+        # vcrpy runs this hook several times per HTTP call (on copies of the request); the calls
+        # are told apart by how many responses have been played or recorded so far.
+        cassette = live.get("cassette")
+        if cassette is None:
+            return request
+        index = sum(cassette.play_counts.values()) + len(cassette.data) - loaded
+        if index < len(bodies):
+            return request
+        bodies.append(_json(request.body))
+        if replaying and recorded is not None and index < len(recorded.interactions) and not refused:
+            try:
+                found = judge(Exchange(api=scenario.api, turns=turns_so_far()))
+            except DialectError:
+                found = []
+            here = [
+                v
+                for v in found
+                if v.severity == "error" and v.provider_error and v.location.startswith(f"request[{index}]")
+            ]
+            if here:
+                refused.extend(here)
+                error = error_response(scenario.api, here[0].provider_error or "")
+                cassette.data[index] = (cassette.data[index][0], error)
+        return request
+
+    settings = vcr_settings(record_mode, user_config or {}, before=capture)
+    loop = tool_loop(scenario, base_url, recorded)
+    fault: BaseException | None = None
+    my_vcr = vcr.VCR(**settings["vcr"])
+    with my_vcr.use_cassette(str(cassette_path), **settings["cassette"]) as cassette:
+        live["cassette"] = cassette
+        try:
+            fn(loop)
+        except Exception as exc:  # the client's own failure: judged with the exchange below
+            fault = exc
+    if recorded is None:
+        try:
+            recorded = load_cassette(cassette_path)
+        except CassetteError:
+            recorded = Cassette(str(cassette_path), ())
+    turns = []
+    for i, body in enumerate(bodies[: len(recorded.interactions)]):
+        response: HttpResponse = recorded.interactions[i].response
+        try:
+            served = dialect.served(response, f"response[{i}]")
+        except (DialectError, ValueError):
+            served = Served(stream=False, calls=(), text="", payload={})
+        expected = _json(recorded.interactions[i].request.body)
+        turns.append(Turn(index=i, request=body, served=served, expected_request=expected))
+    return ClientRun(
+        exchange=Exchange(api=scenario.api, turns=tuple(turns)),
+        refused=refused,
+        recorded=len(recorded.interactions),
+        sent=len(bodies),
+        fault=fault,
+    )
