@@ -27,12 +27,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance.adapters import resolve_adapter
     from conformance.outcomes import FAILING
     from conformance.results import results_document, write_results
-    from conformance.runner import run_suite
+    from conformance.runner import RunOptions, run_suite
     from conformance.textreport import case_text, summary_table
 
     adapter = resolve_adapter(args.adapter)
     corpus = _corpus(args)
-    results = run_suite(adapter, corpus, args.api or None, args.profile)
+    options = RunOptions(
+        profile=args.profile, timeout=args.timeout or None, record_mode=args.record_mode, base_url=args.base_url
+    )
+    results = run_suite(adapter, corpus, args.api or None, args.profile, options)
     for result in results:
         if result.outcome != "pass" or args.verbose:
             print(
@@ -181,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--api", action="append", help="only cases of this API (repeatable)")
     run.add_argument("--report", metavar="PATH", help="write the results JSON here")
     run.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
+    run.add_argument("--timeout", type=float, default=60.0, help="seconds a case may run (0: no limit)")
+    run.add_argument(
+        "--record-mode",
+        choices=("none", "once", "new_episodes", "all"),
+        default="none",
+        help="client adapters: vcrpy record mode (once records cassettes that do not exist yet)",
+    )
+    run.add_argument("--base-url", help="client adapters: the provider base URL to use")
     common(run)
     run.set_defaults(func=cmd_run)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,21 @@ from conformance.wire import Served
 
 # A dummy credential: replays never reach a provider, and recordings scrub whatever is sent.
 REPLAY_API_KEY = "conformance-replay-key"
+
+# Where a recording run finds the real credential (a replay needs none; recordings scrub it).
+API_KEY_VARIABLES = {
+    "openai-chat": "OPENAI_API_KEY",
+    "openai-responses": "OPENAI_API_KEY",
+    "openresponses": "OPENAI_API_KEY",
+    "azure-foundry": "AZURE_OPENAI_API_KEY",
+    "anthropic-messages": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "mistral-chat": "MISTRAL_API_KEY",
+    "kimi-chat": "MOONSHOT_API_KEY",
+    "ollama-chat": "OLLAMA_API_KEY",
+    "cohere-v2": "CO_API_KEY",
+    "bedrock-converse": "AWS_BEARER_TOKEN_BEDROCK",
+}
 
 # Where each API is served, for clients that take a base URL.
 DEFAULT_BASE_URLS = {
@@ -142,10 +158,14 @@ class ClientRun:
     fault: BaseException | None = None  # what the client raised, if it raised
 
 
-def tool_loop(scenario: Scenario, base_url: str | None, recorded: Cassette | None = None) -> ToolLoop:
+def tool_loop(
+    scenario: Scenario, base_url: str | None, recorded: Cassette | None = None, *, live: bool = False
+) -> ToolLoop:
     if base_url is None and recorded is not None and recorded.interactions:
         base_url = base_url_of(recorded.interactions[0].request.uri, scenario.api)
+    key = os.environ.get(API_KEY_VARIABLES[scenario.api], REPLAY_API_KEY) if live else REPLAY_API_KEY
     return ToolLoop(
+        api_key=key,
         api=scenario.api,
         model=scenario.model,
         prompt=scenario.prompt,
@@ -222,7 +242,7 @@ def run_client(
         return request
 
     settings = vcr_settings(record_mode, user_config or {}, before=capture)
-    loop = tool_loop(scenario, base_url, recorded)
+    loop = tool_loop(scenario, base_url, recorded, live=not replaying)
     fault: BaseException | None = None
     my_vcr = vcr.VCR(**settings["vcr"])
     with my_vcr.use_cassette(str(cassette_path), **settings["cassette"]) as cassette:
