@@ -4,8 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.dialects.base import Dialect
+from conformance.dialects.base import Dialect, DialectError
 from conformance.exchange import Exchange
+
+
+def skeleton(dialect: Dialect, body: Any) -> Any:
+    """A request body reduced to what the rules read: per message, its role, calls and results."""
+    try:
+        history = dialect.history(body)
+    except DialectError:
+        return body
+    out: list[dict[str, Any]] = []
+    for message in history.messages:
+        entry: dict[str, Any] = {"role": message.role}
+        if message.calls:
+            entry["calls"] = [
+                {"id": c.call_id, "name": c.name, **({"item_id": c.item_id} if c.item_id else {})}
+                for c in message.calls
+            ]
+        if message.results:
+            entry["results"] = [{"id": r.call_id, **({"name": r.name} if r.name else {})} for r in message.results]
+        out.append(entry)
+    return out
 
 
 def request_diff(exchange: Exchange, dialect: Dialect) -> str | None:
@@ -18,8 +38,8 @@ def request_diff(exchange: Exchange, dialect: Dialect) -> str | None:
         if turn.expected_request is None:
             continue
         key = f"request[{turn.index}]"
-        expected[key] = dialect.projection(turn.expected_request)
-        sent[key] = dialect.projection(turn.request)
+        expected[key] = skeleton(dialect, turn.expected_request)
+        sent[key] = skeleton(dialect, turn.request)
     if not expected:
         return None
     diff = DeepDiff(expected, sent, verbose_level=2)

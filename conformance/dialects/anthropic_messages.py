@@ -298,30 +298,3 @@ class AnthropicMessages:
         if call_wire_type == SERVER_TOOL_USE:
             return None  # the result block depends on the tool's name, not on the call's type
         return TOOL_RESULT
-
-    def projection(self, body: Any) -> Any:
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return body
-        skeleton: list[dict[str, Any]] = []
-        for message in body["messages"]:
-            if not isinstance(message, dict):
-                skeleton.append({"invalid": repr(message)})
-                continue
-            entry: dict[str, Any] = {"role": message.get("role")}
-            content = message.get("content")
-            if isinstance(content, list):
-                entry["content"] = [_block_skeleton(b) for b in content]
-            skeleton.append(entry)
-        return {"messages": skeleton}
-
-
-def _block_skeleton(block: Any) -> Any:
-    if not isinstance(block, dict):
-        return repr(block)
-    kept = {"type": block.get("type")}
-    for key in ("id", "tool_use_id", "name"):
-        if key in block:
-            kept[key] = block[key]
-    if isinstance(block.get("caller"), dict) and block["caller"].get("tool_id"):
-        kept["caller.tool_id"] = block["caller"]["tool_id"]
-    return kept

@@ -45,7 +45,3 @@ class Dialect(Protocol):
         """The wire type that answers a call of the given wire type; None when no client result does
         (hybrid items and provider-executed calls carry their own output)."""
         ...
-
-    def projection(self, body: Any) -> Any:
-        """The id-bearing skeleton of a request body, for diffs against the expected request."""
-        ...

@@ -222,27 +222,6 @@ class BedrockConverse:
     def result_type(self, call_wire_type: str) -> str | None:
         return TOOL_RESULT
 
-    def projection(self, body: Any) -> Any:
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return body
-        skeleton: list[dict[str, Any]] = []
-        for message in body["messages"]:
-            if not isinstance(message, dict) or not isinstance(message.get("content"), list):
-                skeleton.append({"invalid": repr(message)[:80]})
-                continue
-            content: list[Any] = []
-            for block in message["content"]:
-                if isinstance(block, dict) and isinstance(block.get("toolUse"), dict):
-                    use = block["toolUse"]
-                    content.append({"toolUse": {"toolUseId": use.get("toolUseId"), "name": use.get("name")}})
-                elif isinstance(block, dict) and isinstance(block.get("toolResult"), dict):
-                    content.append({"toolResult": {"toolUseId": block["toolResult"].get("toolUseId")}})
-                else:
-                    # Only the kind: a text block before a toolResult matters, its words do not.
-                    content.append(next(iter(block), "?") if isinstance(block, dict) else repr(block)[:20])
-            skeleton.append({"role": message.get("role"), "content": content})
-        return {"messages": skeleton}
-
 
 def _event(frame: eventstream.Message, where: str) -> tuple[str, Any]:
     name = frame.header(":event-type") or frame.header(":exception-type") or frame.header(":error-code") or "?"

@@ -255,34 +255,3 @@ class Gemini:
 
     def result_type(self, call_wire_type: str) -> str | None:
         return _RESULT_OF.get(call_wire_type, RESPONSE)
-
-    def projection(self, body: Any) -> Any:
-        if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
-            return body
-        skeleton: list[dict[str, Any]] = []
-        for content in body["contents"]:
-            if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
-                skeleton.append({"invalid": repr(content)})
-                continue
-            parts: list[Any] = []
-            for part in content["parts"]:
-                parts.append(_part_skeleton(part))
-            skeleton.append({"role": content.get("role"), "parts": parts})
-        return {"contents": skeleton}
-
-
-def _part_skeleton(part: Any) -> Any:
-    if not isinstance(part, dict):
-        return {"invalid": repr(part)}
-    try:
-        call, result = parse_part(part, "part")
-    except DialectError:
-        return {"invalid": repr(part)}
-    entry: dict[str, Any]
-    if call is not None:
-        entry = {"call": call.wire_type.split("/")[1], "id": call.call_id, "name": call.name, **call.opaque}
-    elif result is not None:
-        entry = {"result": result.wire_type.split("/")[1], "id": result.call_id, "name": result.name}
-    else:
-        entry = {"text": _text(part)[:40]} if _text(part) else {"other": sorted(part)}
-    return entry

@@ -131,24 +131,3 @@ class OllamaChat:
 
     def result_type(self, call_wire_type: str) -> str | None:
         return TOOL_MESSAGE
-
-    def projection(self, body: Any) -> Any:
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return body
-        skeleton: list[dict[str, Any]] = []
-        for message in body["messages"]:
-            if not isinstance(message, dict):
-                skeleton.append({"invalid": repr(message)})
-                continue
-            entry: dict[str, Any] = {"role": message.get("role")}
-            if message.get("tool_calls"):
-                entry["tool_calls"] = [
-                    {"id": c.get("id"), "name": (c.get("function") or {}).get("name")}
-                    for c in message["tool_calls"]
-                    if isinstance(c, dict)
-                ]
-            for key in ("tool_call_id", "tool_name"):
-                if key in message:
-                    entry[key] = message[key]
-            skeleton.append(entry)
-        return {"messages": skeleton}

@@ -173,26 +173,6 @@ class OpenAIChat:
     def result_type(self, call_wire_type: str) -> str | None:
         return self.tool_message_type
 
-    def projection(self, body: Any) -> Any:
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return body
-        skeleton: list[dict[str, Any]] = []
-        for message in body["messages"]:
-            if not isinstance(message, dict):
-                skeleton.append({"invalid": repr(message)})
-                continue
-            entry: dict[str, Any] = {"role": message.get("role")}
-            if message.get("tool_calls"):
-                entry["tool_calls"] = [
-                    {"id": c.get("id"), "name": (c.get("function") or c.get("custom") or {}).get("name")}
-                    for c in message["tool_calls"]
-                    if isinstance(c, dict)
-                ]
-            if "tool_call_id" in message:
-                entry["tool_call_id"] = message["tool_call_id"]
-            skeleton.append(entry)
-        return {"messages": skeleton}
-
 
 def _first_message(body: Any, where: str) -> dict[str, Any]:
     if not isinstance(body, dict):

@@ -419,24 +419,6 @@ class ResponsesItems:
                 return answer.wire_type if answer else None
         return None
 
-    def projection(self, body: Any) -> Any:
-        if not isinstance(body, dict) or not isinstance(body.get("input"), list):
-            return body
-        skeleton: list[dict[str, Any]] = []
-        for item in body["input"]:
-            if not isinstance(item, dict):
-                skeleton.append({"invalid": repr(item)})
-                continue
-            kind = self.items.get(str(item.get("type")))
-            entry: dict[str, Any] = {"type": item.get("type", "message")}
-            if kind is None:
-                entry["role"] = item.get("role")
-            for key in ("id", "call_id", "approval_request_id", "name"):
-                if key in item and (kind is not None or key == "id"):
-                    entry[key] = item[key]
-            skeleton.append(entry)
-        return {"input": skeleton}
-
 
 def _provider_run(call: WireCall) -> WireCall:
     return replace(call, provider_executed=True)
