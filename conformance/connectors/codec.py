@@ -60,18 +60,23 @@ def _check_body(body: Any, turn: int) -> dict[str, Any]:
 
 
 def _canned(call: ToolCallPart, expected: list[ExpectedCall], used: set[int], position: int) -> ExpectedCall | None:
-    """The scenario's call this decoded call stands for: by id, else by name, else by position."""
-    for rule in ("id", "name", "position"):
+    """The scenario's call a decoded call stands for: by id, else by name and arguments, else by
+    name, else by position. Arguments come before a bare name so that a decoder that kept only the
+    second of two same-name calls is answered with that call's output, not the first one's."""
+    arguments = call.get("arguments")
+    tests = (
+        lambda c: c.id is not None and c.id == call.get("call_id"),
+        lambda c: c.name == call.get("name") and dict(c.arguments) == arguments,
+        lambda c: c.name == call.get("name"),
+    )
+    for test in tests:
         for i, candidate in enumerate(expected):
-            if i in used:
-                continue
-            if (
-                (rule == "id" and candidate.id is not None and candidate.id == call.get("call_id"))
-                or (rule == "name" and candidate.name == call.get("name"))
-                or (rule == "position" and i == position)
-            ):
+            if i not in used and test(candidate):
                 used.add(i)
                 return candidate
+    if position < len(expected) and position not in used:
+        used.add(position)
+        return expected[position]
     return None
 
 

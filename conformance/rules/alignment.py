@@ -1,9 +1,10 @@
 """Which call in a request is the echo of which call the provider served.
 
 Rules about round trips and dropped calls need this pairing. The assistant turns that carry
-calls are aligned with the served responses that issued calls, from the most recent backwards
-(history truncation removes the oldest). Within a turn, a served call matches the sent call with
-the same id, else the first unmatched one with the same name, else the next unmatched by position.
+calls are aligned with the served responses that issued calls: by id where a turn's ids appear,
+then by position from the most recent backwards (history truncation mostly removes the oldest).
+Within a turn, a served call matches the sent call with the same id, else the first unmatched
+one with the same name, else the next unmatched by position.
 """
 
 from __future__ import annotations
@@ -61,9 +62,21 @@ def echoes(
         if t.index < request_index and (kept := tuple(c for c in t.served.calls if replayable(c)))
     ]
     calling = [m for m in history.messages if m.calls]
+    chosen: dict[int, WireMessage | None] = {}
+    # First by id: a turn whose ids appear in a calling message is that message, wherever a
+    # truncation cut the history (some keep the first exchange and cut the middle).
+    for index, served, _ in served_turns:
+        ids = {c.call_id for c in served if c.call_id}
+        taken = [id(m) for m in chosen.values() if m is not None]
+        chosen[index] = next((m for m in calling if id(m) not in taken and ids & {c.call_id for c in m.calls}), None)
+    # The rest by position, from the most recent backwards (truncation mostly removes the oldest).
+    free = [m for m in calling if all(m is not c for c in chosen.values())]
+    for index, _, _ in reversed(served_turns):
+        if chosen[index] is None and free:
+            chosen[index] = free.pop()
     result: list[Echo] = []
-    for offset, (index, served, served_results) in enumerate(reversed(served_turns)):
-        message = calling[-1 - offset] if offset < len(calling) else None
+    for index, served, served_results in reversed(served_turns):
+        message = chosen[index]
         sent = message.calls if message else ()
         for served_call, echo in zip(served, align_turn(served, sent), strict=True):
             own = tuple(r for r in served_results if served_call.call_id and r.call_id == served_call.call_id)
