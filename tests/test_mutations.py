@@ -36,6 +36,5 @@ def test_bug_library_covers_every_class(corpus: Corpus) -> None:
     from conformance.caseschema import vocabulary
 
     covered = {c for bug in corpus.bugs.values() for c in bug.classes}
-    missing = set(vocabulary("bugClass")) - covered
-    if len(corpus.bugs) < 22 or missing:
-        pytest.xfail(f"bug library in progress: {len(corpus.bugs)} cases, classes missing: {sorted(missing)}")
+    assert covered == set(vocabulary("bugClass"))
+    assert len(corpus.bugs) >= 22

@@ -1,4 +1,4 @@
-"""Genkit Go `compat_oai` (genkit-ai/genkit), before PR #3248 and before PR #3536."""
+"""Genkit Go `compat_oai` (genkit-ai/genkit): before PR #3248, before PR #3536, and before PR #4112."""
 
 from __future__ import annotations
 
@@ -20,7 +20,20 @@ class NameAsId(OpenAIChatCodec):
         return part.get("name")
 
 
-class SingleStreamedCall(OpenAIChatCodec):
+class RefOrName(OpenAIChatCodec):
+    """#2224, after #3248: `convertToolCall` and the tool message send `Ref`, the provider's id stored on
+    parse, "otherwise fall back to tool name". A call served with an empty id has an empty `Ref`, so two
+    such calls to one tool go out under one id, the tool's name, and so do their tool messages. Nothing
+    filled in a missing `Ref` until #4112 (`ensureToolRequestRefs`)."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return part["call_id"] or part["name"]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return part["call_id"] or part.get("name")
+
+
+class SingleStreamedCall(RefOrName):
     """#3536: the streaming path kept one `currentToolCall` with no `Ref`: each delta's name
     overwrote it and every delta's arguments were appended to it, so several streamed calls
     collapsed into the last one, id-less. Encoding used #3248's `Ref`, falling back to `Name`."""
@@ -38,18 +51,19 @@ class SingleStreamedCall(OpenAIChatCodec):
             parts.append({"type": "tool_call", "call_id": None, "name": name, "arguments": parse_arguments(arguments)})
         return {"role": "assistant", "parts": parts}
 
-    def call_id(self, part: ToolCallPart) -> str | None:
-        return part["call_id"] or part["name"]
-
-    def result_id(self, part: ToolResultPart) -> str | None:
-        return part["call_id"] or part.get("name")
-
 
 GENKIT_3247 = CodecAdapter(
     name="genkit-3247",
     version="go/plugins/compat_oai before 46594d26",
     codecs={"openai-chat": NameAsId()},
     homepage="https://github.com/genkit-ai/genkit/issues/3247",
+)
+
+GENKIT_2224 = CodecAdapter(
+    name="genkit-2224",
+    version="go/plugins/compat_oai from 46594d26 (PR #3248), before PR #4112",
+    codecs={"openai-chat": RefOrName()},
+    homepage="https://github.com/genkit-ai/genkit/issues/2224",
 )
 
 GENKIT_3536 = CodecAdapter(

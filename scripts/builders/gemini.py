@@ -3,7 +3,8 @@
 Non-streamed responses are one GenerateContentResponse. Streams come in the two forms the API
 serves: SSE (`:streamGenerateContent?alt=sse`, one compact `data:` line per chunk, CRLF framed)
 and, without `alt=sse`, one pretty-printed JSON array of chunks. Streamed parts arrive whole, one
-part per chunk, so parallel calls land in separate chunks (as Gemini 3 sends them).
+part per chunk, so parallel calls land in separate chunks (as Gemini 3 sends them), except where a
+scenario serves a step's calls together in one chunk (as Gemini 2.5 on Vertex does).
 
 Requests are what a correct client sends: every part of every model turn replayed as served (with
 its thoughtSignature on the same part), then one functionResponse per function call in call
@@ -28,7 +29,8 @@ CODE_EXECUTION = "code_execution"
 
 # Transport choices the scenario format has no field for, by scenario id.
 JSON_ARRAY_STREAMS = {"gemini/streamed-json-array"}  # streamGenerateContent without alt=sse
-ON_VERTEX = {"gemini/cross-provider-from-openai-chat"}
+ON_VERTEX = {"gemini/cross-provider-from-openai-chat", "gemini/streamed-parallel-calls-one-chunk"}
+CALLS_IN_ONE_CHUNK = {"gemini/streamed-parallel-calls-one-chunk"}  # a stream's calls arrive together
 THOUGHT_SUMMARIES = {"gemini/streamed-json-array"}  # thinkingConfig.includeThoughts: a thought part first
 
 
@@ -162,6 +164,8 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
     pieces: list[list[dict[str, Any]]] = (
         [[p] for p in parts] if turn.calls else [[{"text": t}] for t in split(turn.text or "", 3)]
     )
+    if scenario.id in CALLS_IN_ONE_CHUNK and turn.calls:
+        pieces = [parts]
     if scenario.id in THOUGHT_SUMMARIES and turn.calls:
         thought = f"**Planning the lookup**\n\nI will call `{turn.calls[0].name}` to answer this.\n\n"
         pieces.insert(0, [{"text": thought, "thought": True}])

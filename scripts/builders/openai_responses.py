@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from builders import responses_common
@@ -18,5 +19,10 @@ FLAVOR = Flavor(
 )
 
 
+# Scenarios served by an OpenAI-compatible gateway rather than api.openai.com, by scenario id.
+GATEWAYS = {"openai-responses/gateway-nameless-call": "https://llm-gateway.example.com/v1/responses"}
+
+
 def build(scenario: Scenario) -> list[dict[str, Any]]:
-    return responses_common.build(FLAVOR, scenario)
+    flavor = dataclasses.replace(FLAVOR, uri=GATEWAYS[scenario.id]) if scenario.id in GATEWAYS else FLAVOR
+    return responses_common.build(flavor, scenario)
