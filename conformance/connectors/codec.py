@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from conformance.adapters import Codec
@@ -64,7 +65,7 @@ def _canned(call: ToolCallPart, expected: list[ExpectedCall], used: set[int], po
     name, else by position. Arguments come before a bare name so that a decoder that kept only the
     second of two same-name calls is answered with that call's output, not the first one's."""
     arguments = call.get("arguments")
-    tests = (
+    tests: tuple[Callable[[ExpectedCall], bool], ...] = (
         lambda c: c.id is not None and c.id == call.get("call_id"),
         lambda c: c.name == call.get("name") and dict(c.arguments) == arguments,
         lambda c: c.name == call.get("name"),
