@@ -96,3 +96,14 @@ def test_real_recordings_only_show_their_made_up_ids(recording: str, corpus: Cor
     assert report.checked == {"gemini": 3} and not report.unchecked
     assert {v.code for _, v in report.violations} == {"roundtrip/invented-id"}
     assert report.errors == []
+
+
+def test_a_signature_in_the_url_safe_alphabet_is_the_same_signature() -> None:
+    """google-genai sends bytes fields URL-safe and unpadded; the API takes both spellings."""
+    import base64
+
+    from conformance.dialects.gemini import canonical_bytes
+
+    raw = bytes(range(256))
+    assert canonical_bytes(base64.urlsafe_b64encode(raw).decode().rstrip("=")) == base64.b64encode(raw).decode()
+    assert canonical_bytes("not base64 at all!") == "not base64 at all!"

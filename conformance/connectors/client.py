@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from conformance.cassette import Cassette, CassetteError, HttpResponse, load_cassette
 from conformance.corpus import Scenario
@@ -102,6 +103,9 @@ class ToolLoop:
     base_url: str
     api_key: str = REPLAY_API_KEY
     outputs: Sequence[tuple[str, Mapping[str, Any], str]] = ()  # (name, arguments, canned output)
+    # The tools array of the first recorded request, as the provider saw it: server and built-in
+    # tools (web search, code execution, MCP, shell, ...) that `tools` does not describe.
+    recorded_tools: list[Any] = field(default_factory=list)
     calls: list[tuple[str, Any]] = field(default_factory=list)  # what the client's tools were called with
     _used: set[int] = field(default_factory=set)
 
@@ -173,7 +177,23 @@ def tool_loop(
         tools=[dict(t) for t in scenario.tools],  # type: ignore[misc]
         base_url=base_url or DEFAULT_BASE_URLS[scenario.api],
         outputs=[(c.name, c.arguments, c.output) for t in scenario.turns for c in t.client_calls],
+        recorded_tools=_recorded_tools(recorded),
     )
+
+
+def _recorded_tools(recorded: Cassette | None) -> list[Any]:
+    if recorded is None or not recorded.interactions:
+        return []
+    body = _json(recorded.interactions[0].request.body)
+    tools = body.get("tools") if isinstance(body, dict) else None
+    return list(tools) if isinstance(tools, list) else []
+
+
+def _is_provider_host(recorded: Cassette, api: str) -> bool:
+    if api != "openai-chat":
+        return True  # every other dialect is claimed by its provider's hosts only
+    host = urlsplit(DEFAULT_BASE_URLS[api]).hostname
+    return all(urlsplit(i.request.uri).hostname == host for i in recorded.interactions)
 
 
 def _json(body: bytes | str | None) -> Any:
@@ -201,6 +221,10 @@ def run_client(
 
     recorded: Cassette | None = load_cassette(cassette_path) if cassette_path.is_file() else None
     replaying = recorded is not None and record_mode in ("none", "once")
+    # The error texts in the corpus are the providers' own. A recording made against another
+    # server speaking a provider's wire (Gemini's or Ollama's OpenAI-compatible endpoints) may
+    # accept what the provider rejects: there the violations stand, but no error is served.
+    authoritative = recorded is not None and _is_provider_host(recorded, scenario.api)
     bodies: list[Any] = []
     refused: list[Violation] = []
     live: dict[str, Any] = {}
@@ -221,11 +245,15 @@ def run_client(
         cassette = live.get("cassette")
         if cassette is None:
             return request
+        if replaying and not re.search(_ENDPOINTS[scenario.api], request.path):
+            # A side request the recording does not hold (e.g. LiteLLM's Ollama /api/show model
+            # lookup): no interaction answers it, so it must not take the next interaction's slot.
+            return request
         index = sum(cassette.play_counts.values()) + len(cassette.data) - loaded
         if index < len(bodies):
             return request
         bodies.append(_json(request.body))
-        if replaying and recorded is not None and index < len(recorded.interactions) and not refused:
+        if authoritative and replaying and recorded is not None and index < len(recorded.interactions) and not refused:
             try:
                 found = judge(Exchange(api=scenario.api, turns=turns_so_far()))
             except DialectError:

@@ -19,6 +19,8 @@ The JSON parser behind the REST API takes proto field names too, and some client
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
@@ -58,7 +60,19 @@ def _id(value: dict[str, Any]) -> str | None:
 
 def _signature(part: dict[str, Any]) -> dict[str, Any]:
     found = _field(part, SIGNATURE, "thought_signature")
-    return {SIGNATURE: found[1]} if found else {}
+    return {SIGNATURE: canonical_bytes(found[1])} if found else {}
+
+
+def canonical_bytes(value: Any) -> Any:
+    """A bytes field as standard base64: the API accepts the URL-safe alphabet and missing padding
+    too (google-genai sends URL-safe), so those spellings are the same signature."""
+    if not isinstance(value, str):
+        return value
+    try:
+        raw = base64.b64decode(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return value  # not base64: compared as it is
+    return base64.b64encode(raw).decode()
 
 
 def parse_part(part: Any, path: str) -> tuple[WireCall | None, WireResult | None]:

@@ -1,0 +1,216 @@
+"""LangChain (Python) chat models, run the way LangChain documents tool calling.
+
+Each API is served by the LangChain integration for it: `ChatOpenAI` for Chat Completions,
+`ChatOpenAI(use_responses_api=True)` for the Responses API, `ChatAnthropic` and `ChatMistralAI`.
+The loop is the documented manual one: `bind_tools`, `invoke` (or `stream`, adding the
+`AIMessageChunk`s together), then each of the message's `tool_calls` run with `tool.invoke(tool_call)`,
+which answers with a `ToolMessage` under the call's `tool_call_id`, until the model answers in text.
+Tools are LangChain tools built from the scenario's JSON schemas (OpenAI custom tools with
+`langchain_openai.custom_tool`); their implementation returns the scenario's canned output.
+Retries are off, so a provider error surfaces once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from conformance.connectors.client import ClientAdapter, ToolLoop
+
+MAX_TURNS = 8
+
+
+def _tools(loop: ToolLoop) -> list[Any]:
+    """LangChain tools from the scenario's tool specs; each returns the scenario's canned output."""
+    from langchain_core.tools import StructuredTool
+
+    tools: list[Any] = []
+    for spec in loop.tools:
+        name = spec["name"]
+        description = spec.get("description", "")
+        if spec.get("type") == "custom":
+            from langchain_openai import custom_tool
+
+            def run_custom(text: str, _name: str = name) -> str:
+                return loop.call_tool(_name, {"input": text})
+
+            run_custom.__doc__ = description
+            run_custom.__name__ = name
+            tools.append(custom_tool(run_custom))
+            continue
+
+        def run(_name: str = name, **arguments: Any) -> str:
+            return loop.call_tool(_name, arguments)
+
+        tools.append(
+            StructuredTool.from_function(
+                func=run,
+                name=name,
+                description=description,
+                args_schema=spec.get("parameters", {"type": "object", "properties": {}}),
+            )
+        )
+    return tools
+
+
+def _answer(tool_call: Any, by_name: dict[str, Any]) -> Any:
+    """Run a call's tool; a name no tool has is answered with an error, as LangChain's ToolNode does."""
+    from langchain_core.messages import ToolMessage
+
+    tool = by_name.get(tool_call["name"])
+    if tool is None:
+        error = f"Error: {tool_call['name']!r} is not a valid tool, try one of {sorted(by_name)}."
+        return ToolMessage(content=error, name=tool_call["name"], tool_call_id=tool_call["id"], status="error")
+    return tool.invoke(tool_call)
+
+
+def _answer_responses_items(message: Any, loop: ToolLoop) -> list[Any]:
+    """Answers to the Responses items the client runs that LangChain keeps as content blocks, not tool_calls.
+
+    computer_call is answered with a ToolMessage marked `computer_call_output`, an MCP approval request
+    with an `mcp_approval_response` block, a client-run tool_search_call with a `tool_search_output`
+    block, as langchain-openai reads them back.
+    """
+    from langchain_core.messages import HumanMessage, ToolMessage
+
+    answers: list[Any] = []
+    blocks: list[dict[str, Any]] = []
+    for block in message.content if isinstance(message.content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "computer_call":
+            screenshot = json.loads(loop.call_tool("computer_call", block.get("action", {})))
+            answers.append(
+                ToolMessage(
+                    content=[{"type": "input_image", "image_url": screenshot.get("image_url", "")}],
+                    tool_call_id=block["call_id"],
+                    additional_kwargs={"type": "computer_call_output"},
+                )
+            )
+        elif kind == "mcp_approval_request":
+            approve = loop.call_tool(block["name"], block.get("arguments", "{}")).strip() == "true"
+            blocks.append({"type": "mcp_approval_response", "approve": approve, "approval_request_id": block["id"]})
+        elif kind == "tool_search_call" and block.get("execution") == "client":
+            found = json.loads(loop.call_tool("tool_search_call", block.get("arguments", {})))
+            blocks.append(
+                {"type": "tool_search_output", "call_id": block["call_id"], "execution": "client", "tools": found}
+            )
+    if blocks:
+        answers.append(HumanMessage(content=blocks))  # type: ignore[arg-type]
+    return answers
+
+
+def _run(model: Any, loop: ToolLoop) -> str:
+    """The documented manual tool loop over a LangChain chat model."""
+    from langchain_core.messages import HumanMessage
+
+    tools = _tools(loop)
+    by_name = {t.name: t for t in tools}
+    bound = model.bind_tools(tools)
+    messages: list[Any] = [HumanMessage(loop.prompt)]
+    for _ in range(MAX_TURNS):
+        if loop.stream:
+            message: Any = None
+            for chunk in bound.stream(messages):
+                message = chunk if message is None else message + chunk
+        else:
+            message = bound.invoke(messages)
+        messages.append(message)
+        answers = [_answer(tool_call, by_name) for tool_call in message.tool_calls]
+        if loop.api == "openai-responses":
+            answers += _answer_responses_items(message, loop)
+        if not answers:
+            return str(message.text)
+        messages.extend(answers)
+    return ""
+
+
+def openai_chat(loop: ToolLoop) -> str:
+    from langchain_openai import ChatOpenAI
+
+    # Chat Completions pinned: left to itself, ChatOpenAI moves to /responses when a non-function tool is bound.
+    model = ChatOpenAI(
+        model=loop.model,
+        base_url=loop.base_url,
+        api_key=loop.api_key,  # type: ignore[arg-type]
+        max_retries=0,
+        use_responses_api=False,
+    )
+    return _run(model, loop)
+
+
+def openai_responses(loop: ToolLoop) -> str:
+    from langchain_openai import ChatOpenAI
+
+    model = ChatOpenAI(
+        model=loop.model,
+        base_url=loop.base_url,
+        api_key=loop.api_key,  # type: ignore[arg-type]
+        max_retries=0,
+        use_responses_api=True,
+    )
+    return _run(model, loop)
+
+
+def anthropic_messages(loop: ToolLoop) -> str:
+    from langchain_anthropic import ChatAnthropic
+
+    model = ChatAnthropic(  # type: ignore[call-arg]
+        model=loop.model,
+        base_url=loop.base_url,
+        api_key=loop.api_key,  # type: ignore[arg-type]
+        max_retries=0,
+    )
+    return _run(model, loop)
+
+
+def mistral_chat(loop: ToolLoop) -> str:
+    from langchain_mistralai import ChatMistralAI
+
+    model = ChatMistralAI(  # type: ignore[call-arg]
+        model=loop.model,
+        base_url=loop.base_url,
+        api_key=loop.api_key,  # type: ignore[arg-type]
+        max_retries=0,
+    )
+    return _run(model, loop)
+
+
+def _version(package: str = "langchain-core") -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def _integrations() -> str:
+    packages = ("langchain-openai", "langchain-anthropic", "langchain-mistralai")
+    return "langchain-core with " + ", ".join(f"{p} {_version(p)}" for p in packages)
+
+
+CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
+    "openai-chat": openai_chat,
+    "openai-responses": openai_responses,
+    "anthropic-messages": anthropic_messages,
+    "mistral-chat": mistral_chat,
+}
+
+ADAPTER = ClientAdapter(
+    name="langchain",
+    version=_version(),
+    clients=CLIENTS,
+    homepage="https://github.com/langchain-ai/langchain",
+    notes=_integrations(),
+    unsupported={
+        "openresponses": "not covered: Open Responses servers would be reached through ChatOpenAI's Responses mode, "
+        "which this adapter exercises on openai-responses only",
+        "azure-foundry": "not covered: Azure AI Foundry's hosted tools are outside LangChain's chat models",
+        "gemini": "not covered: Gemini is served by langchain-google-genai, which this adapter does not drive",
+        "kimi-chat": "not covered: Kimi has no LangChain integration in langchain-openai, -anthropic or -mistralai",
+        "ollama-chat": "not covered: Ollama is served by langchain-ollama, which this adapter does not drive",
+        "cohere-v2": "not covered: Cohere is served by langchain-cohere, which this adapter does not drive",
+        "bedrock-converse": "not covered: Bedrock is served by langchain-aws, which this adapter does not drive",
+    },
+)

@@ -1,0 +1,46 @@
+"""LangChain's chat models as a client adapter: scenarios it passes, and a confirmed finding that must stay visible."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients.langchain_chat import ADAPTER
+from conformance.corpus import Corpus
+from conformance.runner import run_scenario
+
+pytest.importorskip("langchain_openai", reason="the LangChain client adapter drives langchain-openai")
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "package"),
+    [
+        ("openai-chat/parallel-results-reversed", "langchain_openai"),
+        ("openai-responses/streamed-function-and-custom", "langchain_openai"),
+        ("anthropic-messages/streamed-parallel-calls", "langchain_anthropic"),
+        ("mistral-chat/parallel-same-tool", "langchain_mistralai"),
+    ],
+)
+def test_langchain_passes(scenario_id: str, package: str, corpus: Corpus) -> None:
+    pytest.importorskip(package)
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", result.summary
+    assert result.errors == []
+
+
+def test_langchain_sends_empty_served_ids_back_unchanged(corpus: Corpus) -> None:
+    """Gemini's OpenAI-compatible endpoint serves id "": ChatOpenAI keeps it on both calls and both results."""
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/gemini-compat-empty-ids"], corpus)
+    assert result.outcome == "fail"
+    assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
+    assert {v.location for v in result.errors if v.code == "roundtrip/empty-id"} == {
+        "request[1].messages[1].tool_calls[0].id",
+        "request[1].messages[1].tool_calls[1].id",
+    }
+    # Gemini's compatible endpoint is not OpenAI: the violations stand, but no OpenAI error is served.
+    assert "provider's error" not in result.summary
+
+
+def test_langchain_skips_apis_it_does_not_cover(corpus: Corpus) -> None:
+    result = run_scenario(ADAPTER, corpus.scenarios["gemini/one-call"], corpus)
+    assert result.outcome == "skip"
+    assert "langchain-google-genai" in result.summary

@@ -1,0 +1,39 @@
+"""The Pydantic AI client adapter on recorded cassettes: cases it passes, and one confirmed finding."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients.pydantic_ai import ADAPTER
+from conformance.corpus import Corpus
+from conformance.runner import run_scenario
+
+pytest.importorskip("pydantic_ai")
+
+PASSING = [
+    ("anthropic-messages/parallel-same-tool", "pydantic_ai.models.anthropic"),
+    ("mistral-chat/streamed-parallel-calls", "pydantic_ai.models.mistral"),
+    ("bedrock-converse/three-turn-chain", "pydantic_ai.models.bedrock"),
+]
+
+
+@pytest.mark.parametrize(("scenario_id", "model_module"), PASSING, ids=[p[0] for p in PASSING])
+def test_the_framework_tool_loop_passes(corpus: Corpus, scenario_id: str, model_module: str) -> None:
+    pytest.importorskip(model_module)
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
+    assert not result.errors
+
+
+def test_ollama_calls_streamed_at_one_index_are_merged(corpus: Corpus) -> None:
+    """Two streamed calls both at `index: 0` become one call `get_weatherget_weather` with the second id.
+
+    The OpenAI Chat stream is reassembled by `index` alone (`_chat_streaming.py`, `vendor_part_id=dtc.index`),
+    and a delta with a new id on a known index overwrites the id and appends name and arguments.
+    """
+    pytest.importorskip("pydantic_ai.models.openai")
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/ollama-parallel-index-zero"], corpus)
+    assert result.outcome == "fail"
+    assert {v.code for v in result.errors} == {"roundtrip/call-lost"}
+    lost = result.errors[0]
+    assert lost.expected == "call_u4kq7zm2"
