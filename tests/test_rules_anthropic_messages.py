@@ -170,7 +170,22 @@ class ServerResultsDropped(AnthropicMessagesCodec):
         return None
 
 
+class ServerCallsAsClientCalls(AnthropicMessagesCodec):
+    """A provider-run tool call is surfaced as an ordinary tool call (the application answers it)
+    and the provider's result block is dropped (LiteLLM's run_tool_loop with Anthropic web search)."""
+
+    def decode_block(self, block: dict[str, Any]) -> Any:
+        part = super().decode_block(block)
+        if part is not None and part.get("provider_executed"):
+            if part["type"] == "tool_result":
+                return None
+            part = {**part, "wire_type": "anthropic-messages/ToolUseBlock"}
+            del part["provider_executed"]
+        return part
+
+
 CASES = [
+    ("pairing/missing-result", ServerCallsAsClientCalls(), "anthropic-messages/web-search-beside-client-call"),
     ("pairing/missing-result", ServerResultsDropped(), "anthropic-messages/web-search-beside-client-call"),
     ("pairing/not-adjacent", TextBeforeResults(), "anthropic-messages/parallel-different-tools"),
     ("pairing/not-adjacent", NoteMessageBeforeResults(), "anthropic-messages/three-turn-chain"),

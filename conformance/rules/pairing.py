@@ -202,14 +202,21 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
     for echo in echoes_here:
         # A server tool's result is the provider's, but the history must carry it with its call.
         sent = echo.sent
-        if sent is None or not echo.served_results or sent.path in state.answered:
+        if sent is None or not echo.served_results:
             continue
+        answered = state.answered.get(sent.path)
+        if answered is not None and answered.provider_executed:
+            continue
+        why = (
+            "but the history sends it back as a call of the client's, answered by the client"
+            if answered is not None
+            else "but the history sends the call back without it"
+        )
         out.append(
             ctx.violation(
                 "pairing/missing-result",
                 sent.id_path,
-                f"The server tool call {sent.call_id!r} ({sent.name}) was served with its result, "
-                "but the history sends the call back without it.",
+                f"The server tool call {sent.call_id!r} ({sent.name}) was served with the provider's result, {why}.",
                 wire_type=sent.wire_type,
                 expected=f"the {echo.served_results[0].wire_type} served with it",
                 received="none",

@@ -1,0 +1,273 @@
+"""LiteLLM, run the way its documentation tells users to call tools.
+
+Every chat-style API is driven through `litellm.completion` with a provider-prefixed model name
+(`openai/`, `anthropic/`, `gemini/`, `mistral/`, `bedrock/converse/`, `cohere_chat/`,
+`ollama_chat/`, `moonshot/`) and `api_base` pointed at the replay. The loop is LiteLLM's own:
+`litellm.run_tool_loop` (its documented client-side tool loop) when the turns are whole
+responses and no tool is a custom tool. `run_tool_loop` rejects `stream=True` and custom
+tools, so there the loop is the documented manual one: `litellm.completion(..., stream=True)`, the
+chunks rebuilt with `litellm.stream_chunk_builder`, the assistant message appended as returned,
+and one `role: tool` message per call under the call's `id`. Tools are the scenario's function
+(and custom) tools; for Anthropic, Gemini and the Responses API the provider's own tools the
+recording declared (web search, code execution, shell, ...) are passed along as recorded.
+
+The Responses API is driven through `litellm.responses` with `store=False`: the output items of
+each response are sent back as the next request's input, followed by one output item per
+client-side call under its `call_id`. Streams are read to their `response.completed` event.
+
+Retries are off (`max_retries=0`, `num_retries=0`), so a provider error surfaces once. The cost
+map is read from the installed package (`LITELLM_LOCAL_MODEL_COST_MAP`), since a replay has no
+network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from conformance.connectors.client import ClientAdapter, ToolLoop
+
+MAX_TURNS = 8
+
+
+def _litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    return litellm
+
+
+def _server_tools(loop: ToolLoop) -> list[Any]:
+    """The provider's own tools the recording declared (web search, code execution, ...), as recorded."""
+    client_keys = {"input_schema", "parameters", "functionDeclarations", "function_declarations"}
+    return [
+        t
+        for t in loop.recorded_tools
+        if isinstance(t, dict) and t.get("type") not in ("function", "custom") and not client_keys & t.keys()
+    ]
+
+
+def _chat_tools(loop: ToolLoop) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = [
+        {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
+        if t.get("type") == "custom"
+        else {
+            "type": "function",
+            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]},
+        }
+        for t in loop.tools
+    ]
+    # LiteLLM passes Anthropic server tools and Gemini's googleSearch/codeExecution through as given.
+    if loop.api in ("anthropic-messages", "gemini"):
+        tools.extend(_server_tools(loop))
+    return tools
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw or "{}")
+        except ValueError:
+            return raw
+    return raw
+
+
+def _run_call(loop: ToolLoop, call: Any) -> dict[str, Any]:
+    """One tool message under the call's id, as LiteLLM's function-calling docs build it."""
+    custom = getattr(call, "custom", None)
+    if custom is not None:
+        name, output = custom.name, loop.call_tool(custom.name, {"input": custom.input})
+    else:
+        name = call.function.name
+        output = loop.call_tool(name, _arguments(call.function.arguments))
+    return {"tool_call_id": call.id, "role": "tool", "name": name, "content": output}
+
+
+def _completion_loop(loop: ToolLoop, model: str, **kwargs: Any) -> str:
+    litellm = _litellm()
+    tools = _chat_tools(loop)
+    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+    kwargs = {"max_retries": 0, "num_retries": 0, "api_key": loop.api_key, **kwargs}
+    if not loop.stream and all(t.get("type") != "custom" for t in tools):
+        answer = litellm.run_tool_loop(
+            model=model,
+            messages=messages,
+            tools=tools,
+            execute_tool=lambda call: _run_call(loop, call),
+            max_rounds=MAX_TURNS,
+            **kwargs,
+        )
+        return str(answer or "")
+    return _manual_loop(litellm, loop, model, tools, messages, kwargs)
+
+
+def _manual_loop(
+    litellm: Any, loop: ToolLoop, model: str, tools: list[dict[str, Any]], messages: list[Any], kwargs: dict[str, Any]
+) -> str:
+    """The loop of LiteLLM's function-calling docs; streams are rebuilt with `stream_chunk_builder`."""
+    for _ in range(MAX_TURNS):
+        if loop.stream:
+            chunks = list(litellm.completion(model=model, messages=messages, tools=tools, stream=True, **kwargs))
+            response = litellm.stream_chunk_builder(chunks, messages=messages)
+        else:
+            response = litellm.completion(model=model, messages=messages, tools=tools, **kwargs)
+        message = response.choices[0].message
+        messages.append(message)
+        if not message.tool_calls:
+            return str(message.content or "")
+        messages.extend(_run_call(loop, call) for call in message.tool_calls)
+    return ""
+
+
+def openai_chat(loop: ToolLoop) -> str:
+    return _completion_loop(loop, f"openai/{loop.model}", api_base=loop.base_url)
+
+
+def mistral_chat(loop: ToolLoop) -> str:
+    return _completion_loop(loop, f"mistral/{loop.model}", api_base=loop.base_url)
+
+
+def kimi_chat(loop: ToolLoop) -> str:
+    return _completion_loop(loop, f"moonshot/{loop.model}", api_base=loop.base_url)
+
+
+def ollama_chat(loop: ToolLoop) -> str:
+    return _completion_loop(loop, f"ollama_chat/{loop.model}", api_base=loop.base_url)
+
+
+def anthropic_messages(loop: ToolLoop) -> str:
+    return _completion_loop(loop, f"anthropic/{loop.model}", api_base=loop.base_url)
+
+
+def gemini(loop: ToolLoop) -> str:
+    # LiteLLM's Gemini api_base carries the API version: {api_base}/models/{model}:generateContent.
+    return _completion_loop(loop, f"gemini/{loop.model}", api_base=f"{loop.base_url}/v1beta")
+
+
+def cohere_v2(loop: ToolLoop) -> str:
+    # LiteLLM's Cohere api_base is the whole endpoint.
+    return _completion_loop(loop, f"cohere_chat/{loop.model}", api_base=f"{loop.base_url}/v2/chat")
+
+
+def bedrock_converse(loop: ToolLoop) -> str:
+    region = re.search(r"bedrock-runtime\.([a-z0-9-]+)\.", loop.base_url)
+    return _completion_loop(
+        loop,
+        f"bedrock/converse/{loop.model}",
+        api_base=loop.base_url,
+        aws_region_name=region.group(1) if region else "us-east-1",
+    )
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+# Client-side Responses items and the item that answers each, as OpenAI's tool guides build them;
+# the call is run through `loop.call_tool` under the item's name (or type) with its arguments.
+def _responses_output(loop: ToolLoop, item: Mapping[str, Any]) -> dict[str, Any] | None:
+    kind, call_id = item.get("type"), item.get("call_id")
+    if kind == "function_call":
+        output = loop.call_tool(item["name"], _arguments(item.get("arguments")))
+        return {"type": "function_call_output", "call_id": call_id, "output": output}
+    if kind == "custom_tool_call":
+        output = loop.call_tool(item["name"], {"input": item.get("input", "")})
+        return {"type": "custom_tool_call_output", "call_id": call_id, "output": output}
+    if kind == "computer_call":
+        output = _json_or_text(loop.call_tool(kind, item.get("action", {})))
+        return {"type": "computer_call_output", "call_id": call_id, "output": output}
+    if kind == "local_shell_call":
+        output = loop.call_tool(kind, item.get("action", {}))
+        return {"type": "local_shell_call_output", "call_id": call_id, "output": output}
+    if kind == "shell_call":
+        output = _json_or_text(loop.call_tool(kind, item.get("action", {})))
+        return {"type": "shell_call_output", "call_id": call_id, "output": output}
+    if kind == "apply_patch_call":
+        output = loop.call_tool(kind, item.get("operation", {}))
+        return {"type": "apply_patch_call_output", "call_id": call_id, "status": "completed", "output": output}
+    if kind == "tool_search_call" and item.get("execution") == "client":
+        found = _json_or_text(loop.call_tool(kind, item.get("arguments", {})))
+        return {"type": "tool_search_output", "call_id": call_id, "execution": "client", "tools": found}
+    if kind == "mcp_approval_request":
+        approve = loop.call_tool(item["name"], _arguments(item.get("arguments"))) == "true"
+        return {"type": "mcp_approval_response", "approval_request_id": item["id"], "approve": approve}
+    return None
+
+
+def _item_dict(item: Any) -> dict[str, Any]:
+    return dict(item.model_dump(exclude_none=True)) if hasattr(item, "model_dump") else dict(item)
+
+
+def openai_responses(loop: ToolLoop) -> str:
+    litellm = _litellm()
+    tools: list[Any] = [
+        {"type": "custom", "name": t["name"], "description": t.get("description", "")}
+        if t.get("type") == "custom"
+        else {
+            "type": "function",
+            "name": t["name"],
+            "description": t.get("description", ""),
+            "parameters": t["parameters"],
+        }
+        for t in loop.tools
+    ] + _server_tools(loop)
+    inputs: list[Any] = [{"role": "user", "content": loop.prompt}]
+    model = f"openai/{loop.model}"
+    kwargs: dict[str, Any] = {"api_base": loop.base_url, "api_key": loop.api_key, "max_retries": 0, "num_retries": 0}
+    for _ in range(MAX_TURNS):
+        if loop.stream:
+            response: Any = None
+            for event in litellm.responses(model=model, input=inputs, tools=tools, store=False, stream=True, **kwargs):
+                if getattr(event, "type", None) == "response.completed":
+                    response = event.response
+            if response is None:
+                raise RuntimeError("the stream ended without response.completed")
+        else:
+            response = litellm.responses(model=model, input=inputs, tools=tools, store=False, **kwargs)
+        items = [_item_dict(item) for item in response.output]
+        inputs.extend(items)
+        outputs = [out for out in (_responses_output(loop, item) for item in items) if out is not None]
+        if not outputs:
+            return str(getattr(response, "output_text", "") or "")
+        inputs.extend(outputs)
+    return ""
+
+
+def _version() -> str:
+    try:
+        return version("litellm")
+    except PackageNotFoundError:
+        return "not installed"
+
+
+CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
+    "openai-chat": openai_chat,
+    "openai-responses": openai_responses,
+    "anthropic-messages": anthropic_messages,
+    "gemini": gemini,
+    "mistral-chat": mistral_chat,
+    "bedrock-converse": bedrock_converse,
+    "cohere-v2": cohere_v2,
+    "ollama-chat": ollama_chat,
+    "kimi-chat": kimi_chat,
+}
+
+ADAPTER = ClientAdapter(
+    name="litellm",
+    version=_version(),
+    clients=CLIENTS,
+    homepage="https://github.com/BerriAI/litellm",
+    unsupported={
+        "openresponses": "not covered: LiteLLM has no Open Responses provider; litellm.responses against an "
+        "OpenAI-style base URL is exercised under openai-responses",
+        "azure-foundry": "not covered: the Foundry agent service's hosted tools (Bing grounding, SharePoint, A2A, "
+        "workflows) are not something litellm.responses declares",
+    },
+)
