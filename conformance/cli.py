@@ -143,16 +143,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FOUND if report.problems else EXIT_OK
 
 
-def cmd_matrix(args: argparse.Namespace) -> int:
+def _wire_types(args: argparse.Namespace) -> int:
     from conformance.corpus import load_corpus
     from conformance.wiretypes_report import COMMAND, render, stale_files, write_files
 
-    if args.results:
-        print("conformance matrix: merging results files is not implemented yet", file=sys.stderr)
-        return EXIT_INPUT
-    if not args.wire_types:
-        print("conformance matrix: nothing to generate; pass --wire-types", file=sys.stderr)
-        return EXIT_INPUT
     rendered = render(load_corpus())
     output = Path(args.output)
     if not args.check:
@@ -166,6 +160,42 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         print(f"stale: run `{COMMAND}" + (f" --output {args.output}`" if args.output != "reports" else "`"))
         return EXIT_FOUND
     print(f"up to date: {', '.join(str(output / name) for name in sorted(rendered))}")
+    return EXIT_OK
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from conformance.matrix import COMMAND
+    from conformance.matrix.generate import from_bundled, from_results
+    from conformance.matrix.outputs import stale_files, write_files
+
+    if args.wire_types:
+        if args.results:
+            print("conformance matrix: --wire-types takes no results files", file=sys.stderr)
+            return EXIT_INPUT
+        return _wire_types(args)
+    output = Path(args.output)
+    if args.results:
+        report = from_results([Path(p) for p in args.results])
+    else:
+        report = from_bundled(output, progress=lambda line: print(f"warning: {line}", file=sys.stderr))
+    for line in report.summaries:
+        print(line)
+    if not args.check:
+        written, removed = write_files(output, report.files)
+        for path in written:
+            print(f"wrote {path}")
+        for path in removed:
+            print(f"removed {path}")
+        print(f"{len(report.files) - len(written)} of {len(report.files)} files unchanged under {output}")
+        return EXIT_OK
+    stale = stale_files(output, report.files)
+    command = " ".join([COMMAND, *args.results] + ([f"--output {args.output}"] if args.output != "reports" else []))
+    for path, why in stale:
+        print(f"{path}: {why} what `{command}` generates")
+    if stale:
+        print(f"stale: run `{command}`")
+        return EXIT_FOUND
+    print(f"up to date: {len(report.files)} files under {output}")
     return EXIT_OK
 
 
@@ -210,8 +240,17 @@ def build_parser() -> argparse.ArgumentParser:
     common(check)
     check.set_defaults(func=cmd_check)
 
-    matrix = sub.add_parser("matrix", help="regenerate the reports under reports/")
-    matrix.add_argument("results", nargs="*", metavar="RESULTS", help="results JSON to merge (not implemented yet)")
+    matrix = sub.add_parser(
+        "matrix",
+        help="regenerate the reports under reports/: the compatibility matrix (of the results files given, or of "
+        "the bundled adapters and reports/results/*.json), or with --wire-types the wire-types report",
+    )
+    matrix.add_argument(
+        "results",
+        nargs="*",
+        metavar="RESULTS",
+        help="results JSON files to merge (default: run the bundled adapters and read DIR/results/*.json)",
+    )
     matrix.add_argument(
         "--wire-types", action="store_true", help="the CallId proposal's tables and counts, from the wire-type cases"
     )

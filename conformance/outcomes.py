@@ -23,6 +23,7 @@ class CaseResult:
     detail: str = ""  # a short traceback for errors
     duration: float = 0.0
     expected_codes: tuple[str, ...] = ()  # bug reproductions only
+    link: str = ""  # xfail and xpass: the report of the known bug that makes the case expected to fail
 
     @property
     def errors(self) -> list[Violation]:
@@ -47,6 +48,8 @@ class CaseResult:
             data["detail"] = self.detail
         if self.expected_codes:
             data["expected_codes"] = list(self.expected_codes)
+        if self.link:
+            data["link"] = self.link
         data["duration"] = round(self.duration, 4)
         return data
 
@@ -62,6 +65,7 @@ class CaseResult:
             detail=data.get("detail", ""),
             duration=data.get("duration", 0.0),
             expected_codes=tuple(data.get("expected_codes", ())),
+            link=data.get("link", ""),
         )
 
 

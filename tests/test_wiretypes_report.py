@@ -210,10 +210,3 @@ def test_check_names_a_stale_file_and_writes_nothing(
     other = tmp_path / (report.JSON_FILE if change == "edit" else report.MARKDOWN_FILE)
     assert str(other) not in out
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
-
-
-def test_merging_results_is_not_there_yet(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main(["matrix", str(tmp_path / "results.json")]) == 2
-    assert "merging results files is not implemented yet" in capsys.readouterr().err
-    assert main(["matrix"]) == 2
-    assert "--wire-types" in capsys.readouterr().err

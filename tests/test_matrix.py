@@ -1,0 +1,373 @@
+"""`conformance matrix`: results files merged into the compatibility matrix, and the bundled run behind reports/."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+from conformance.cli import main
+from conformance.corpus import Corpus
+from conformance.matrix import HTML_FILE, JSON_FILE, MARKDOWN_FILE
+from conformance.matrix.badges import adapter_badge, summary_line
+from conformance.matrix.document import slug, stable_detail, stable_text
+from conformance.matrix.generate import Report, from_bundled
+from conformance.outcomes import OUTCOMES, CaseResult
+from conformance.results import results_document, write_results
+from conformance.violations import Violation
+
+REPORTS = ROOT / "reports"
+BUG_LINK = "https://github.com/example/adapter/issues/1"
+SKIP_REASON = "needs a history of another API, which this client cannot be handed"
+
+
+def _write(
+    path: Path, results: Sequence[CaseResult], *, name: str = "mylib", version: str = "1.0", revision: str
+) -> Path:
+    adapter = {"name": name, "version": version, "connector": "client"}
+    write_results(path, results_document(results, adapter=adapter, corpus_revision=revision, profile="default"))
+    return path
+
+
+def _every_outcome(corpus: Corpus) -> list[CaseResult]:
+    """One case per outcome, on real scenarios; the fail carries a violation and a diff."""
+    scenarios = sorted(corpus.scenarios.values(), key=lambda s: s.id)[: len(OUTCOMES)]
+    results = []
+    for scenario, outcome in zip(scenarios, OUTCOMES, strict=True):
+        result = CaseResult(scenario.id, scenario.api, outcome, summary=f"what the {outcome} was")
+        if outcome == "skip":
+            result.summary = SKIP_REASON
+        if outcome == "xfail":
+            result.link = BUG_LINK
+        if outcome == "xpass":
+            result.link = "javascript:alert(1)"  # shown, never a link
+        if outcome == "fail":
+            result.violations = [
+                Violation(
+                    "roundtrip/id-altered",
+                    "error",
+                    "request[1].messages[2].tool_call_id",
+                    "The result carries 'get_weather' instead of 'call_1'",
+                    expected="call_1",
+                    received="get_weather",
+                    provider_error="messages with role 'tool' must be a response to a preceeding message",
+                )
+            ]
+            result.diff = "Value of ['request[1]'][2]['results'][0]['id'] changed from \"call_1\" to \"get_weather\"."
+        if outcome == "error":
+            result.detail = (
+                "Traceback (most recent call last):\n"
+                '  File "/home/someone/src/mylib/codec.py", line 12, in encode\n'
+                "    return x['function']\n"
+                "KeyError: 'function'"
+            )
+        results.append(result)
+    return results
+
+
+def _json(directory: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((directory / JSON_FILE).read_text(encoding="utf-8"))
+    return data
+
+
+def _tree(directory: Path) -> dict[str, bytes]:
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> Report:
+    return from_bundled(tmp_path_factory.mktemp("reports"))
+
+
+# Merging results files
+
+
+def test_results_of_different_revisions_are_shown_apart(corpus: Corpus, tmp_path: Path) -> None:
+    current = corpus.revision()
+    results = _every_outcome(corpus)[:2]
+    a = _write(tmp_path / "a.json", results, name="alpha", revision=current)
+    b = _write(tmp_path / "b.json", results, name="beta", revision=current)
+    old = _write(tmp_path / "old.json", results, name="gamma", revision="sha256:0000000000000000")
+    out = tmp_path / "out"
+    assert main(["matrix", str(old), str(b), str(a), "--output", str(out)]) == 0
+    groups = _json(out)["groups"]
+    assert [(g["corpus_revision"], g["current"]) for g in groups] == [
+        (current, True),
+        ("sha256:0000000000000000", False),
+    ]
+    assert [c["name"] for c in groups[0]["columns"]] == ["alpha", "beta"]  # side by side, in a stable order
+    assert [c["name"] for c in groups[1]["columns"]] == ["gamma"]
+    markdown = (out / MARKDOWN_FILE).read_text(encoding="utf-8")
+    mine, other = markdown.split("## Other corpus revisions")
+    assert "alpha" in mine and "beta" in mine and "gamma" not in mine
+    assert "### Corpus `sha256:0000000000000000`" in other and "gamma" in other and "alpha" not in other
+    html = (out / HTML_FILE).read_text(encoding="utf-8")
+    assert html.count('<section class="group') == 2
+    assert 'data-revision="sha256:0000000000000000"' in html and 'id="other-revisions"' in html
+
+
+def test_no_results_against_this_corpus_puts_the_commonest_revision_first(corpus: Corpus, tmp_path: Path) -> None:
+    results = _every_outcome(corpus)[:1]
+    files = [
+        _write(tmp_path / "x.json", results, name="x", revision="sha256:bbbb"),
+        _write(tmp_path / "y.json", results, name="y", revision="sha256:bbbb"),
+        _write(tmp_path / "z.json", results, name="z", revision="sha256:aaaa"),
+    ]
+    assert main(["matrix", *map(str, files), "--output", str(tmp_path / "out")]) == 0
+    groups = _json(tmp_path / "out")["groups"]
+    assert [g["corpus_revision"] for g in groups] == ["sha256:bbbb", "sha256:aaaa"]
+    assert not any(g["current"] for g in groups)
+    assert "No results ran against this corpus" in (tmp_path / "out" / MARKDOWN_FILE).read_text(encoding="utf-8")
+
+
+def test_every_outcome_is_counted_and_visible(corpus: Corpus, tmp_path: Path) -> None:
+    results = _every_outcome(corpus)
+    source = _write(tmp_path / "mylib.json", results, revision=corpus.revision())
+    out = tmp_path / "out"
+    assert main(["matrix", str(source), "--output", str(out)]) == 0
+    column = _json(out)["groups"][0]["columns"][0]
+    expected: dict[str, int] = {**dict.fromkeys(OUTCOMES, 1), "total": len(OUTCOMES)}
+    assert column["counts"] == expected
+    assert column["summary"] == (
+        f"mylib 1.0: 1/9 pass, {', '.join(f'1 {o}' for o in OUTCOMES if o != 'pass')} (corpus {corpus.revision()})"
+    )
+
+    markdown = (out / MARKDOWN_FILE).read_text(encoding="utf-8")
+    header = next(line for line in markdown.splitlines() if line.startswith("| adapter | version"))
+    assert all(f" {o} |" in header for o in OUTCOMES)
+    apis = {r.api for r in results}
+    absent = sum(s.api in apis for s in corpus.scenarios.values()) - len(results)  # its APIs' other cases
+    assert column["absent"] == absent
+    row = next(line for line in markdown.splitlines() if line.startswith("| mylib | 1.0 |"))
+    counted = " | ".join(["1"] * len(OUTCOMES))
+    assert row.endswith(f"| {counted} | {len(OUTCOMES)} | {absent} | ![mylib](badges/mylib.svg) |")
+    assert SKIP_REASON in markdown and BUG_LINK in markdown
+
+    html = (out / HTML_FILE).read_text(encoding="utf-8")
+    for outcome in OUTCOMES:
+        assert f'<td class="o o-{outcome}"' in html, outcome
+        assert f'<th class="o-{outcome}">{outcome}</th>' in html  # the outcome table's column
+    assert SKIP_REASON in html and f'<a href="{BUG_LINK}">' in html
+    assert "javascript:alert(1)" in html and 'href="javascript' not in html
+    failing = next(r for r in results if r.outcome == "fail")
+    cell = f'id="g1-mylib-{slug(failing.case_id)}"'
+    fragment = html[html.index(cell) : html.index("</details>", html.index(cell))]
+    for text in ("roundtrip/id-altered", "request[1].messages[2].tool_call_id", "preceeding message", "get_weather"):
+        assert text in fragment
+    assert '<pre class="diff">' in fragment
+    # tracebacks lose the machine's paths
+    assert "/home/someone" not in html and "codec.py:12 in encode" in html
+
+
+def test_a_results_file_that_cannot_be_used_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "broken.json").write_text("{", encoding="utf-8")
+    (tmp_path / "other.json").write_text('{"format": "something-else"}', encoding="utf-8")
+    assert main(["matrix", str(tmp_path / "broken.json"), str(tmp_path / "other.json"), "--output", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "broken.json" in err and "other.json: [results] not a toolcall-conformance/results file" in err
+    assert not (tmp_path / MARKDOWN_FILE).exists()
+
+
+def test_wire_types_takes_no_results_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["matrix", "--wire-types", str(tmp_path / "results.json")]) == 2
+    assert "--wire-types takes no results files" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change", ["edit", "delete", "extra badge"])
+def test_check_names_a_stale_file_and_writes_nothing(
+    change: str, corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _write(tmp_path / "mylib.json", _every_outcome(corpus), revision=corpus.revision())
+    out = tmp_path / "out"
+    args = ["matrix", str(source), "--output", str(out)]
+    assert main(args) == 0
+    assert main([*args, "--check"]) == 0
+    if change == "edit":
+        stale = out / MARKDOWN_FILE
+        stale.write_text(stale.read_text(encoding="utf-8").replace("1/9", "2/9"), encoding="utf-8")
+    elif change == "delete":
+        stale = out / "badges" / "mylib.svg"
+        stale.unlink()
+    else:
+        stale = out / "badges" / "gone.svg"
+        stale.write_text("<svg/>", encoding="utf-8")
+    before = _tree(out)
+    capsys.readouterr()
+    assert main([*args, "--check"]) == 1
+    printed = capsys.readouterr().out
+    why = {"edit": "differs from", "delete": "missing from", "extra badge": "not part of"}[change]
+    assert f"{stale}: {why} what `conformance matrix {source}" in printed
+    assert str(out / HTML_FILE) not in printed
+    assert _tree(out) == before
+    assert main(args) == 0  # writing puts it right, removing a badge no column has
+    assert main([*args, "--check"]) == 0
+    assert not (out / "badges" / "gone.svg").exists()
+
+
+# The bundled run
+
+
+def test_the_bundled_run_has_the_reference_and_every_reproduction(corpus: Corpus, bundled: Report) -> None:
+    (group,) = bundled.document["groups"]
+    assert group["current"] and group["corpus_revision"] == corpus.revision()
+    columns = {c["name"]: c for c in group["columns"]}
+    assert next(iter(columns)) == "reference"
+    assert set(columns) == {"reference", *corpus.bugs}
+    reference = columns["reference"]
+    assert reference["counts"]["total"] == len(corpus.scenarios) and reference["kind"] == "reference"
+    assert reference["badge"] == "badges/reference.svg" and "badges/reference.svg" in bundled.files
+    cells = {
+        (c["id"], key): cell
+        for api in group["apis"]
+        for wire in api["wire_types"]
+        for c in wire["cases"]
+        for key, cell in c["cells"].items()
+    }
+    for bug in corpus.bugs.values():
+        column = columns[bug.id]
+        api = corpus.scenarios[bug.scenario].api
+        assert column["kind"] == "reproduction" and column["badge"] is None
+        # every scenario of its API, not only its own
+        assert column["counts"]["total"] == sum(s.api == api for s in corpus.scenarios.values())
+        own = cells[(bug.scenario, column["key"])]
+        assert own["outcome"] == "xfail", (bug.id, own)
+        assert own["link"] == bug.report
+
+
+def test_the_bundled_run_reads_committed_results(corpus: Corpus, tmp_path: Path) -> None:
+    _write(tmp_path / "results" / "mylib.json", _every_outcome(corpus), revision=corpus.revision())
+    _write(tmp_path / "results" / "older.json", _every_outcome(corpus), name="older", revision="sha256:0123")
+    report = from_bundled(tmp_path)
+    first, other = report.document["groups"]
+    mylib = next(c for c in first["columns"] if c["name"] == "mylib")
+    assert mylib["source"] == "results/mylib.json" and mylib["kind"] == "adapter"
+    assert [c["name"] for c in first["columns"]][:2] == ["reference", "mylib"]
+    assert [c["name"] for c in other["columns"]] == ["older"] and other["corpus_revision"] == "sha256:0123"
+    assert {"badges/reference.svg", "badges/mylib.svg", "badges/older.svg"} <= set(report.files)
+
+
+def test_two_runs_write_the_same_bytes(corpus: Corpus, tmp_path: Path) -> None:
+    for run in ("a", "b"):
+        _write(tmp_path / run / "results" / "mylib.json", _every_outcome(corpus), revision=corpus.revision())
+        assert main(["matrix", "--output", str(tmp_path / run)]) == 0
+    first, second = _tree(tmp_path / "a"), _tree(tmp_path / "b")
+    assert first == second
+    assert {MARKDOWN_FILE, JSON_FILE, HTML_FILE, "badges/reference.svg", "badges/mylib.svg"} <= set(first)
+    text = first[JSON_FILE].decode()
+    assert '"duration"' not in text and "run_info" not in text and str(ROOT) not in text
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_the_committed_reports_are_current(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["matrix", "--check", "--output", str(REPORTS)]) == 0, capsys.readouterr().out
+
+
+# Summaries and badges
+
+
+def test_summary_line_and_badge() -> None:
+    passing: dict[str, int] = {**dict.fromkeys(OUTCOMES, 0), "pass": 90, "skip": 3}
+    line = summary_line("reference", "0.1.0", passing, "sha256:abcd")
+    assert line == "reference 0.1.0: 90/93 pass, 3 skip (corpus sha256:abcd)"
+    badge = adapter_badge(passing, line)
+    assert badge == adapter_badge(dict(passing), line)
+    assert badge.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "90/93 pass" in badge
+    assert 'fill="#4c1"' in badge and f"<title>{line}</title>" in badge
+    failing = {**passing, "fail": 50}
+    assert 'fill="#e05d44"' in adapter_badge(failing, "")
+    assert 'fill="#dfb317"' in adapter_badge({**passing, "fail": 1}, "")
+
+
+def test_tracebacks_are_made_independent_of_the_machine() -> None:
+    detail = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/main/conformance/connectors/codec.py", line 42, in _call\n'
+        "    return fn(copy.deepcopy(arg))\n"
+        "           ^^^^^^^^^^^^^^^^^^^^^^\n"
+        '  File "/usr/lib/python3/site-packages/mylib/codec.py", line 7, in encode\n'
+        "    pending = x['function']\n"
+        '  File "/usr/lib/python3/site-packages/mylib/codec.py", line 7, in <listcomp>\n'
+        "    pending = x['function']\n"
+        "KeyError: 'function'"
+    )  # the comprehension's frame exists before Python 3.12 only
+    assert stable_detail(detail) == (
+        "Traceback (most recent call last):\n"
+        "  conformance/connectors/codec.py:42 in _call\n"
+        "    return fn(copy.deepcopy(arg))\n"
+        "  mylib/codec.py:7 in encode\n"
+        "    pending = x['function']\n"
+        "KeyError: 'function'"
+    )
+    assert stable_detail("plain text\n") == "plain text"
+    assert stable_text("Cassette: /work/main/cassettes/gemini/one.yaml (see https://example.com/a/b.yaml)") == (
+        "Cassette: cassettes/gemini/one.yaml (see https://example.com/a/b.yaml)"
+    )
+
+
+# The page in a real browser
+
+BROWSER = next((p for name in ("chromium", "chromium-browser", "google-chrome") if (p := shutil.which(name))), None)
+needs_chromium = pytest.mark.skipif(
+    BROWSER is None, reason="Chromium is not installed (Debian: apt-get install chromium chromium-driver)"
+)
+
+
+def _dump_dom(url: str, profile: Path) -> str:
+    assert BROWSER is not None
+    done = subprocess.run(
+        [BROWSER, "--headless", "--disable-gpu", "--no-sandbox", f"--user-data-dir={profile}", "--dump-dom", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stdout.strip(), done.stderr[-2000:]
+    return done.stdout
+
+
+@needs_chromium
+def test_the_page_renders_in_headless_chromium(tmp_path: Path) -> None:
+    page = REPORTS / HTML_FILE
+    doc = _json(REPORTS)
+    group = doc["groups"][0]
+    failing = next(
+        (column, case)
+        for api in group["apis"]
+        for wire in api["wire_types"]
+        for case in wire["cases"]
+        for column, cell in case["cells"].items()
+        if cell and cell["outcome"] == "fail" and cell.get("violations")
+    )
+    cell_id = f"g1-{failing[0]}-{slug(failing[1]['id'])}"
+    dom = _dump_dom(f"{page.resolve().as_uri()}#{cell_id}", tmp_path / "profile")
+    tables = len(group["apis"]) + sum(len(g["apis"]) for g in doc["groups"][1:])
+    assert dom.count('<table class="cases"') == tables
+    assert f'data-ready="{tables}"' in dom  # the inline script ran
+    start = dom.index(f'id="{cell_id}"')
+    cell = dom[start : dom.index("</td>", dom.index("</details>", start))]
+    assert cell.startswith(f'id="{cell_id}"><details open=""')  # the link opened the cell
+    assert '<table class="violations">' in cell
+    violation = failing[1]["cells"][failing[0]]["violations"][0]
+    assert violation["code"] in cell and violation["location"] in cell
+    assert re.search(r"<th[^>]*>provider error</th>", cell)
+
+
+@needs_chromium
+@pytest.mark.skipif(shutil.which("chromedriver") is None, reason="chromedriver is not installed (chromium-driver)")
+def test_the_scripted_browser_check_passes() -> None:
+    script = ROOT / "scripts" / "check_matrix_html.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(REPORTS / HTML_FILE)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ok, checked with headless Chromium through chromedriver" in done.stdout
