@@ -221,6 +221,7 @@ class ConformanceSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         # Added before the keyword, mark and last-failed filters run, so they apply to these too.
+        self.adapter  # noqa: B018  # an adapter that cannot be loaded stops the session here, once
         collector = ConformanceCollector.from_parent(
             session, name="conformance", nodeid="conformance", session_plugin=self
         )
