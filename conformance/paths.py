@@ -23,6 +23,12 @@ def bundled_root() -> Path:
     return _PACKAGE.parent
 
 
+def shipped_cases() -> Path | None:
+    """The corpus's cases inside an installed wheel; None in a source checkout, where they can change."""
+    root = bundled_root()
+    return root / "cases" if root.name == "_corpus" else None
+
+
 def bundled_cases() -> Path:
     return bundled_root() / "cases"
 
