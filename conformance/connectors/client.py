@@ -189,6 +189,35 @@ def _recorded_tools(recorded: Cassette | None) -> list[Any]:
     return list(tools) if isinstance(tools, list) else []
 
 
+def gemini_stream_framing(response: dict[str, Any], uri: str) -> dict[str, Any]:
+    """The recorded Gemini stream in the framing this request asks for.
+
+    `streamGenerateContent` serves the same chunks as one JSON array, or as server-sent events
+    when the request says `alt=sse`. Clients pick one (google-genai always asks for SSE), so a
+    recording of the other framing is re-framed, chunk for chunk, rather than served as a body
+    the real API would not send to this request.
+    """
+    if ":streamGenerateContent" not in uri:
+        return response
+    wants_sse = "alt=sse" in uri.split("?", 1)[-1]
+    headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+    is_sse = any("text/event-stream" in str(v) for v in headers.get("content-type", []))
+    if wants_sse == is_sse:
+        return response
+    body = response["body"]["string"]
+    text = body.decode() if isinstance(body, bytes) else str(body)
+    if wants_sse:
+        chunks = json.loads(text)
+        framed = "".join(f"data: {json.dumps(c, separators=(',', ':'))}\r\n\r\n" for c in chunks)
+        content_type = "text/event-stream"
+    else:
+        chunks = [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
+        framed = json.dumps(chunks)
+        content_type = "application/json; charset=UTF-8"
+    kept = {k: v for k, v in (response.get("headers") or {}).items() if k.lower() != "content-type"}
+    return {**response, "headers": {**kept, "content-type": [content_type]}, "body": {"string": framed.encode()}}
+
+
 def _is_provider_host(recorded: Cassette, api: str) -> bool:
     if api != "openai-chat":
         return True  # every other dialect is claimed by its provider's hosts only
@@ -253,6 +282,9 @@ def run_client(
         if index < len(bodies):
             return request
         bodies.append(_json(request.body))
+        if replaying and scenario.api == "gemini" and index < len(cassette.data):
+            stored_request, stored_response = cassette.data[index]
+            cassette.data[index] = (stored_request, gemini_stream_framing(stored_response, request.uri))
         if authoritative and replaying and recorded is not None and index < len(recorded.interactions) and not refused:
             try:
                 found = judge(Exchange(api=scenario.api, turns=turns_so_far()))
