@@ -15,16 +15,13 @@ from typing import Any
 
 from conformance.cassette import HttpRequest, HttpResponse
 from conformance.dialects.base import DialectError, Placement
+from conformance.dialects.openai_chat import messages_history
 from conformance.sse import parse_events
-from conformance.wire import History, Served, WireCall, WireMessage, WireResult
+from conformance.wire import History, Served, WireCall, WireResult
 
 API = "cohere-v2"
 CALL = f"{API}/ToolCallV2"
 TOOL_MESSAGE = f"{API}/ToolMessageV2"
-
-
-def _role(value: Any) -> Any:
-    return value if value in ("system", "user", "assistant", "tool") else "other"
 
 
 def _call(entry: Any, path: str) -> WireCall:
@@ -57,6 +54,15 @@ def _text(content: Any) -> str:
     return ""
 
 
+def _result(message: dict[str, Any], path: str) -> WireResult:
+    return WireResult(
+        call_id=message.get("tool_call_id"),
+        output=message.get("content"),
+        wire_type=TOOL_MESSAGE,
+        path=path,
+    )
+
+
 @dataclass
 class _StreamCall:
     index: int
@@ -82,27 +88,7 @@ class CohereV2:
         return request.path.endswith("/v2/chat")
 
     def history(self, body: Any, where: str = "request") -> History:
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            raise DialectError(where, "a Cohere v2 chat request needs a 'messages' list")
-        messages: list[WireMessage] = []
-        for i, message in enumerate(body["messages"]):
-            path = f"{where}.messages[{i}]"
-            if not isinstance(message, dict):
-                raise DialectError(path, "a message is not an object")
-            role = _role(message.get("role"))
-            calls = _calls(message, path) if role == "assistant" else ()
-            results: tuple[WireResult, ...] = ()
-            if role == "tool":
-                results = (
-                    WireResult(
-                        call_id=message.get("tool_call_id"),
-                        output=message.get("content"),
-                        wire_type=TOOL_MESSAGE,
-                        path=path,
-                    ),
-                )
-            messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
-        return History(messages=tuple(messages))
+        return messages_history(body, where, "a Cohere v2 chat request", _calls, _result)
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
         if response.is_event_stream:

@@ -16,16 +16,13 @@ from typing import Any
 
 from conformance.cassette import HttpRequest, HttpResponse
 from conformance.dialects.base import DialectError, Placement
-from conformance.wire import History, Served, WireCall, WireMessage, WireResult
+from conformance.dialects.openai_chat import messages_history
+from conformance.wire import History, Served, WireCall, WireResult
 
 API = "ollama-chat"
 CALL = f"{API}/ToolCall"
 TOOL_MESSAGE = f"{API}/ToolMessage"
 NDJSON = "application/x-ndjson"
-
-
-def _role(value: Any) -> Any:
-    return value if value in ("system", "user", "assistant", "tool") else "other"
 
 
 def _call(entry: Any, path: str) -> WireCall:
@@ -73,6 +70,16 @@ def is_ndjson(response: HttpResponse) -> bool:
     return len(lines) > 1 and all(line.lstrip().startswith(b"{") for line in lines)
 
 
+def _result(message: dict[str, Any], path: str) -> WireResult:
+    return WireResult(
+        call_id=message.get("tool_call_id") or None,
+        output=message.get("content"),
+        wire_type=TOOL_MESSAGE,
+        path=path,
+        name=message.get("tool_name"),
+    )
+
+
 class OllamaChat:
     api = API
     placement: Placement = "following-messages"
@@ -82,28 +89,7 @@ class OllamaChat:
         return request.path.endswith("/api/chat")
 
     def history(self, body: Any, where: str = "request") -> History:
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            raise DialectError(where, "an Ollama chat request needs a 'messages' list")
-        messages: list[WireMessage] = []
-        for i, message in enumerate(body["messages"]):
-            path = f"{where}.messages[{i}]"
-            if not isinstance(message, dict):
-                raise DialectError(path, "a message is not an object")
-            role = _role(message.get("role"))
-            calls = _calls(message, path) if role == "assistant" else ()
-            results: tuple[WireResult, ...] = ()
-            if role == "tool":
-                results = (
-                    WireResult(
-                        call_id=message.get("tool_call_id") or None,
-                        output=message.get("content"),
-                        wire_type=TOOL_MESSAGE,
-                        path=path,
-                        name=message.get("tool_name"),
-                    ),
-                )
-            messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
-        return History(messages=tuple(messages))
+        return messages_history(body, where, "an Ollama chat request", _calls, _result)
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
         if is_ndjson(response):

@@ -8,6 +8,7 @@ servers repeat it on every delta or reuse index 0 for every call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,27 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
     )
 
 
+MessagePart = Callable[[dict[str, Any], str], Any]
+
+
+def messages_history(body: Any, where: str, what: str, calls_of: MessagePart, result_of: MessagePart) -> History:
+    """A `messages` list in the Chat Completions layout, which several APIs share: calls on
+    assistant messages, one result per `tool` message. `calls_of` and `result_of` read the
+    API's own fields."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        raise DialectError(where, f"{what} needs a 'messages' list")
+    messages: list[WireMessage] = []
+    for i, message in enumerate(body["messages"]):
+        path = f"{where}.messages[{i}]"
+        if not isinstance(message, dict):
+            raise DialectError(path, "a message is not an object")
+        role = _role(message.get("role"))
+        calls: tuple[WireCall, ...] = calls_of(message, path) if role == "assistant" else ()
+        results: tuple[WireResult, ...] = (result_of(message, path),) if role == "tool" else ()
+        messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
+    return History(messages=tuple(messages))
+
+
 def _role(value: Any) -> Any:
     return value if value in ("system", "user", "assistant", "tool") else "other"
 
@@ -74,33 +96,24 @@ class OpenAIChat:
         return request.path.endswith("/chat/completions") and request.host not in _OTHER_DIALECT_HOSTS
 
     def history(self, body: Any, where: str = "request") -> History:
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            raise DialectError(where, "a Chat Completions request needs a 'messages' list")
-        messages: list[WireMessage] = []
-        for i, message in enumerate(body["messages"]):
-            path = f"{where}.messages[{i}]"
-            if not isinstance(message, dict):
-                raise DialectError(path, "a message is not an object")
-            role = _role(message.get("role"))
-            calls: tuple[WireCall, ...] = ()
-            results: tuple[WireResult, ...] = ()
-            if role == "assistant" and message.get("tool_calls"):
-                entries = message["tool_calls"]
-                if not isinstance(entries, list):
-                    raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
-                calls = tuple(self._entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
-            elif role == "tool":
-                results = (
-                    WireResult(
-                        call_id=message.get("tool_call_id"),
-                        output=message.get("content"),
-                        wire_type=self.tool_message_type,
-                        path=path,
-                        name=message.get("name"),
-                    ),
-                )
-            messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
-        return History(messages=tuple(messages))
+        return messages_history(body, where, "a Chat Completions request", self._calls, self._result)
+
+    def _calls(self, message: dict[str, Any], path: str) -> tuple[WireCall, ...]:
+        entries = message.get("tool_calls")
+        if not entries:
+            return ()
+        if not isinstance(entries, list):
+            raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
+        return tuple(self._entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+
+    def _result(self, message: dict[str, Any], path: str) -> WireResult:
+        return WireResult(
+            call_id=message.get("tool_call_id"),
+            output=message.get("content"),
+            wire_type=self.tool_message_type,
+            path=path,
+            name=message.get("name"),
+        )
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
         if response.is_event_stream:
