@@ -13,9 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.ids import IdMap
-from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart, ToolSpec
-from conformance.reference.openai_chat import parse_arguments
+from conformance.neutral import Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.openai_chat import ChatMessagesEncoder, parse_arguments
 
 API = "cohere-v2"
 CALL = "cohere-v2/ToolCallV2"
@@ -34,8 +33,9 @@ def _tool_calls_delta(data: dict[str, Any]) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-class CohereV2Codec:
+class CohereV2Codec(ChatMessagesEncoder):
     api = API
+    always_send_stream = True
 
     # --- decode -------------------------------------------------------------------------
     def decode(self, response: dict[str, Any]) -> Message:
@@ -101,27 +101,6 @@ class CohereV2Codec:
             pending.arguments.append(function["arguments"])
 
     # --- encode -------------------------------------------------------------------------
-    def encode(self, conversation: Conversation) -> dict[str, Any]:
-        self.ids = IdMap(self.api)
-        messages: list[dict[str, Any]] = []
-        for message in conversation["messages"]:
-            messages.extend(self.encode_message(message))
-        body: dict[str, Any] = {"model": conversation["model"], "messages": messages}
-        if conversation["tools"]:
-            body["tools"] = [self.encode_tool(tool) for tool in conversation["tools"]]
-        body["stream"] = bool(conversation["stream"])
-        return body
-
-    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {
-                "name": tool["name"],
-                "description": tool.get("description", ""),
-                "parameters": tool["parameters"],
-            },
-        }
-
     def encode_message(self, message: Message) -> list[dict[str, Any]]:
         text = "".join(p["text"] for p in message["parts"] if p["type"] == "text")
         if message["role"] == "tool":
@@ -135,13 +114,6 @@ class CohereV2Codec:
                 encoded["tool_plan"] = text
             return [encoded]
         return [{"role": message["role"], "content": text}]
-
-    def call_id(self, part: ToolCallPart) -> str | None:
-        native = str(part.get("wire_type", "")).startswith(f"{self.api}/")
-        return self.ids.call(part["call_id"], part["name"], native=native)
-
-    def result_id(self, part: ToolResultPart) -> str | None:
-        return self.ids.result(part["call_id"], part.get("name")) or part["call_id"]
 
     def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
         arguments = part["arguments"]

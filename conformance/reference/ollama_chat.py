@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.ids import IdMap
-from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart, ToolSpec
-from conformance.reference.openai_chat import parse_arguments
+from conformance.neutral import Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.openai_chat import ChatMessagesEncoder, parse_arguments
 
 API = "ollama-chat"
 CALL = "ollama-chat/ToolCall"
 TOOL_MESSAGE = "ollama-chat/ToolMessage"
 
 
-class OllamaChatCodec:
+class OllamaChatCodec(ChatMessagesEncoder):
     api = API
+    always_send_stream = True
 
     # --- decode -------------------------------------------------------------------------
     def decode(self, response: dict[str, Any]) -> Message:
@@ -47,28 +47,6 @@ class OllamaChatCodec:
         }
 
     # --- encode -------------------------------------------------------------------------
-    def encode(self, conversation: Conversation) -> dict[str, Any]:
-        self.ids = IdMap(self.api)
-        messages: list[dict[str, Any]] = []
-        for message in conversation["messages"]:
-            messages.extend(self.encode_message(message))
-        body: dict[str, Any] = {"model": conversation["model"], "messages": messages}
-        if conversation["tools"]:
-            body["tools"] = [self.encode_tool(tool) for tool in conversation["tools"]]
-        # /api/chat streams unless told otherwise.
-        body["stream"] = bool(conversation["stream"])
-        return body
-
-    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {
-                "name": tool["name"],
-                "description": tool.get("description", ""),
-                "parameters": tool["parameters"],
-            },
-        }
-
     def encode_message(self, message: Message) -> list[dict[str, Any]]:
         text = "".join(p["text"] for p in message["parts"] if p["type"] == "text")
         if message["role"] == "tool":
@@ -81,18 +59,15 @@ class OllamaChatCodec:
             return [encoded]
         return [{"role": message["role"], "content": text}]
 
-    def native(self, part: ToolCallPart | ToolResultPart) -> bool:
-        return str(part.get("wire_type", "")).startswith(f"{self.api}/")
-
     def call_id(self, part: ToolCallPart) -> str | None:
         if self.native(part) and not part["call_id"]:
             return None  # the server issued no id: none goes back
-        return self.ids.call(part["call_id"], part["name"], native=self.native(part))
+        return super().call_id(part)
 
     def result_id(self, part: ToolResultPart) -> str | None:
         if self.native(part) and not part["call_id"]:
             return None
-        return self.ids.result(part["call_id"], part.get("name")) or part["call_id"]
+        return super().result_id(part)
 
     def encode_call(self, part: ToolCallPart, index: int) -> dict[str, Any]:
         arguments = part["arguments"]

@@ -37,7 +37,53 @@ class _Pending:
     arguments: list[str] = field(default_factory=list)
 
 
-class OpenAIChatCodec:
+class ChatMessagesEncoder:
+    """Encoding shared by the APIs whose requests use the Chat Completions layout (OpenAI Chat and
+    its compatible servers, Cohere v2, Ollama): the body, function tools, and ids. Ids this API
+    issued go back verbatim; ids from a history begun elsewhere are mapped into this API's
+    grammar, the same way every time."""
+
+    api: str
+    # Cohere and Ollama stream unless told otherwise: their bodies always say which.
+    always_send_stream = False
+    ids: IdMap
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        self.ids = IdMap(self.api)
+        messages: list[dict[str, Any]] = []
+        for message in conversation["messages"]:
+            messages.extend(self.encode_message(message))
+        body: dict[str, Any] = {"model": conversation["model"], "messages": messages}
+        if conversation["tools"]:
+            body["tools"] = [self.encode_tool(tool) for tool in conversation["tools"]]
+        if conversation["stream"] or self.always_send_stream:
+            body["stream"] = bool(conversation["stream"])
+        return body
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": tool["parameters"],
+            },
+        }
+
+    def native(self, part: ToolCallPart | ToolResultPart) -> bool:
+        return str(part.get("wire_type", "")).startswith(f"{self.api}/")
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return self.ids.call(part["call_id"], part["name"], native=self.native(part))
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return self.ids.result(part["call_id"], part.get("name")) or part["call_id"]
+
+
+class OpenAIChatCodec(ChatMessagesEncoder):
     # Compatible APIs subclass this codec and name their own wire types.
     api = API
     call_type = CALL
@@ -117,31 +163,10 @@ class OpenAIChatCodec:
             pending.arguments.append(function["arguments"])
 
     # --- encode -------------------------------------------------------------------------
-    def encode(self, conversation: Conversation) -> dict[str, Any]:
-        # Ids this API issued go back verbatim; ids from a history begun elsewhere are mapped
-        # into this API's grammar, the same way every time.
-        self.ids = IdMap(self.api)
-        messages: list[dict[str, Any]] = []
-        for message in conversation["messages"]:
-            messages.extend(self.encode_message(message))
-        body: dict[str, Any] = {"model": conversation["model"], "messages": messages}
-        if conversation["tools"]:
-            body["tools"] = [self.encode_tool(tool) for tool in conversation["tools"]]
-        if conversation["stream"]:
-            body["stream"] = True
-        return body
-
     def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
         if tool.get("type") == "custom":
             return {"type": "custom", "custom": {"name": tool["name"], "description": tool.get("description", "")}}
-        return {
-            "type": "function",
-            "function": {
-                "name": tool["name"],
-                "description": tool.get("description", ""),
-                "parameters": tool["parameters"],
-            },
-        }
+        return super().encode_tool(tool)
 
     def encode_message(self, message: Message) -> list[dict[str, Any]]:
         text = "".join(p["text"] for p in message["parts"] if p["type"] == "text")
@@ -154,13 +179,6 @@ class OpenAIChatCodec:
                 encoded["tool_calls"] = [self.encode_call(p) for p in calls]
             return [encoded]
         return [{"role": message["role"], "content": text}]
-
-    def call_id(self, part: ToolCallPart) -> str | None:
-        native = str(part.get("wire_type", "")).startswith(f"{self.api}/")
-        return self.ids.call(part["call_id"], part["name"], native=native)
-
-    def result_id(self, part: ToolResultPart) -> str | None:
-        return self.ids.result(part["call_id"], part.get("name")) or part["call_id"]
 
     def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
         if self.custom_call_type and part.get("wire_type") == self.custom_call_type:
