@@ -16,7 +16,7 @@ from typing import Any
 
 from conformance.cassette import HttpRequest, HttpResponse
 from conformance.dialects.base import DialectError, Placement
-from conformance.dialects.openai_chat import messages_history
+from conformance.dialects.openai_chat import message_calls, messages_history
 from conformance.wire import History, Served, WireCall, WireResult
 
 API = "ollama-chat"
@@ -41,12 +41,7 @@ def _call(entry: Any, path: str) -> WireCall:
 
 
 def _calls(message: Any, path: str) -> tuple[WireCall, ...]:
-    if not isinstance(message, dict) or not message.get("tool_calls"):
-        return ()
-    entries = message["tool_calls"]
-    if not isinstance(entries, list):
-        raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
-    return tuple(_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+    return message_calls(message, path, _call)
 
 
 def parse_ndjson(body: bytes, where: str) -> list[Any]:

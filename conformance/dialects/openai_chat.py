@@ -70,6 +70,16 @@ def messages_history(body: Any, where: str, what: str, calls_of: MessagePart, re
     return History(messages=tuple(messages))
 
 
+def message_calls(message: Any, path: str, entry_call: Callable[[Any, str], WireCall]) -> tuple[WireCall, ...]:
+    """The calls of a message's `tool_calls` list, each entry read by the API's `entry_call`."""
+    if not isinstance(message, dict) or not message.get("tool_calls"):
+        return ()
+    entries = message["tool_calls"]
+    if not isinstance(entries, list):
+        raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
+    return tuple(entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+
+
 def _role(value: Any) -> Any:
     return value if value in ("system", "user", "assistant", "tool") else "other"
 
@@ -99,12 +109,7 @@ class OpenAIChat:
         return messages_history(body, where, "a Chat Completions request", self._calls, self._result)
 
     def _calls(self, message: dict[str, Any], path: str) -> tuple[WireCall, ...]:
-        entries = message.get("tool_calls")
-        if not entries:
-            return ()
-        if not isinstance(entries, list):
-            raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
-        return tuple(self._entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+        return message_calls(message, path, self._entry_call)
 
     def _result(self, message: dict[str, Any], path: str) -> WireResult:
         return WireResult(
