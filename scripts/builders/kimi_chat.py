@@ -8,22 +8,11 @@ import json
 from typing import Any
 
 from builders.common import JSON, SSE, compact, interaction, seed, split
-from builders.mistral_chat import arguments, chat_messages, function_tools
+from builders.mistral_chat import arguments, chat_request
 from conformance.corpus import Scenario
 
 API = "kimi-chat"
 URI = "https://api.moonshot.ai/v1/chat/completions"
-
-
-def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "model": scenario.model,
-        "messages": chat_messages(scenario, upto, API),
-        "tools": function_tools(scenario),
-    }
-    if scenario.stream:
-        body["stream"] = True
-    return body
 
 
 def _response(scenario: Scenario, index: int) -> tuple[str, str]:
@@ -77,5 +66,5 @@ def build(scenario: Scenario) -> list[dict[str, Any]]:
     interactions = []
     for index in range(len(scenario.turns)):
         content_type, body = _response(scenario, index)
-        interactions.append(interaction(URI, _request(scenario, index), content_type, body))
+        interactions.append(interaction(URI, chat_request(scenario, index, API), content_type, body))
     return interactions

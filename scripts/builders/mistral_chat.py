@@ -57,10 +57,11 @@ def chat_messages(scenario: Scenario, upto: int, api: str) -> list[dict[str, Any
     return messages
 
 
-def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
+def chat_request(scenario: Scenario, upto: int, api: str = API) -> dict[str, Any]:
+    """The request a correct client sends before response `upto` (Mistral's layout, which Kimi shares)."""
     body: dict[str, Any] = {
         "model": scenario.model,
-        "messages": chat_messages(scenario, upto, API),
+        "messages": chat_messages(scenario, upto, api),
         "tools": function_tools(scenario),
     }
     if scenario.stream:
@@ -124,5 +125,5 @@ def build(scenario: Scenario) -> list[dict[str, Any]]:
     interactions = []
     for index in range(len(scenario.turns)):
         content_type, body = _response(scenario, index)
-        interactions.append(interaction(URI, _request(scenario, index), content_type, body))
+        interactions.append(interaction(URI, chat_request(scenario, index), content_type, body))
     return interactions
