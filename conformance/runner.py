@@ -144,10 +144,7 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
     codec = adapter.codec(scenario.api)
     if codec is None:
         return CaseResult(scenario.id, scenario.api, "skip", summary=adapter.skip_reason(scenario.api))
-    try:
-        dialect = dialect_for(scenario.api)
-    except KeyError as exc:
-        return CaseResult(scenario.id, scenario.api, "skip", summary=str(exc.args[0]))
+    dialect = dialect_for(scenario.api)
     path = corpus.cassette_path(scenario)
     try:
         cassette = load_cassette(path)

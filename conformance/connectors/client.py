@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from conformance.cassette import Cassette, CassetteError, HttpResponse, load_cassette
+from conformance.cassette import Cassette, CassetteError, load_cassette
 from conformance.corpus import Scenario
 from conformance.dialects.base import Dialect, DialectError
 from conformance.exchange import Exchange, Turn
@@ -258,12 +258,19 @@ def run_client(
     refused: list[Violation] = []
     live: dict[str, Any] = {}
 
+    parsed: dict[int, Served] = {}
+
+    def served_at(cassette: Cassette, i: int) -> Served:
+        # Each recorded response is parsed once: every request is judged on the turns before it.
+        if i not in parsed:
+            parsed[i] = dialect.served(cassette.interactions[i].response, f"response[{i}]")
+        return parsed[i]
+
     def turns_so_far() -> tuple[Turn, ...]:
         assert recorded is not None
         out = []
         for i, body in enumerate(bodies[: len(recorded.interactions)]):
-            served = dialect.served(recorded.interactions[i].response, f"response[{i}]")
-            out.append(Turn(index=i, request=body, served=served, expected_request=None))
+            out.append(Turn(index=i, request=body, served=served_at(recorded, i), expected_request=None))
         return tuple(out)
 
     loaded = len(recorded.interactions) if recorded is not None else 0
@@ -317,10 +324,11 @@ def run_client(
         except CassetteError:
             recorded = Cassette(str(cassette_path), ())
     turns = []
+    if not replaying:
+        parsed.clear()  # what was recorded just now, not what was there before
     for i, body in enumerate(bodies[: len(recorded.interactions)]):
-        response: HttpResponse = recorded.interactions[i].response
         try:
-            served = dialect.served(response, f"response[{i}]")
+            served = served_at(recorded, i)
         except (DialectError, ValueError):
             served = Served(stream=False, calls=(), text="", payload={})
         expected = _json(recorded.interactions[i].request.body)
