@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,11 +10,12 @@ from typing import Any
 from conformance.adapters import CodecAdapter
 from conformance.cassette import CassetteError, load_cassette
 from conformance.connectors.client import ClientAdapter, run_client
-from conformance.connectors.codec import AdapterFault, run_codec
+from conformance.connectors.codec import AdapterFault, run_codec, short_traceback
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
-from conformance.dialects.base import DialectError
+from conformance.dialects.base import Dialect, DialectError
 from conformance.diffing import request_diff
+from conformance.exchange import Exchange
 from conformance.outcomes import CaseResult
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
@@ -98,17 +98,10 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
         )
     except (CassetteError, StreamError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
-    try:
-        violations = check(run.exchange, ctx)
-    except DialectError as exc:
-        return CaseResult(
-            scenario.id,
-            scenario.api,
-            "error",
-            summary=f"the client sent a body that is not a {scenario.api} request: {exc}",
-        )
-    errors = [v for v in violations if v.severity == "error"]
-    result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
+    result = _judged(scenario, run.exchange, ctx, dialect, "client")
+    if result.outcome == "error":
+        return result
+    errors = result.errors
     notes: list[str] = []
     if run.refused:
         where = run.refused[0].location.split(".", 1)[0]
@@ -122,9 +115,9 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
                 scenario.id,
                 scenario.api,
                 "error",
-                violations=violations,
+                violations=result.violations,
                 summary=f"the client raised {summary}",
-                detail=_short_traceback(run.fault),
+                detail=short_traceback(run.fault),
             )
     if run.sent < run.recorded and run.fault is None:
         notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
@@ -132,11 +125,7 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
     if run.sent > run.recorded:
         notes.append(f"the client sent {run.sent} requests; the cassette holds {run.recorded}")
         result.outcome = "fail"
-    if errors:
-        codes = sorted({v.code for v in errors})
-        notes.insert(0, f"{len(errors)} violation(s): {', '.join(codes)}")
-        result.diff = request_diff(run.exchange, dialect)
-    result.summary = "; ".join(notes)
+    result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
     return result
 
 
@@ -159,7 +148,11 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
         )
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
-    ctx = _context(corpus, scenario, profile)
+    return _judged(scenario, exchange, _context(corpus, scenario, profile), dialect, "adapter")
+
+
+def _judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: Dialect, who: str) -> CaseResult:
+    """The case's outcome from its exchange: fail on any error-severity violation, with the diff."""
     try:
         violations = check(exchange, ctx)
     except DialectError as exc:
@@ -167,7 +160,7 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
             scenario.id,
             scenario.api,
             "error",
-            summary=f"the adapter sent a body that is not a {scenario.api} request: {exc}",
+            summary=f"the {who} sent a body that is not a {scenario.api} request: {exc}",
         )
     errors = [v for v in violations if v.severity == "error"]
     result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
@@ -176,11 +169,6 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
         result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"
         result.diff = request_diff(exchange, dialect)
     return result
-
-
-def _short_traceback(exc: BaseException, limit: int = 6) -> str:
-    lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-limit)
-    return "".join(lines).rstrip()
 
 
 def select(corpus: Corpus, apis: Sequence[str] | None = None) -> list[Scenario]:

@@ -33,7 +33,7 @@ class AdapterFault(Exception):
         super().__init__(f"{phase} of turn {turn}: {summary}")
 
 
-def _short_traceback(exc: BaseException, limit: int = 6) -> str:
+def short_traceback(exc: BaseException, limit: int = 6) -> str:
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-limit)
     return "".join(lines).rstrip()
 
@@ -51,7 +51,7 @@ def _call(phase: str, turn: int, fn: Any, arg: Any) -> Any:
     try:
         return fn(_copy(arg))
     except Exception as exc:  # the adapter's fault, reported as an outcome
-        raise AdapterFault(phase, turn, f"{type(exc).__name__}: {exc}", _short_traceback(exc)) from exc
+        raise AdapterFault(phase, turn, f"{type(exc).__name__}: {exc}", short_traceback(exc)) from exc
 
 
 def _check_message(message: Any, turn: int) -> Message:
