@@ -12,22 +12,13 @@ from typing import Any
 
 from conformance.ids import IdMap
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.openai_chat import parse_arguments
 
 API = "bedrock-converse"
 
 TOOL_USE = "bedrock-converse/ToolUseBlock"
 TOOL_RESULT = "bedrock-converse/ToolResultBlock"
 SERVER_TOOL = "server_tool_use"
-
-
-def parse_input(raw: Any) -> Any:
-    """Streamed input is JSON text; text that is not JSON is kept as text rather than lost."""
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
-        return raw
 
 
 @dataclass
@@ -95,7 +86,7 @@ class BedrockConverseCodec:
             if block.kind == "text":
                 parts.append({"type": "text", "text": "".join(block.pieces)})
             elif block.kind == "toolUse":
-                arguments = parse_input("".join(block.pieces))
+                arguments = parse_arguments("".join(block.pieces))
                 parts.append(
                     self.tool_call(block.call_id, block.name or "", arguments, SERVER_TOOL if block.server else None)
                 )
@@ -195,7 +186,7 @@ class BedrockConverseCodec:
         use: dict[str, Any] = {
             "toolUseId": self.call_id(part),
             "name": part["name"],
-            "input": parse_input(part["arguments"]),
+            "input": parse_arguments(part["arguments"]),
         }
         if part.get("provider_executed"):
             use["type"] = SERVER_TOOL

@@ -116,15 +116,7 @@ class CohereV2Codec(ChatMessagesEncoder):
         return [{"role": message["role"], "content": text}]
 
     def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
-        arguments = part["arguments"]
-        return {
-            "id": self.call_id(part),
-            "type": "function",
-            "function": {
-                "name": part["name"],
-                "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-            },
-        }
+        return self.function_call(part)
 
     def encode_result(self, part: ToolResultPart) -> dict[str, Any]:
         return {"role": "tool", "tool_call_id": self.result_id(part), "content": self.result_content(part["output"])}

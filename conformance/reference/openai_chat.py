@@ -73,6 +73,18 @@ class ChatMessagesEncoder:
             },
         }
 
+    def function_call(self, part: ToolCallPart) -> dict[str, Any]:
+        """A `tool_calls` entry of type function, its arguments as JSON text."""
+        arguments = part["arguments"]
+        return {
+            "id": self.call_id(part),
+            "type": "function",
+            "function": {
+                "name": part["name"],
+                "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+            },
+        }
+
     def native(self, part: ToolCallPart | ToolResultPart) -> bool:
         return str(part.get("wire_type", "")).startswith(f"{self.api}/")
 
@@ -187,15 +199,7 @@ class OpenAIChatCodec(ChatMessagesEncoder):
                 "type": "custom",
                 "custom": {"name": part["name"], "input": part["arguments"]},
             }
-        arguments = part["arguments"]
-        return {
-            "id": self.call_id(part),
-            "type": "function",
-            "function": {
-                "name": part["name"],
-                "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-            },
-        }
+        return self.function_call(part)
 
     def encode_result(self, part: ToolResultPart) -> dict[str, Any]:
         return {"role": "tool", "tool_call_id": self.result_id(part), "content": part["output"]}
