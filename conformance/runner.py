@@ -9,7 +9,7 @@ from typing import Any
 
 from conformance.adapters import CodecAdapter
 from conformance.cassette import CassetteError, load_cassette
-from conformance.connectors.client import ClientAdapter, run_client
+from conformance.connectors.client import ClientAdapter, Replay, run_client
 from conformance.connectors.codec import AdapterFault, run_codec, short_traceback
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
@@ -17,6 +17,7 @@ from conformance.dialects.base import Dialect, DialectError
 from conformance.diffing import request_diff
 from conformance.exchange import Exchange
 from conformance.outcomes import CaseResult
+from conformance.replay.session import ClientRun, describe
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
 from conformance.timeouts import DEFAULT_SECONDS, CaseTimeout, call_with_timeout
@@ -47,6 +48,7 @@ class RunOptions:
     record_mode: str = "none"
     vcr_config: Mapping[str, Any] = field(default_factory=dict)
     base_url: str | None = None
+    replay: Replay = "in-process"  # client adapters: vcrpy in this process, or the replay server over HTTP
 
 
 def run_scenario(
@@ -95,9 +97,21 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
             record_mode=options.record_mode,
             user_config=options.vcr_config,
             base_url=options.base_url,
+            replay=options.replay,
         )
     except (CassetteError, StreamError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
+    return client_verdict(scenario, run, ctx, dialect)
+
+
+def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialect: Dialect) -> CaseResult:
+    """The outcome of a client's run, whichever way it reached the replay (in process, the server,
+    a harness in another language)."""
+    if run.unsupported is not None:
+        return CaseResult(scenario.id, scenario.api, "skip", summary=f"the client declares: {run.unsupported}")
+    if run.unservable is not None:
+        summary = f"the recording cannot be served the way this client asks: {run.unservable}"
+        return CaseResult(scenario.id, scenario.api, "skip", summary=summary)
     result = _judged(scenario, run.exchange, ctx, dialect, "client")
     if result.outcome == "error":
         return result
@@ -123,8 +137,10 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
         notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
         result.outcome = "fail"
     if run.sent > run.recorded:
-        notes.append(f"the client sent {run.sent} requests; the cassette holds {run.recorded}")
+        notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
         result.outcome = "fail"
+    if run.extra:
+        notes.append(f"the replay answered requests the recording does not hold with 404: {describe(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
     return result
 

@@ -307,24 +307,3 @@ def vcr_config():
 def test_chat_tool_loop_is_importable_without_running(corpus: Corpus) -> None:
     assert callable(chat_tool_loop)
     assert OPENAI_SDK.identity()["connector"] == "client"
-
-
-def test_a_gemini_stream_is_served_in_the_framing_the_request_asks_for() -> None:
-    from conformance.connectors.client import gemini_stream_framing
-
-    chunks = [{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}, {"candidates": []}]
-    as_array = {
-        "status": {"code": 200, "message": "OK"},
-        "headers": {"Content-Type": ["application/json; charset=UTF-8"]},
-        "body": {"string": json.dumps(chunks).encode()},
-    }
-    uri = "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent"
-    assert gemini_stream_framing(as_array, uri) is as_array
-    as_sse = gemini_stream_framing(as_array, uri + "?alt=sse")
-    assert as_sse["headers"]["content-type"] == ["text/event-stream"]
-    events = [
-        json.loads(line[5:]) for line in as_sse["body"]["string"].decode().splitlines() if line.startswith("data:")
-    ]
-    assert events == chunks
-    back = gemini_stream_framing(as_sse, uri)
-    assert json.loads(back["body"]["string"]) == chunks

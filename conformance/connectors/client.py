@@ -1,15 +1,17 @@
-"""The client connector: a real SDK or framework runs its own tool loop; vcrpy serves the cassette.
+"""The client connector: a real SDK or framework runs its own tool loop against a replayed scenario.
 
 The adapter is a callable per API that receives a `ToolLoop` (prompt, tools whose implementations
-return the scenario's canned outputs, model, base URL) and runs the conversation with the
-library under test, unchanged. vcrpy replays the scenario's cassette (matching method and path,
-in order) and every live request is captured. Before a request is answered it is checked: when
-the provider would reject it (an error-severity violation whose provider error text is known),
-the replay serves that error in the provider's shape instead of the recorded success, so the
-client fails the way it would in production.
+return the scenario's canned outputs, model, base URL, the recorded request-level settings) and runs
+the conversation with the library under test, unchanged. A `ReplaySession` (conformance.replay)
+answers every request, along one of two paths that share its matcher, re-framer and judgement:
 
-vcrpy follows pytest-recording's conventions: `record_mode` (`--record-mode`), and the keyword
-arguments of a `vcr_config` fixture, merged under the suite's own scrubbing filters.
+- in process (the default): vcrpy's patches of the Python HTTP libraries hand each request to the
+  session, whatever host the client was pointed at;
+- over HTTP: the replay server on 127.0.0.1, at a base URL the client is given.
+
+Either way the replay is sealed: no socket connects anywhere else while it runs. Recording
+(`--record-mode=once` and friends, against the real provider) goes through vcrpy with every
+credential scrubbed, and the recorded exchange is judged the same way afterwards.
 """
 
 from __future__ import annotations
@@ -18,21 +20,35 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, Literal
 
 from conformance.cassette import Cassette, CassetteError, load_cassette
 from conformance.corpus import Scenario
 from conformance.dialects.base import Dialect, DialectError
 from conformance.exchange import Exchange, Turn
 from conformance.neutral import ToolSpec
-from conformance.provider_errors import error_response
 from conformance.recording import vcr_settings
-from conformance.violations import Violation
+from conformance.replay.session import ClientRun, Judge, ReplaySession
+from conformance.transports import transport_for
+from conformance.transports.base import is_provider_host
 from conformance.wire import Served
+
+__all__ = [
+    "API_KEY_VARIABLES",
+    "DEFAULT_BASE_URLS",
+    "REPLAY_API_KEY",
+    "ClientAdapter",
+    "ClientRun",
+    "RequestSettings",
+    "ScenarioUnsupported",
+    "ToolLoop",
+    "base_url_of",
+    "run_client",
+    "tool_loop",
+]
 
 # A dummy credential: replays never reach a provider, and recordings scrub whatever is sent.
 REPLAY_API_KEY = "conformance-replay-key"
@@ -67,7 +83,6 @@ DEFAULT_BASE_URLS = {
     "bedrock-converse": "https://bedrock-runtime.us-east-1.amazonaws.com",
 }
 
-
 # The part of a recorded URI after the base URL a client is configured with.
 _ENDPOINTS = {
     "openai-chat": r"/chat/completions$",
@@ -83,12 +98,44 @@ _ENDPOINTS = {
     "bedrock-converse": r"/model/.*$",
 }
 
+# Body fields that are the conversation itself, not settings of the request.
+_CONVERSATION_FIELDS = frozenset({"model", "messages", "input", "contents", "tools", "stream", "stream_options"})
+# Request headers that carry protocol settings (never credentials) a client may need to send again.
+_SETTING_HEADERS = ("anthropic-beta", "anthropic-version", "openai-beta", "x-goog-api-client")
+
+Replay = Literal["in-process", "server"]
+
 
 def base_url_of(uri: str, api: str) -> str | None:
     """The base URL a client must use to send what the recording shows, from a recorded URI."""
     without_query = uri.split("?", 1)[0]
     match = re.search(_ENDPOINTS[api], without_query)
     return without_query[: match.start()] if match else None
+
+
+class ScenarioUnsupported(Exception):  # a declaration, not a failure
+    """Raised by `ToolLoop.skip`: the client cannot run this scenario, for the reason given."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    """The recorded first request's settings, for a client that must send them again.
+
+    `body` holds every top-level field but the conversation (`model`, `messages`/`input`/`contents`,
+    `tools`, `stream`): `mcp_servers`, Gemini's `toolConfig`, `tool_choice`, `max_tokens`, `store`,
+    `include`, `reasoning`, `thinking`, ... `headers` holds protocol headers (`anthropic-beta`,
+    `anthropic-version`, `openai-beta`); `query` the query parameters (`api-version`, `alt`); and
+    `api_version` the version the recording's path or query names (`v1beta`, `2025-04-01-preview`).
+    """
+
+    body: Mapping[str, Any] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    query: Mapping[str, str] = field(default_factory=dict)
+    api_version: str | None = None
 
 
 @dataclass
@@ -106,6 +153,8 @@ class ToolLoop:
     # The tools array of the first recorded request, as the provider saw it: server and built-in
     # tools (web search, code execution, MCP, shell, ...) that `tools` does not describe.
     recorded_tools: list[Any] = field(default_factory=list)
+    settings: RequestSettings = field(default_factory=RequestSettings)
+    scenario_id: str = ""
     calls: list[tuple[str, Any]] = field(default_factory=list)  # what the client's tools were called with
     _used: set[int] = field(default_factory=set)
 
@@ -122,6 +171,10 @@ class ToolLoop:
                 self._used.add(i)
                 return output
         return json.dumps({"error": f"no canned output for {name}"})
+
+    def skip(self, reason: str) -> None:
+        """Declare the scenario unsupported by this client: the case is a `skip` with the reason."""
+        raise ScenarioUnsupported(reason)
 
 
 ClientFn = Callable[[ToolLoop], Any]
@@ -151,17 +204,6 @@ class ClientAdapter:
         return info
 
 
-@dataclass
-class ClientRun:
-    """What happened: the exchange, whether the replay refused a request, and how the client ended."""
-
-    exchange: Exchange
-    refused: list[Violation]  # violations that made the replay serve the provider's error
-    recorded: int  # interactions in the cassette
-    sent: int  # requests the client sent
-    fault: BaseException | None = None  # what the client raised, if it raised
-
-
 def tool_loop(
     scenario: Scenario, base_url: str | None, recorded: Cassette | None = None, *, live: bool = False
 ) -> ToolLoop:
@@ -178,6 +220,8 @@ def tool_loop(
         base_url=base_url or DEFAULT_BASE_URLS[scenario.api],
         outputs=[(c.name, c.arguments, c.output) for t in scenario.turns for c in t.client_calls],
         recorded_tools=_recorded_tools(recorded),
+        settings=recorded_settings(recorded, scenario.api),
+        scenario_id=scenario.id,
     )
 
 
@@ -189,40 +233,22 @@ def _recorded_tools(recorded: Cassette | None) -> list[Any]:
     return list(tools) if isinstance(tools, list) else []
 
 
-def gemini_stream_framing(response: dict[str, Any], uri: str) -> dict[str, Any]:
-    """The recorded Gemini stream in the framing this request asks for.
+def recorded_settings(recorded: Cassette | None, api: str) -> RequestSettings:
+    if recorded is None or not recorded.interactions:
+        return RequestSettings()
+    first = recorded.interactions[0].request
+    body = _json(first.body)
+    settings = {k: v for k, v in body.items() if k not in _CONVERSATION_FIELDS} if isinstance(body, dict) else {}
+    headers = {name: first.headers[name][0] for name in _SETTING_HEADERS if first.headers.get(name)}
+    from urllib.parse import parse_qsl, urlsplit
 
-    `streamGenerateContent` serves the same chunks as one JSON array, or as server-sent events
-    when the request says `alt=sse`. Clients pick one (google-genai always asks for SSE), so a
-    recording of the other framing is re-framed, chunk for chunk, rather than served as a body
-    the real API would not send to this request.
-    """
-    if ":streamGenerateContent" not in uri:
-        return response
-    wants_sse = "alt=sse" in uri.split("?", 1)[-1]
-    headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
-    is_sse = any("text/event-stream" in str(v) for v in headers.get("content-type", []))
-    if wants_sse == is_sse:
-        return response
-    body = response["body"]["string"]
-    text = body.decode() if isinstance(body, bytes) else str(body)
-    if wants_sse:
-        chunks = json.loads(text)
-        framed = "".join(f"data: {json.dumps(c, separators=(',', ':'))}\r\n\r\n" for c in chunks)
-        content_type = "text/event-stream"
-    else:
-        chunks = [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
-        framed = json.dumps(chunks)
-        content_type = "application/json; charset=UTF-8"
-    kept = {k: v for k, v in (response.get("headers") or {}).items() if k.lower() != "content-type"}
-    return {**response, "headers": {**kept, "content-type": [content_type]}, "body": {"string": framed.encode()}}
-
-
-def _is_provider_host(recorded: Cassette, api: str) -> bool:
-    if api != "openai-chat":
-        return True  # every other dialect is claimed by its provider's hosts only
-    host = urlsplit(DEFAULT_BASE_URLS[api]).hostname
-    return all(urlsplit(i.request.uri).hostname == host for i in recorded.interactions)
+    secret = {"key", "api_key", "api-key", "apikey", "access_token", "token", "sig"}
+    query = {k: v for k, v in parse_qsl(urlsplit(first.uri).query) if k.lower() not in secret}
+    version = re.search(r"/(v\d+(?:alpha|beta)?\d*)/", urlsplit(first.uri).path)
+    api_version = (
+        query.get("api-version") or headers.get("anthropic-version") or (version.group(1) if version else None)
+    )
+    return RequestSettings(body=settings, headers=headers, query=query, api_version=api_version)
 
 
 def _json(body: bytes | str | None) -> Any:
@@ -234,109 +260,126 @@ def _json(body: bytes | str | None) -> Any:
         return None
 
 
+def _call(fn: ClientFn, loop: ToolLoop) -> tuple[BaseException | None, str | None]:
+    """Run the client; what it raised (its own failure, judged with the exchange) or declared unsupported."""
+    try:
+        fn(loop)
+    except ScenarioUnsupported as declared:
+        return None, declared.reason
+    except Exception as exc:
+        return exc, None
+    return None, None
+
+
 def run_client(
     fn: ClientFn,
     scenario: Scenario,
     cassette_path: Path,
     dialect: Dialect,
-    judge: Callable[[Exchange], list[Violation]],
+    judge: Judge,
     *,
     record_mode: str = "none",
     user_config: Mapping[str, Any] | None = None,
     base_url: str | None = None,
+    replay: Replay = "in-process",
 ) -> ClientRun:
-    """Run the client against the cassette; `judge` gives the violations of an exchange so far."""
+    """Run the client against the scenario; `judge` gives the violations of an exchange so far."""
+    recorded: Cassette | None = load_cassette(cassette_path) if cassette_path.is_file() else None
+    if recorded is None and record_mode == "none":
+        raise CassetteError(str(cassette_path), "no such cassette: record it with --record-mode=once")
+    if recorded is None or record_mode in ("new_episodes", "all"):
+        return _record(fn, scenario, cassette_path, dialect, record_mode, user_config or {}, base_url)
+    transport = transport_for(scenario.api)
+    hosts = {i.request.host for i in recorded.interactions}
+    session = ReplaySession(
+        scenario,
+        recorded,
+        dialect,
+        transport,
+        judge,
+        authoritative=all(is_provider_host(transport, h) for h in hosts),
+    )
+    loop = tool_loop(scenario, base_url, recorded)
+    if replay == "server":
+        from conformance.replay.seal import sealed
+        from conformance.replay.server import ReplayServer
+
+        with ReplayServer() as server:
+            loop.base_url = server.add(session, _base_path(recorded, scenario.api))
+            with sealed(server.address):
+                fault, unsupported = _call(fn, loop)
+    else:
+        with _in_process(session):
+            fault, unsupported = _call(fn, loop)
+    return session.finish(fault, unsupported)
+
+
+@contextlib.contextmanager
+def _in_process(session: ReplaySession) -> Iterator[None]:
+    from conformance.replay.intercept import intercepted
+    from conformance.replay.seal import sealed
+
+    with intercepted(session), sealed():
+        yield
+
+
+def _base_path(recorded: Cassette, api: str) -> str:
+    """The path part of the base URL the recording's client was configured with (`/v1`, `/openai/v1`)."""
+    from urllib.parse import urlsplit
+
+    base = base_url_of(recorded.interactions[0].request.uri, api) if recorded.interactions else None
+    return urlsplit(base).path.rstrip("/") if base else ""
+
+
+def _record(
+    fn: ClientFn,
+    scenario: Scenario,
+    cassette_path: Path,
+    dialect: Dialect,
+    record_mode: str,
+    user_config: Mapping[str, Any],
+    base_url: str | None,
+) -> ClientRun:
+    """Record against the real provider through vcrpy (credentials scrubbed), then judge what was sent."""
     import vcr  # type: ignore[import-untyped]  # lazy: only client runs need it
 
-    recorded: Cassette | None = load_cassette(cassette_path) if cassette_path.is_file() else None
-    replaying = recorded is not None and record_mode in ("none", "once")
-    # The error texts in the corpus are the providers' own. A recording made against another
-    # server speaking a provider's wire (Gemini's or Ollama's OpenAI-compatible endpoints) may
-    # accept what the provider rejects: there the violations stand, but no error is served.
-    authoritative = recorded is not None and _is_provider_host(recorded, scenario.api)
     bodies: list[Any] = []
-    refused: list[Violation] = []
     live: dict[str, Any] = {}
-
-    parsed: dict[int, Served] = {}
-
-    def served_at(cassette: Cassette, i: int) -> Served:
-        # Each recorded response is parsed once: every request is judged on the turns before it.
-        if i not in parsed:
-            parsed[i] = dialect.served(cassette.interactions[i].response, f"response[{i}]")
-        return parsed[i]
-
-    def turns_so_far() -> tuple[Turn, ...]:
-        assert recorded is not None
-        out = []
-        for i, body in enumerate(bodies[: len(recorded.interactions)]):
-            out.append(Turn(index=i, request=body, served=served_at(recorded, i), expected_request=None))
-        return tuple(out)
-
-    loaded = len(recorded.interactions) if recorded is not None else 0
+    existing = len(load_cassette(cassette_path).interactions) if cassette_path.is_file() else 0
 
     def capture(request: Any) -> Any:
-        # vcrpy runs this hook several times per HTTP call (on copies of the request); the calls
-        # are told apart by how many responses have been played or recorded so far.
+        # vcrpy runs this hook several times per HTTP call (on copies of the request); the calls are
+        # told apart by how many responses have been played or recorded so far.
         cassette = live.get("cassette")
-        if cassette is None:
+        if cassette is None or not re.search(_ENDPOINTS[scenario.api], request.path):
             return request
-        if replaying and not re.search(_ENDPOINTS[scenario.api], request.path):
-            # A side request the recording does not hold (e.g. LiteLLM's Ollama /api/show model
-            # lookup): no interaction answers it, so it must not take the next interaction's slot.
-            return request
-        index = sum(cassette.play_counts.values()) + len(cassette.data) - loaded
-        if index < len(bodies):
-            return request
-        bodies.append(_json(request.body))
-        if replaying and scenario.api == "gemini" and index < len(cassette.data):
-            stored_request, stored_response = cassette.data[index]
-            cassette.data[index] = (stored_request, gemini_stream_framing(stored_response, request.uri))
-        if authoritative and replaying and recorded is not None and index < len(recorded.interactions) and not refused:
-            try:
-                found = judge(Exchange(api=scenario.api, turns=turns_so_far()))
-            except DialectError:
-                found = []
-            here = [
-                v
-                for v in found
-                if v.severity == "error" and v.provider_error and v.location.startswith(f"request[{index}]")
-            ]
-            if here:
-                refused.extend(here)
-                error = error_response(scenario.api, here[0].provider_error or "")
-                cassette.data[index] = (cassette.data[index][0], error)
+        index = sum(cassette.play_counts.values()) + len(cassette.data) - existing
+        if index >= len(bodies):
+            bodies.append(_json(request.body))
         return request
 
-    settings = vcr_settings(record_mode, user_config or {}, before=capture)
-    loop = tool_loop(scenario, base_url, recorded, live=not replaying)
-    fault: BaseException | None = None
-    my_vcr = vcr.VCR(**settings["vcr"])
-    with my_vcr.use_cassette(str(cassette_path), **settings["cassette"]) as cassette:
+    settings = vcr_settings(record_mode, user_config, before=capture)
+    loop = tool_loop(scenario, base_url, None, live=True)
+    with vcr.VCR(**settings["vcr"]).use_cassette(str(cassette_path), **settings["cassette"]) as cassette:
         live["cassette"] = cassette
-        try:
-            fn(loop)
-        except Exception as exc:  # the client's own failure: judged with the exchange below
-            fault = exc
-    if recorded is None:
-        try:
-            recorded = load_cassette(cassette_path)
-        except CassetteError:
-            recorded = Cassette(str(cassette_path), ())
+        fault, unsupported = _call(fn, loop)
+    try:
+        recorded = load_cassette(cassette_path)
+    except CassetteError:
+        recorded = Cassette(str(cassette_path), ())
     turns = []
-    if not replaying:
-        parsed.clear()  # what was recorded just now, not what was there before
     for i, body in enumerate(bodies[: len(recorded.interactions)]):
+        interaction = recorded.interactions[i]
         try:
-            served = served_at(recorded, i)
+            served = dialect.served(interaction.response, f"response[{i}]")
         except (DialectError, ValueError):
             served = Served(stream=False, calls=(), text="", payload={})
-        expected = _json(recorded.interactions[i].request.body)
-        turns.append(Turn(index=i, request=body, served=served, expected_request=expected))
+        turns.append(Turn(index=i, request=body, served=served, expected_request=_json(interaction.request.body)))
     return ClientRun(
         exchange=Exchange(api=scenario.api, turns=tuple(turns)),
-        refused=refused,
+        refused=[],
         recorded=len(recorded.interactions),
         sent=len(bodies),
         fault=fault,
+        unsupported=unsupported,
     )

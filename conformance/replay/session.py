@@ -1,0 +1,199 @@
+"""One scenario played to one client: every request matched, answered and judged in one place.
+
+Both replay paths (vcrpy inside the Python process, and the HTTP server any client can reach) hand
+each request to `ReplaySession.handle` and send back what it answers. The session:
+
+- routes the request with the API's transport: a turn of the conversation, a side request real
+  SDKs make (model lookups, token counts: answered as the provider would, spending no turn), or a
+  request the recording does not hold (answered locally with a 404, and reported);
+- resolves a history the server holds (Responses `previous_response_id` or `conversation`, an
+  Anthropic message thread) into the full request, which is what the rules judge;
+- judges the request with the rules before answering it, and answers one the provider would reject
+  with the provider's own error, in its shape;
+- answers a turn from the recording in the form the request asks for (streamed or not, in any
+  framing), re-framed where the recorded form differs.
+
+Nothing is ever forwarded: a replay answers everything itself.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from conformance.cassette import Cassette
+from conformance.corpus import Scenario
+from conformance.dialects.base import Dialect, DialectError
+from conformance.exchange import Exchange, Turn
+from conformance.replay.render import render
+from conformance.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
+from conformance.violations import Violation
+from conformance.wire import Served
+
+Judge = Callable[[Exchange], list[Violation]]
+
+
+@dataclass
+class ClientRun:
+    """What happened: the exchange, whether the replay refused a request, and how the client ended."""
+
+    exchange: Exchange
+    refused: list[Violation]  # violations that made the replay serve the provider's error
+    recorded: int  # interactions in the cassette
+    sent: int  # turns the client sent
+    fault: BaseException | None = None  # what the client raised, if it raised
+    side: list[str] = field(default_factory=list)  # side requests answered ("GET /v1beta/models/m: model")
+    extra: list[str] = field(default_factory=list)  # requests the recording does not hold
+    unservable: str | None = None  # why the recording cannot be served to this client's transport
+    unsupported: str | None = None  # why the client declared the scenario unsupported
+
+
+@dataclass
+class _Turn:
+    raw: Any  # the body as sent
+    body: Any  # the body in full (a server-held history resolved)
+
+
+class ReplaySession:
+    def __init__(
+        self,
+        scenario: Scenario,
+        recorded: Cassette,
+        dialect: Dialect,
+        transport: Transport,
+        judge: Judge,
+        *,
+        authoritative: bool = True,
+    ) -> None:
+        self.scenario = scenario
+        self.recorded = recorded
+        self.dialect = dialect
+        self.transport = transport
+        self.judge = judge
+        # The error texts the corpus holds are the providers' own: served only for recordings made
+        # against the provider itself (see client.is_provider_host).
+        self.authoritative = authoritative
+        self.turns: list[_Turn] = []
+        self.refused: list[Violation] = []
+        self.side: list[str] = []
+        self.extra: list[str] = []
+        self.unservable: str | None = None
+        self._served: dict[int, Served] = {}
+        self._lock = threading.Lock()
+
+    # --- answering ---------------------------------------------------------------------------
+    def handle(self, request: Request) -> Answer:
+        with self._lock:
+            return self._handle(request)
+
+    def _handle(self, request: Request) -> Answer:
+        route = self.transport.route(request)
+        what = f"{request.method} {request.path}"
+        if route is None:
+            self.extra.append(what)
+            return self.transport.error(404, f"The replay of {self.scenario.id} holds no {what}.")
+        if route.kind == "side":
+            self.side.append(f"{what} ({route.side})")
+            return self.transport.side_answer(route, request, self.scenario.model, self._earlier())
+        raw = request.json()
+        try:
+            body = self.transport.reconstruct(raw, self._earlier())
+        except Rejected as rejected:
+            self.side.append(f"{what} (refused: {rejected.reason})")
+            return rejected.answer
+        index = len(self.turns)
+        self.turns.append(_Turn(raw=raw, body=body))
+        if index >= len(self.recorded.interactions):
+            message = (
+                f"The replay of {self.scenario.id} holds {len(self.recorded.interactions)} turn(s); "
+                f"this is turn {index + 1}."
+            )
+            return self.transport.error(400, message)
+        refusal = self._refusal(index)
+        if refusal is not None:
+            return refusal
+        interaction = self.recorded.interactions[index]
+        try:
+            return render(self.transport, interaction.response, self.served(index), route)
+        except ReframeError as exc:
+            form = f"a {route.framing} stream" if route.stream else "one JSON body"
+            self.unservable = f"response[{index}] cannot be served as {form}: {exc}"
+            return self.transport.error(501, f"The replay cannot serve this response as {form}: {exc}")
+
+    def _refusal(self, index: int) -> Answer | None:
+        """The provider's error, when the provider would reject the request just sent."""
+        if not self.authoritative or self.refused:
+            return None
+        try:
+            found = self.judge(self.exchange(expected=False))
+        except DialectError:
+            return None  # a body that is no request: judged when the run ends
+        here = [
+            v
+            for v in found
+            if v.severity == "error" and v.provider_error and v.location.startswith(f"request[{index}]")
+        ]
+        if not here:
+            return None
+        self.refused.extend(here)
+        return self.transport.error(400, here[0].provider_error or "")
+
+    # --- what was played ---------------------------------------------------------------------
+    def served(self, index: int) -> Served:
+        """Response `index` as the dialect reads it; each is parsed once."""
+        if index not in self._served:
+            self._served[index] = self.dialect.served(self.recorded.interactions[index].response, f"response[{index}]")
+        return self._served[index]
+
+    def _earlier(self) -> list[Earlier]:
+        out = []
+        for i, turn in enumerate(self.turns[: len(self.recorded.interactions)]):
+            response = self.transport.body_of(self.served(i).payload)
+            out.append(Earlier(request=turn.body, response=response, raw=turn.raw))
+        return out
+
+    def exchange(self, *, expected: bool = True) -> Exchange:
+        turns = []
+        for i, turn in enumerate(self.turns[: len(self.recorded.interactions)]):
+            recorded = self.recorded.interactions[i].request
+            wanted = _json(recorded.body) if expected else None
+            turns.append(Turn(index=i, request=turn.body, served=self.served(i), expected_request=wanted))
+        return Exchange(api=self.scenario.api, turns=tuple(turns))
+
+    def finish(self, fault: BaseException | None = None, unsupported: str | None = None) -> ClientRun:
+        with self._lock:
+            return ClientRun(
+                exchange=self.exchange(),
+                refused=list(self.refused),
+                recorded=len(self.recorded.interactions),
+                sent=len(self.turns),
+                fault=fault,
+                side=list(self.side),
+                extra=list(self.extra),
+                unservable=self.unservable,
+                unsupported=unsupported,
+            )
+
+
+def _json(body: bytes | None) -> Any:
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def base_path(uri: str, endpoint: str) -> str:
+    """The path a client's base URL holds, from a recorded URI and where its endpoint begins."""
+    path = urlsplit(uri).path
+    return path[: path.find(endpoint)] if endpoint and endpoint in path else ""
+
+
+def describe(requests: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(requests[:limit])
+    return shown + (f" and {len(requests) - limit} more" if len(requests) > limit else "")
