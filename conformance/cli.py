@@ -56,6 +56,74 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from conformance.outcomes import FAILING
+    from conformance.results import write_results
+    from conformance.serving import ScenarioServer
+    from conformance.textreport import summary_table
+
+    corpus = _corpus(args)
+    wanted = list(args.scenario_ids or ())
+    unknown = [i for i in wanted if i not in corpus.scenarios]
+    if unknown:
+        print(f"conformance serve: no scenario {', '.join(map(repr, unknown))}", file=sys.stderr)
+        return EXIT_INPUT
+    chosen = [corpus.scenarios[i] for i in wanted]
+    for api in args.api or ():
+        chosen += [s for s in sorted(corpus.scenarios.values(), key=lambda s: s.id) if s.api == api]
+    if not chosen:
+        print("conformance serve: name the scenarios to serve (SCENARIO_ID... or --api NAME)", file=sys.stderr)
+        return EXIT_INPUT
+    server = ScenarioServer(corpus, args.profile, args.host, args.port)
+    try:
+        server.start()
+    except OSError as exc:
+        print(f"conformance serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        listings = server.add_all({s.id: s for s in chosen}.values())
+        print(f"listening on {server.url}", flush=True)
+        for listing in listings:
+            print(f"{listing.scenario} {listing.api} {listing.base_url}", flush=True)
+        _wait_for_stop()
+        results = server.verdicts()
+    finally:
+        server.stop()
+    print(summary_table(results), file=sys.stderr)
+    if args.report:
+        write_results(Path(args.report), server.document(results))
+        print(f"results: {args.report}", file=sys.stderr)
+    return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
+
+
+def _wait_for_stop() -> None:
+    """Until SIGINT or SIGTERM, or until standard input closes when it is a pipe or a terminal (a
+    supervisor that closes it ends the server; /dev/null, as a background job gets, does not)."""
+    import os
+    import signal
+    import stat
+    import threading
+
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+        watch = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or sys.stdin.isatty()
+    except (OSError, ValueError):
+        watch = False
+    if watch:
+
+        def read_until_closed() -> None:
+            while sys.stdin.buffer.read1(65536):
+                pass
+            stop.set()
+
+        threading.Thread(target=read_until_closed, name="conformance-serve-stdin", daemon=True).start()
+    while not stop.wait(0.5):
+        pass
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from conformance.runner import reproduce
     from conformance.textreport import diff_text, violation_text
@@ -224,6 +292,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", help="client adapters: the provider base URL to use")
     common(run)
     run.set_defaults(func=cmd_run)
+
+    serve = sub.add_parser(
+        "serve",
+        help="play scenarios over HTTP on 127.0.0.1 to a client in any language, and judge what it sends",
+    )
+    serve.add_argument("scenario_ids", nargs="*", metavar="SCENARIO_ID", help="scenarios to serve")
+    serve.add_argument("--api", action="append", help="serve every scenario of this API too (repeatable)")
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=0, help="the port to listen on (default: a free one)")
+    serve.add_argument("--report", metavar="PATH", help="write the results JSON here when the server stops")
+    common(serve)
+    serve.set_defaults(func=cmd_serve)
 
     rep = sub.add_parser("reproduce", help="replay a bug case through its reproduction adapter")
     rep.add_argument("bug_id", metavar="BUG-ID")

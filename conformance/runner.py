@@ -27,7 +27,8 @@ class CorpusError(Exception):
     """A case or cassette of the corpus itself is broken: not the adapter's fault."""
 
 
-def _context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckContext:
+def scenario_context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckContext:
+    """What the rules need to judge a scenario's exchange."""
     calls = tuple(scenario.all_calls())
     return CheckContext(
         corpus=corpus,
@@ -85,7 +86,7 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
             summary=f"begins with a {scenario.history.api} history, which only a codec adapter can be handed",
         )
     dialect = dialect_for(scenario.api)
-    ctx = _context(corpus, scenario, options.profile)
+    ctx = scenario_context(corpus, scenario, options.profile)
     path = corpus.cassette_path(scenario)
     try:
         run = run_client(
@@ -164,7 +165,7 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
         )
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
-    return _judged(scenario, exchange, _context(corpus, scenario, profile), dialect, "adapter")
+    return _judged(scenario, exchange, scenario_context(corpus, scenario, profile), dialect, "adapter")
 
 
 def _judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: Dialect, who: str) -> CaseResult:

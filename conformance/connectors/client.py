@@ -32,8 +32,6 @@ from conformance.exchange import Exchange, Turn
 from conformance.neutral import ToolSpec
 from conformance.recording import vcr_settings
 from conformance.replay.session import ClientRun, Judge, ReplaySession
-from conformance.transports import transport_for
-from conformance.transports.base import is_provider_host
 from conformance.wire import Served
 
 __all__ = [
@@ -46,6 +44,7 @@ __all__ = [
     "ScenarioUnsupported",
     "ToolLoop",
     "base_url_of",
+    "recorded_base_path",
     "run_client",
     "tool_loop",
 ]
@@ -289,23 +288,14 @@ def run_client(
         raise CassetteError(str(cassette_path), "no such cassette: record it with --record-mode=once")
     if recorded is None or record_mode in ("new_episodes", "all"):
         return _record(fn, scenario, cassette_path, dialect, record_mode, user_config or {}, base_url)
-    transport = transport_for(scenario.api)
-    hosts = {i.request.host for i in recorded.interactions}
-    session = ReplaySession(
-        scenario,
-        recorded,
-        dialect,
-        transport,
-        judge,
-        authoritative=all(is_provider_host(transport, h) for h in hosts),
-    )
+    session = ReplaySession.of(scenario, recorded, judge)
     loop = tool_loop(scenario, base_url, recorded)
     if replay == "server":
         from conformance.replay.seal import sealed
         from conformance.replay.server import ReplayServer
 
         with ReplayServer() as server:
-            loop.base_url = server.add(session, _base_path(recorded, scenario.api))
+            loop.base_url = server.add(session, recorded_base_path(recorded, scenario.api))
             with sealed(server.address):
                 fault, unsupported = _call(fn, loop)
     else:
@@ -323,7 +313,7 @@ def _in_process(session: ReplaySession) -> Iterator[None]:
         yield
 
 
-def _base_path(recorded: Cassette, api: str) -> str:
+def recorded_base_path(recorded: Cassette, api: str) -> str:
     """The path part of the base URL the recording's client was configured with (`/v1`, `/openai/v1`)."""
     from urllib.parse import urlsplit
 

@@ -46,7 +46,9 @@ class ReplayServer:
         return f"http://{host}:{port}"
 
     def start(self) -> ReplayServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="conformance-replay", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="conformance-replay", daemon=True
+        )
         self._thread.start()
         return self
 

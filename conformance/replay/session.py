@@ -23,7 +23,6 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from conformance.cassette import Cassette
 from conformance.corpus import Scenario
@@ -75,7 +74,7 @@ class ReplaySession:
         self.transport = transport
         self.judge = judge
         # The error texts the corpus holds are the providers' own: served only for recordings made
-        # against the provider itself (see client.is_provider_host).
+        # against the provider itself.
         self.authoritative = authoritative
         self.turns: list[_Turn] = []
         self.refused: list[Violation] = []
@@ -84,6 +83,19 @@ class ReplaySession:
         self.unservable: str | None = None
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge) -> ReplaySession:
+        """A session with the scenario's dialect and transport. The provider's own error texts are
+        served only when every recorded request went to the provider's own hosts."""
+        from conformance.dialects import dialect_for
+        from conformance.transports import transport_for
+        from conformance.transports.base import is_provider_host
+
+        transport = transport_for(scenario.api)
+        hosts = {i.request.host for i in recorded.interactions}
+        authoritative = all(is_provider_host(transport, h) for h in hosts)
+        return cls(scenario, recorded, dialect_for(scenario.api), transport, judge, authoritative=authoritative)
 
     # --- answering ---------------------------------------------------------------------------
     def handle(self, request: Request) -> Answer:
@@ -186,12 +198,6 @@ def _json(body: bytes | None) -> Any:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return None
-
-
-def base_path(uri: str, endpoint: str) -> str:
-    """The path a client's base URL holds, from a recorded URI and where its endpoint begins."""
-    path = urlsplit(uri).path
-    return path[: path.find(endpoint)] if endpoint and endpoint in path else ""
 
 
 def describe(requests: Sequence[str], limit: int = 3) -> str:

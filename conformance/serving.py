@@ -1,0 +1,98 @@
+"""Serving scenarios to clients in any language: the library behind `conformance serve` and harnesses.
+
+A `ScenarioServer` plays any number of scenarios on one replay server, each at its own base URL,
+and judges each one from what its client sent, with the same verdict as an in-process client run.
+It never forwards anything: every answer comes from the scenario's recording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance import __version__
+from conformance.cassette import load_cassette
+from conformance.corpus import Corpus, Scenario
+from conformance.outcomes import CaseResult
+from conformance.replay.server import ReplayServer
+from conformance.replay.session import ReplaySession
+
+IDENTITY = {"name": "replay-server", "version": __version__, "connector": "server"}
+
+
+@dataclass(frozen=True)
+class Listing:
+    scenario: str
+    api: str
+    base_url: str
+
+
+class ScenarioServer:
+    def __init__(self, corpus: Corpus, profile: str = "default", host: str = "127.0.0.1", port: int = 0) -> None:
+        self.corpus = corpus
+        self.profile = profile
+        self.server = ReplayServer(host, port)
+        self.server.results = self.document
+        self._order: list[str] = []
+
+    def start(self) -> ScenarioServer:
+        self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def __enter__(self) -> ScenarioServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def add(self, scenario: Scenario) -> Listing:
+        """Serve a scenario (again, from its first turn, if it was served before)."""
+        from conformance.connectors.client import recorded_base_path
+        from conformance.rules import check
+        from conformance.runner import scenario_context
+
+        recorded = load_cassette(self.corpus.cassette_path(scenario))
+        ctx = scenario_context(self.corpus, scenario, self.profile)
+        session = ReplaySession.of(scenario, recorded, lambda exchange: check(exchange, ctx))
+        base_url = self.server.add(session, recorded_base_path(recorded, scenario.api))
+        if scenario.id not in self._order:
+            self._order.append(scenario.id)
+        return Listing(scenario.id, scenario.api, base_url)
+
+    def add_all(self, scenarios: Iterable[Scenario]) -> list[Listing]:
+        return [self.add(s) for s in scenarios]
+
+    def verdict(self, scenario_id: str, fault: BaseException | None = None) -> CaseResult:
+        """The case's outcome from what its client sent so far; `not-run` when it sent nothing."""
+        from conformance.runner import client_verdict, scenario_context
+
+        session = next((s for s in self.server.sessions() if s.scenario.id == scenario_id), None)
+        if session is None:
+            raise KeyError(f"{scenario_id} is not served")
+        scenario = session.scenario
+        run = session.finish(fault)
+        if not run.sent and not run.side and fault is None:
+            return CaseResult(scenario.id, scenario.api, "not-run", summary="no client sent a request to this scenario")
+        ctx = scenario_context(self.corpus, scenario, self.profile)
+        return client_verdict(scenario, run, ctx, session.dialect)
+
+    def verdicts(self) -> list[CaseResult]:
+        return [self.verdict(i) for i in self._order]
+
+    def document(self, results: Sequence[CaseResult] | None = None) -> dict[str, Any]:
+        from conformance.results import results_document
+
+        return results_document(
+            self.verdicts() if results is None else results,
+            adapter=IDENTITY,
+            corpus_revision=self.corpus.revision(),
+            profile=self.profile,
+        )
