@@ -145,7 +145,7 @@ def _send(method: str, url: str, body: Any, headers: dict[str, str] | None = Non
     for name, value in (headers or {}).items():
         request.add_header(name, value)
     try:
-        with urllib.request.urlopen(request, timeout=30, context=_TLS) as response:  # noqa: S310  # a replay's URL
+        with urllib.request.urlopen(request, timeout=30, context=_TLS) as response:  # a replay's URL
             raw_headers = {k.lower(): (v,) for k, v in response.headers.items()}
             return HttpResponse(response.status, raw_headers, response.read())
     except urllib.error.HTTPError as error:

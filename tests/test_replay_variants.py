@@ -11,11 +11,11 @@ change the verdict to `skip`, with the reason, when the recording cannot be serv
 from __future__ import annotations
 
 import pytest
+from http_clients import Variant, adapter, variants_for
 
 from conformance.corpus import Corpus, load_corpus
 from conformance.outcomes import CaseResult
 from conformance.runner import RunOptions, run_scenario
-from http_clients import Variant, adapter, variants_for
 
 _CORPUS = load_corpus()
 SCENARIOS = sorted(s.id for s in _CORPUS.scenarios.values() if s.history is None)
