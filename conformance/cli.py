@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from conformance import __version__
 
@@ -24,18 +25,24 @@ def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.adapters import resolve_adapter
     from conformance.outcomes import FAILING
     from conformance.results import results_document, write_results
     from conformance.runner import RunOptions, run_suite
     from conformance.textreport import case_text, summary_table
 
-    adapter = resolve_adapter(args.adapter)
     corpus = _corpus(args)
+    adapter, close = _adapter(args)
     options = RunOptions(
-        profile=args.profile, timeout=args.timeout or None, record_mode=args.record_mode, base_url=args.base_url
+        profile=args.profile,
+        timeout=args.timeout or None,
+        record_mode=args.record_mode,
+        base_url=args.base_url,
+        replay=args.replay,
     )
-    results = run_suite(adapter, corpus, args.api or None, args.profile, options)
+    try:
+        results = run_suite(adapter, corpus, args.api or None, args.profile, options)
+    finally:
+        close()
     for result in results:
         if result.outcome != "pass" or args.verbose:
             print(
@@ -99,6 +106,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _wait_for_stop() -> None:
     """Until SIGINT or SIGTERM, or until standard input closes when it is a pipe or a terminal (a
     supervisor that closes it ends the server; /dev/null, as a background job gets, does not)."""
+    import contextlib
     import os
     import signal
     import stat
@@ -115,13 +123,39 @@ def _wait_for_stop() -> None:
     if watch:
 
         def read_until_closed() -> None:
-            while sys.stdin.buffer.read1(65536):
-                pass
+            # os.read, not sys.stdin: a daemon thread blocked inside a buffered reader aborts the
+            # interpreter at exit.
+            fd = sys.stdin.fileno()
+            with contextlib.suppress(OSError):
+                while os.read(fd, 65536):
+                    pass
             stop.set()
 
         threading.Thread(target=read_until_closed, name="conformance-serve-stdin", daemon=True).start()
     while not stop.wait(0.5):
         pass
+
+
+def _adapter(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
+    """The adapter of a run, and how to release it: by default an isolated worker process runs it, so
+    that nothing it does (an exit, a crash, a hang in C code) ends the run."""
+    from conformance.adapters import resolve_adapter
+
+    if args.harness:
+        from conformance.connectors.harness import HarnessAdapter
+
+        harness = HarnessAdapter(args.harness)
+        return harness, harness.close
+    if args.in_process:
+        return resolve_adapter(args.adapter), lambda: None
+    from conformance.isolation import IsolatedAdapter, Worker
+
+    worker = Worker([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()])
+    try:
+        return IsolatedAdapter(args.adapter, worker), worker.close
+    except BaseException:
+        worker.close()
+        raise
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -279,6 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the suite against an adapter (default: the bundled reference)")
     run.add_argument("--adapter", default="reference", help="'reference', a bug id, or module:object")
+    run.add_argument(
+        "--harness",
+        metavar="COMMAND",
+        help="run a client library in any language through the harness protocol (docs/harness.md): the "
+        "command that starts its harness, e.g. 'node harnesses/vercel-ai/run.mjs'",
+    )
     run.add_argument("--api", action="append", help="only cases of this API (repeatable)")
     run.add_argument("--report", metavar="PATH", help="write the results JSON here")
     run.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
@@ -290,6 +330,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="client adapters: vcrpy record mode (once records cassettes that do not exist yet)",
     )
     run.add_argument("--base-url", help="client adapters: the provider base URL to use")
+    run.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run the adapter in this process, not in a supervised worker process (faster; an adapter that "
+        "exits or crashes then ends the run)",
+    )
+    run.add_argument(
+        "--replay",
+        choices=("in-process", "server"),
+        default="in-process",
+        help="client adapters: replay through vcrpy in this process (default) or the replay server over HTTP",
+    )
     common(run)
     run.set_defaults(func=cmd_run)
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from conformance.connectors.client import ClientAdapter
     from conformance.corpus import Corpus, Scenario
     from conformance.outcomes import CaseResult
-    from conformance.runner import RunOptions
+    from conformance.runner import OutOfProcess, RunOptions
 
 _PROPERTY = "conformance_result"
 # Mirrors the case schema's `api` vocabulary (a test holds the two equal); kept literal so that
@@ -41,6 +41,7 @@ _APIS = (
 _SETTINGS = {
     # option/ini name: (help, ini type)
     "adapter": ("adapter under test: 'reference', a bug id, or module:object", "string"),
+    "harness": ("a client in any language: the command that starts its harness (docs/harness.md)", "string"),
     "api": ("only run cases of these APIs (repeatable)", "args"),
     "profile": ("rule profile: default or strict", "string"),
     "report": ("where to write the results JSON (default conformance-results.json)", "string"),
@@ -48,6 +49,7 @@ _SETTINGS = {
     "cassettes": ("extra cassette directories (repeatable)", "args"),
     "timeout": ("seconds a case may run before it is a timeout (default 60; 0: no limit)", "string"),
     "base-url": ("client adapters: the provider base URL to use instead of the provider's own", "string"),
+    "replay": ("client adapters: in-process (vcrpy, the default) or server (the replay server over HTTP)", "string"),
 }
 
 
@@ -60,6 +62,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             group.addoption(flag, action="append", dest=dest, default=None, metavar=name.upper(), help=text)
         elif name == "profile":
             group.addoption(flag, dest=dest, default=None, choices=("default", "strict"), help=text)
+        elif name == "replay":
+            group.addoption(flag, dest=dest, default=None, choices=("in-process", "server"), help=text)
         else:
             group.addoption(flag, dest=dest, default=None, metavar=name.upper(), help=text)
         parser.addini(dest, f"{text} (ini form of {flag})", type=kind, default=None)  # type: ignore[arg-type]
@@ -79,8 +83,10 @@ def pytest_configure(config: pytest.Config) -> None:
     for api in _APIS:
         config.addinivalue_line("markers", f"{api.replace('-', '_')}: a conformance case of the {api} API")
     adapter = _setting(config, "adapter")
-    if adapter:
-        config.pluginmanager.register(ConformanceSession(config, adapter), "conformance-session")
+    harness = _setting(config, "harness")
+    if adapter or harness:
+        session = ConformanceSession(config, adapter or "", harness=harness)
+        config.pluginmanager.register(session, "conformance-session")
 
 
 class ConformanceFailure(Exception):
@@ -135,12 +141,13 @@ class ConformanceItem(pytest.Item):
 class ConformanceSession:
     """Per-session state: the adapter, the corpus, and the results as they come in."""
 
-    def __init__(self, config: pytest.Config, adapter_spec: str) -> None:
+    def __init__(self, config: pytest.Config, adapter_spec: str, *, harness: str | None = None) -> None:
         self.config = config
         self.adapter_spec = adapter_spec
+        self.harness = harness
         self.apis: list[str] = list(_setting(config, "api") or [])
         self.profile: str = _setting(config, "profile") or "default"
-        self._adapter: CodecAdapter | ClientAdapter | None = None
+        self._adapter: CodecAdapter | ClientAdapter | OutOfProcess | None = None
         self._vcr: dict[str, Any] | None = None
         self._corpus: Corpus | None = None
         self.results: dict[str, dict[str, Any]] = {}
@@ -166,7 +173,14 @@ class ConformanceSession:
             record_mode=str(record_mode),
             vcr_config=vcr_config,
             base_url=_setting(self.config, "base-url"),
+            replay=self._replay(),
         )
+
+    def _replay(self) -> Any:
+        value = _setting(self.config, "replay") or "in-process"
+        if value not in ("in-process", "server"):
+            raise pytest.UsageError(f"conformance_replay: {value!r}; use in-process or server")
+        return value
 
     def _vcr_config(self, item: pytest.Item) -> dict[str, Any]:
         """The nearest `vcr_config` fixture, called directly: conformance items are not functions."""
@@ -181,14 +195,20 @@ class ConformanceSession:
         return self._vcr
 
     @property
-    def adapter(self) -> CodecAdapter | ClientAdapter:
+    def adapter(self) -> CodecAdapter | ClientAdapter | OutOfProcess:
         if self._adapter is None:
             from conformance.adapters import AdapterSpecError, resolve_adapter
 
             try:
-                self._adapter = resolve_adapter(self.adapter_spec)
+                if self.harness:
+                    from conformance.connectors.harness import HarnessAdapter
+
+                    self._adapter = HarnessAdapter(self.harness)
+                else:
+                    self._adapter = resolve_adapter(self.adapter_spec)
             except AdapterSpecError as exc:
-                raise pytest.UsageError(f"--conformance-adapter: {exc}") from None
+                option = "--conformance-harness" if self.harness else "--conformance-adapter"
+                raise pytest.UsageError(f"{option}: {exc}") from None
         return self._adapter
 
     @property
@@ -260,6 +280,11 @@ class ConformanceSession:
     def report_path(self) -> Path:
         raw = _setting(self.config, "report") or "conformance-results.json"
         return self.config.invocation_params.dir / raw
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        close = getattr(self._adapter, "close", None)
+        if callable(close):
+            close()  # a harness process and its replay server
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from conformance.adapters import CodecAdapter
 from conformance.cassette import CassetteError, load_cassette
@@ -21,6 +21,21 @@ from conformance.replay.session import ClientRun, describe
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
 from conformance.timeouts import DEFAULT_SECONDS, CaseTimeout, call_with_timeout
+
+
+@runtime_checkable
+class OutOfProcess(Protocol):
+    """An adapter run in another process: an isolated Python adapter, or a harness in any language."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    def identity(self) -> dict[str, str]: ...
+
+    def run(self, scenario: Scenario, corpus: Corpus, options: RunOptions) -> CaseResult: ...
 
 
 class CorpusError(Exception):
@@ -53,7 +68,7 @@ class RunOptions:
 
 
 def run_scenario(
-    adapter: CodecAdapter | ClientAdapter,
+    adapter: CodecAdapter | ClientAdapter | OutOfProcess,
     scenario: Scenario,
     corpus: Corpus,
     profile: str = "default",
@@ -66,6 +81,9 @@ def run_scenario(
         result.duration = time.perf_counter() - started
         return result
 
+    if isinstance(adapter, OutOfProcess):
+        # Another process runs the adapter; its supervisor keeps the time and turns faults into outcomes.
+        return done(adapter.run(scenario, corpus, options))
     try:
         if isinstance(adapter, ClientAdapter):
             return done(call_with_timeout(lambda: _run_client(adapter, scenario, corpus, options), options.timeout))
@@ -132,7 +150,7 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
                 "error",
                 violations=result.violations,
                 summary=f"the client raised {summary}",
-                detail=short_traceback(run.fault),
+                detail=getattr(run.fault, "detail", "") or short_traceback(run.fault),
             )
     if run.sent < run.recorded and run.fault is None:
         notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
@@ -194,7 +212,7 @@ def select(corpus: Corpus, apis: Sequence[str] | None = None) -> list[Scenario]:
 
 
 def run_suite(
-    adapter: CodecAdapter | ClientAdapter,
+    adapter: CodecAdapter | ClientAdapter | OutOfProcess,
     corpus: Corpus,
     apis: Sequence[str] | None = None,
     profile: str = "default",

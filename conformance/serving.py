@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
 from conformance.cassette import load_cassette
@@ -17,6 +17,9 @@ from conformance.corpus import Corpus, Scenario
 from conformance.outcomes import CaseResult
 from conformance.replay.server import ReplayServer
 from conformance.replay.session import ReplaySession
+
+if TYPE_CHECKING:
+    from conformance.connectors.client import ToolLoop
 
 IDENTITY = {"name": "replay-server", "version": __version__, "connector": "server"}
 
@@ -26,6 +29,7 @@ class Listing:
     scenario: str
     api: str
     base_url: str
+    tools_url: str
 
 
 class ScenarioServer:
@@ -35,6 +39,7 @@ class ScenarioServer:
         self.server = ReplayServer(host, port)
         self.server.results = self.document
         self._order: list[str] = []
+        self.loops: dict[str, ToolLoop] = {}  # what a client of each scenario is handed
 
     def start(self) -> ScenarioServer:
         self.server.start()
@@ -55,23 +60,27 @@ class ScenarioServer:
 
     def add(self, scenario: Scenario) -> Listing:
         """Serve a scenario (again, from its first turn, if it was served before)."""
-        from conformance.connectors.client import recorded_base_path
+        from conformance.connectors.client import recorded_base_path, tool_loop
         from conformance.rules import check
         from conformance.runner import scenario_context
 
         recorded = load_cassette(self.corpus.cassette_path(scenario))
         ctx = scenario_context(self.corpus, scenario, self.profile)
         session = ReplaySession.of(scenario, recorded, lambda exchange: check(exchange, ctx))
-        base_url = self.server.add(session, recorded_base_path(recorded, scenario.api))
+        loop = tool_loop(scenario, None, recorded)
+        base_url = self.server.add(session, recorded_base_path(recorded, scenario.api), loop.call_tool)
+        loop.base_url = base_url
+        self.loops[scenario.id] = loop
         if scenario.id not in self._order:
             self._order.append(scenario.id)
-        return Listing(scenario.id, scenario.api, base_url)
+        return Listing(scenario.id, scenario.api, base_url, self.server.tools_url(scenario.id))
 
     def add_all(self, scenarios: Iterable[Scenario]) -> list[Listing]:
         return [self.add(s) for s in scenarios]
 
-    def verdict(self, scenario_id: str, fault: BaseException | None = None) -> CaseResult:
-        """The case's outcome from what its client sent so far; `not-run` when it sent nothing."""
+    def verdict(self, scenario_id: str, fault: BaseException | None = None, *, ran: bool = False) -> CaseResult:
+        """The case's outcome from what its client sent so far; `not-run` when no client came (unless
+        one is known to have `ran`: then sending nothing fails)."""
         from conformance.runner import client_verdict, scenario_context
 
         session = next((s for s in self.server.sessions() if s.scenario.id == scenario_id), None)
@@ -79,7 +88,7 @@ class ScenarioServer:
             raise KeyError(f"{scenario_id} is not served")
         scenario = session.scenario
         run = session.finish(fault)
-        if not run.sent and not run.side and fault is None:
+        if not ran and not run.sent and not run.side and fault is None:
             return CaseResult(scenario.id, scenario.api, "not-run", summary="no client sent a request to this scenario")
         ctx = scenario_context(self.corpus, scenario, self.profile)
         return client_verdict(scenario, run, ctx, session.dialect)

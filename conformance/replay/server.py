@@ -12,6 +12,7 @@ Every request is answered by its scenario's `ReplaySession`; nothing is forwarde
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,6 +28,8 @@ MAX_BODY = 64 * 1024 * 1024  # a tool-loop request is never near this; a larger 
 class ReplayServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self._sessions: dict[str, tuple[ReplaySession, str]] = {}  # scenario id -> (session, base path)
+        # scenario id -> the tools of its loop: (name, arguments) -> the canned output
+        self._tools: dict[str, Callable[[str, Any], str]] = {}
         self._lock = threading.Lock()
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.replay = self
@@ -65,11 +68,16 @@ class ReplayServer:
         self.stop()
 
     # --- scenarios ------------------------------------------------------------------------------
-    def add(self, session: ReplaySession, base_path: str = "") -> str:
-        """Serve a session; returns the base URL its client is configured with."""
+    def add(self, session: ReplaySession, base_path: str = "", tools: Callable[[str, Any], str] | None = None) -> str:
+        """Serve a session (and its tools at `tools_url`); returns the base URL its client is configured with."""
         with self._lock:
             self._sessions[session.scenario.id] = (session, base_path)
+            if tools is not None:
+                self._tools[session.scenario.id] = tools
         return self.base_url(session.scenario.id)
+
+    def tools_url(self, scenario_id: str) -> str:
+        return f"{self.url}{CONTROL}/tools/{scenario_id}"
 
     def remove(self, scenario_id: str) -> None:
         with self._lock:
@@ -87,7 +95,7 @@ class ReplayServer:
     def dispatch(self, method: str, target: str, headers: dict[str, str], body: bytes) -> Answer:
         path = target.split("?", 1)[0]
         if path.startswith(CONTROL + "/") or path == CONTROL:
-            return self._control(path[len(CONTROL) :])
+            return self._control(path[len(CONTROL) :], body)
         with self._lock:
             ids = sorted(self._sessions, key=len, reverse=True)
             chosen = next((i for i in ids if path == f"/{i}" or path.startswith(f"/{i}/")), None)
@@ -101,16 +109,36 @@ class ReplayServer:
             return Answer.json(404, {"error": {"message": f"no scenario is served at {path}; served: {served}"}})
         return session.handle(Request.of(method, target[len(prefix) :] or "/", headers, body))
 
-    def _control(self, what: str) -> Answer:
+    def _control(self, what: str, body: bytes = b"") -> Answer:
+        if what.startswith("/tools/"):
+            return self._tool(what[len("/tools/") :], body)
         if what in ("", "/", "/scenarios"):
             listing = [
-                {"id": s.scenario.id, "api": s.scenario.api, "base_url": self.base_url(s.scenario.id)}
+                {
+                    "id": s.scenario.id,
+                    "api": s.scenario.api,
+                    "base_url": self.base_url(s.scenario.id),
+                    "tools_url": self.tools_url(s.scenario.id),
+                }
                 for s in self.sessions()
             ]
             return Answer.json(200, {"url": self.url, "scenarios": listing})
         if what == "/results" and self.results is not None:
             return Answer.json(200, self.results())
         return Answer.json(404, {"error": {"message": f"unknown control path {CONTROL}{what}"}})
+
+    def _tool(self, scenario_id: str, body: bytes) -> Answer:
+        """A harness's tool asks for its output: `{"name", "arguments"}` -> `{"output"}`."""
+        tools = self._tools.get(scenario_id)
+        if tools is None:
+            return Answer.json(404, {"error": {"message": f"no tools are served for {scenario_id!r}"}})
+        try:
+            call = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            call = None
+        if not isinstance(call, dict) or not isinstance(call.get("name"), str) or "arguments" not in call:
+            return Answer.json(400, {"error": {"message": 'a tool call is {"name": string, "arguments": ...}'}})
+        return Answer.json(200, {"output": tools(call["name"], call["arguments"])})
 
 
 class _HTTPServer(ThreadingHTTPServer):

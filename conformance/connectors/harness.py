@@ -1,0 +1,186 @@
+"""The harness connector: a client library in any language, run through the harness protocol.
+
+A harness is a program that reads JSON lines on stdin and writes JSON lines on stdout
+(docs/harness.md, conformance/schemas/harness.schema.json). The suite starts it and says `start`;
+the harness answers who it is and which APIs it serves. For each case the suite serves the
+scenario on its replay server and sends `run` with the base URL, the model, the prompt, the tools
+and the URL the tools get their outputs from; the harness runs its library's real tool loop and
+answers `ok`, `skipped` or `errored`. The case is judged on what the library sent, as for any
+client. A harness that crashes, hangs or prints garbage gives that case `crash`, `timeout` or
+`error`; it is started again for the next case, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shlex
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from conformance.adapters import AdapterSpecError
+from conformance.corpus import Corpus, Scenario
+from conformance.outcomes import CaseResult
+from conformance.supervisor import Fault, Supervisor
+
+if TYPE_CHECKING:
+    from conformance.serving import ScenarioServer
+
+PROTOCOL_VERSION = 1
+HARD_LIMIT_SECONDS = 3600.0  # a case without a time limit of its own still ends
+
+
+class HarnessFailed(Exception):
+    """The library raised inside the harness: its message and stack trace, as the harness reports them."""
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        self.detail = detail
+        super().__init__(message)
+
+
+@cache
+def _validator(definition: str) -> Any:
+    from importlib.resources import files
+
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    schema = json.loads(files("conformance.schemas").joinpath("harness.schema.json").read_text(encoding="utf-8"))
+    return Draft202012Validator({**schema, "$ref": f"#/$defs/{definition}"})
+
+
+def problem(message: Any, definition: str) -> str | None:
+    """What is wrong with a message against its definition in the protocol's schema, if anything."""
+    error = next(iter(sorted(_validator(definition).iter_errors(message), key=lambda e: list(e.path))), None)
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "the message"
+    return f"{where}: {error.message}"
+
+
+class HarnessAdapter:
+    """An adapter that is a harness program; started once, and again after each fault."""
+
+    def __init__(self, command: str | Sequence[str], *, cwd: str | None = None, start_timeout: float = 120) -> None:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise AdapterSpecError("--harness needs a command")
+        self.command = " ".join(argv)
+        self.supervisor = Supervisor(
+            argv,
+            cwd=cwd,
+            name=f"the harness ({self.command})",
+            hello={"cmd": "start", "version": PROTOCOL_VERSION},
+            check_greeting=_check_started,
+            start_timeout=start_timeout,
+        )
+        greeting = self.supervisor.greet()
+        if isinstance(greeting, Fault):
+            raise AdapterSpecError(greeting.detail())
+        self.implementation: dict[str, Any] = dict(greeting["implementation"])
+        self._seq = itertools.count(1)
+        self._server: ScenarioServer | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.implementation["name"])
+
+    @property
+    def version(self) -> str:
+        return str(self.implementation["version"])
+
+    @property
+    def apis(self) -> tuple[str, ...]:
+        return tuple(self.implementation.get("apis", ()))
+
+    def identity(self) -> dict[str, str]:
+        info = {"name": self.name, "version": self.version, "connector": "harness"}
+        info["language"] = str(self.implementation.get("language", ""))
+        libraries = self.implementation.get("libraries") or {}
+        if libraries:
+            info["libraries"] = ", ".join(f"{k} {v}" for k, v in sorted(libraries.items()))
+        if self.implementation.get("homepage"):
+            info["homepage"] = str(self.implementation["homepage"])
+        return info
+
+    def _serving(self, corpus: Corpus, profile: str) -> ScenarioServer:
+        from conformance.serving import ScenarioServer
+
+        if self._server is None or self._server.corpus is not corpus or self._server.profile != profile:
+            if self._server is not None:
+                self._server.stop()
+            self._server = ScenarioServer(corpus, profile).start()
+        return self._server
+
+    def run(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
+        unsupported = self.implementation.get("unsupported") or {}
+        if scenario.api not in self.apis:
+            reason = unsupported.get(scenario.api) or f"{self.name} serves no {scenario.api}"
+            return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
+        if scenario.history is not None:
+            summary = f"begins with a {scenario.history.api} history, which only a codec adapter can be handed"
+            return CaseResult(scenario.id, scenario.api, "skip", summary=summary)
+        server = self._serving(corpus, options.profile)
+        listing = server.add(scenario)
+        loop = server.loops[scenario.id]
+        case = {
+            "id": scenario.id,
+            "api": scenario.api,
+            "base_url": listing.base_url,
+            "api_key": loop.api_key,
+            "model": scenario.model,
+            "prompt": scenario.prompt,
+            "stream": scenario.stream,
+            "tools": loop.tools,
+            "recorded_tools": loop.recorded_tools,
+            "settings": {
+                "body": dict(loop.settings.body),
+                "headers": dict(loop.settings.headers),
+                "query": dict(loop.settings.query),
+                "api_version": loop.settings.api_version,
+            },
+            "tools_url": listing.tools_url,
+        }
+        seq = next(self._seq)
+        limit = options.timeout or HARD_LIMIT_SECONDS
+        answer = self.supervisor.ask({"cmd": "run", "seq": seq, "case": case}, limit)
+        try:
+            return self._outcome(scenario, server, answer, seq, limit)
+        finally:
+            server.server.remove(scenario.id)
+
+    def _outcome(
+        self, scenario: Scenario, server: ScenarioServer, answer: dict[str, Any] | Fault, seq: int, limit: float
+    ) -> CaseResult:
+        if isinstance(answer, Fault):
+            outcome = {"crash": "crash", "timeout": "timeout", "garbage": "error"}[answer.kind]
+            summary = answer.summary
+            if answer.kind == "timeout":
+                summary = f"the harness gave no answer within {limit:g} s; it was stopped and will be started again"
+            return CaseResult(scenario.id, scenario.api, outcome, summary=summary, detail=answer.stderr)  # type: ignore[arg-type]
+        wrong = problem(answer, "ran")
+        if wrong is None and answer.get("seq") != seq:
+            wrong = f"seq: {answer.get('seq')!r}, but the command was {seq}"
+        if wrong is not None:
+            self.supervisor.stop(kill=True)
+            summary = f"the harness answered {json.dumps(answer)[:200]}, which is no answer to run: {wrong}"
+            return CaseResult(scenario.id, scenario.api, "error", summary=summary)
+        if "skipped" in answer:
+            return CaseResult(scenario.id, scenario.api, "skip", summary=f"the harness declares: {answer['skipped']}")
+        fault = None
+        if "errored" in answer:
+            fault = HarnessFailed(answer["errored"]["message"], answer["errored"].get("detail", ""))
+        return server.verdict(scenario.id, fault, ran=True)
+
+    def close(self) -> None:
+        self.supervisor.tell({"cmd": "stop"})
+        self.supervisor.stop()
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+
+def _check_started(answer: dict[str, Any]) -> str | None:
+    if answer.get("version") != PROTOCOL_VERSION and isinstance(answer.get("version"), int):
+        return f"it speaks protocol version {answer['version']}; this suite speaks {PROTOCOL_VERSION}"
+    return problem(answer, "started")

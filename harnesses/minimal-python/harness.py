@@ -1,0 +1,141 @@
+"""A minimal harness in Python: an OpenAI Chat Completions tool loop with the standard library only.
+
+It shows the harness protocol end to end (docs/harness.md), as its JavaScript twin does:
+
+    conformance run --harness 'python harnesses/minimal-python/harness.py'
+
+Commands arrive as JSON lines on stdin; answers go to stdout, one JSON line each. Anything else
+(logs) goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+import urllib.error
+import urllib.request
+from typing import Any
+
+PROTOCOL = 1
+MAX_TURNS = 8
+
+
+def answer(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def post(url: str, body: Any, key: str = "") -> str:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
+    request.add_header("content-type", "application/json")
+    request.add_header("authorization", f"Bearer {key}")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return str(response.read().decode())
+    except urllib.error.HTTPError as error:
+        raise RuntimeError(f"HTTP {error.code}: {error.read().decode()[:300]}") from None
+
+
+def join_stream(text: str) -> dict[str, Any]:
+    """A streamed completion as one message: calls by index, a new call where an index comes back
+    with another id (some servers put every call at index 0)."""
+    message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": []}
+    open_calls: dict[int, dict[str, Any]] = {}
+    for line in text.splitlines():
+        if not line.startswith("data:"):
+            continue
+        data = line[5:].strip()
+        if not data or data == "[DONE]":
+            continue
+        for choice in json.loads(data).get("choices") or []:
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("content"), str):
+                message["content"] = (message["content"] or "") + delta["content"]
+            for entry in delta.get("tool_calls") or []:
+                index = entry.get("index", 0)
+                call = open_calls.get(index)
+                if call is None or (entry.get("id") and call["id"] and entry["id"] != call["id"]):
+                    call = {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                    open_calls[index] = call
+                    message["tool_calls"].append(call)
+                if entry.get("id") and not call["id"]:
+                    call["id"] = entry["id"]
+                function = entry.get("function") or {}
+                if function.get("name") and not call["function"]["name"]:
+                    call["function"]["name"] = function["name"]
+                if isinstance(function.get("arguments"), str):
+                    call["function"]["arguments"] += function["arguments"]
+    if not message["tool_calls"]:
+        del message["tool_calls"]
+    return message
+
+
+def call_tool(tools_url: str, name: str, arguments: Any, call_id: str) -> str:
+    return str(json.loads(post(tools_url, {"name": name, "arguments": arguments, "call_id": call_id}))["output"])
+
+
+def run(case: dict[str, Any]) -> str:
+    tools = [
+        {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
+        if t.get("type") == "custom"
+        else {
+            "type": "function",
+            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]},
+        }
+        for t in case["tools"]
+    ]
+    messages: list[Any] = [{"role": "user", "content": case["prompt"]}]
+    for turn in range(MAX_TURNS):
+        body: dict[str, Any] = {"model": case["model"], "messages": messages, "tools": tools}
+        if case["stream"]:
+            body["stream"] = True
+        text = post(f"{case['base_url']}/chat/completions", body, case["api_key"])
+        message = join_stream(text) if case["stream"] else json.loads(text)["choices"][0]["message"]
+        messages.append(message)
+        if not message.get("tool_calls"):
+            return str(message.get("content") or "")
+        # A call served without an id (Gemini's compatible endpoint sends "") gets one of ours, on the
+        # call and on its result, so the two still pair.
+        for k, call in enumerate(message["tool_calls"]):
+            call["id"] = call.get("id") or f"call_{turn}_{k}"
+        for call in message["tool_calls"]:
+            if call.get("type") == "custom":
+                arguments: Any = {"input": call["custom"]["input"]}
+                output = call_tool(case["tools_url"], call["custom"]["name"], arguments, call["id"])
+            else:
+                arguments = json.loads(call["function"]["arguments"] or "{}")
+                output = call_tool(case["tools_url"], call["function"]["name"], arguments, call["id"])
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+    return ""
+
+
+def main() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        command = json.loads(line)
+        if command["cmd"] == "start":
+            answer(
+                {
+                    "version": PROTOCOL,
+                    "implementation": {
+                        "name": "minimal-python",
+                        "language": "python",
+                        "version": "1.0.0",
+                        "libraries": {"python": sys.version.split()[0]},
+                        "apis": ["openai-chat"],
+                    },
+                }
+            )
+        elif command["cmd"] == "run":
+            try:
+                answer({"seq": command["seq"], "ok": True, "output": run(command["case"])})
+            except Exception as error:
+                answer({"seq": command["seq"], "errored": {"message": str(error), "detail": traceback.format_exc()}})
+        elif command["cmd"] == "stop":
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Codec adapters that attack the process running them, for the isolation tests.
+
+Each is the reference OpenAI Chat codec whose decode does one hostile thing first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from conformance import CodecAdapter
+from conformance.reference.openai_chat import OpenAIChatCodec
+
+
+def _hostile(action: Callable[[], Any]) -> CodecAdapter:
+    class Codec(OpenAIChatCodec):
+        def decode(self, response: dict[str, Any]) -> Any:
+            action()
+            return super().decode(response)
+
+    return CodecAdapter(name="hostile", version="0", codecs={"openai-chat": Codec()})
+
+
+class Interrupted(BaseException):
+    """A BaseException that is neither SystemExit nor KeyboardInterrupt."""
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
+def _swallow_every_interruption() -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with contextlib.suppress(BaseException):  # the suite's time limit included
+            time.sleep(0.1)
+
+
+def _hang_where_python_cannot_interrupt() -> None:
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    time.sleep(120)
+
+
+EXIT_0 = _hostile(lambda: sys.exit(0))
+EXIT_3 = _hostile(lambda: sys.exit(3))
+OS_EXIT = _hostile(lambda: os._exit(0))
+SEGFAULT = _hostile(lambda: ctypes.string_at(0))
+KEYBOARD_INTERRUPT = _hostile(lambda: _raise(KeyboardInterrupt()))
+BASE_EXCEPTION = _hostile(lambda: _raise(Interrupted("stop everything")))
+SWALLOWS_THE_TIME_LIMIT = _hostile(_swallow_every_interruption)
+HANGS_IN_C = _hostile(_hang_where_python_cannot_interrupt)
+PRINTS = _hostile(lambda: print('{"seq": 1, "result": "not from the worker"}'))

@@ -1,0 +1,91 @@
+"""A harness that misbehaves on purpose, for the protocol's tests; well-behaved cases run the
+minimal Python harness's tool loop.
+
+    python tests/harnesses/unruly.py BEHAVIOUR [CASE_ID]
+
+BEHAVIOUR happens on the case CASE_ID (every case when none is given): crash (exit 3), segfault,
+hang, garbage, exit-early (exit 0 without answering), wrong-seq, bad-answer, skip, error, nothing
+(answer ok without sending a request), stderr (log noise on stderr, then behave). At start:
+start-crash, start-garbage, start-version (protocol 99), start-bad (no apis).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harnesses" / "minimal-python"))
+
+from harness import run  # the minimal harness's tool loop
+
+BEHAVIOUR = sys.argv[1]
+TARGET = sys.argv[2] if len(sys.argv) > 2 else None
+
+
+def say(message: object) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def started() -> dict[str, object]:
+    implementation = {"name": "unruly", "language": "python", "version": "0", "apis": ["openai-chat"]}
+    return {"version": 1, "implementation": implementation}
+
+
+for line in sys.stdin:
+    command = json.loads(line)
+    if command["cmd"] == "start":
+        if BEHAVIOUR == "start-crash":
+            sys.exit(5)
+        if BEHAVIOUR == "start-garbage":
+            say("hello")
+            continue
+        if BEHAVIOUR == "start-version":
+            say({**started(), "version": 99})
+            continue
+        if BEHAVIOUR == "start-bad":
+            say({"version": 1, "implementation": {"name": "unruly"}})
+            continue
+        say(started())
+        continue
+    if command["cmd"] == "stop":
+        break
+    seq, case = command["seq"], command["case"]
+    if TARGET is None or case["id"] == TARGET:
+        if BEHAVIOUR == "crash":
+            sys.exit(3)
+        if BEHAVIOUR == "segfault":
+            ctypes.string_at(0)
+        if BEHAVIOUR == "hang":
+            time.sleep(3600)
+        if BEHAVIOUR == "garbage":
+            sys.stdout.write("Traceback (most recent call last): oops\n")
+            sys.stdout.flush()
+            continue
+        if BEHAVIOUR == "exit-early":
+            os._exit(0)
+        if BEHAVIOUR == "wrong-seq":
+            say({"seq": seq + 7, "ok": True})
+            continue
+        if BEHAVIOUR == "bad-answer":
+            say({"seq": seq, "ok": True, "skipped": "both at once"})
+            continue
+        if BEHAVIOUR == "skip":
+            say({"seq": seq, "skipped": "this library has no parallel tool calls"})
+            continue
+        if BEHAVIOUR == "error":
+            say({"seq": seq, "errored": {"message": "TypeError: x is undefined", "detail": "at loop (run.mjs:12)"}})
+            continue
+        if BEHAVIOUR == "nothing":
+            say({"seq": seq, "ok": True})
+            continue
+        if BEHAVIOUR == "stderr":
+            print("a log line the library writes", file=sys.stderr)
+    try:
+        say({"seq": seq, "ok": True, "output": run(case)})
+    except Exception as error:
+        say({"seq": seq, "errored": {"message": str(error)}})

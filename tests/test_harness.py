@@ -1,0 +1,191 @@
+"""The harness protocol: clients in any language, run out of process; their faults are outcomes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters import AdapterSpecError
+from conformance.connectors.harness import HarnessAdapter, problem
+from conformance.corpus import Corpus
+from conformance.runner import RunOptions, run_scenario, select
+
+ROOT = Path(__file__).resolve().parents[1]
+MINIMAL_JS = f"node {ROOT / 'harnesses/minimal-js/harness.mjs'}"
+MINIMAL_PY = f"{sys.executable} {ROOT / 'harnesses/minimal-python/harness.py'}"
+UNRULY = f"{sys.executable} {ROOT / 'tests/harnesses/unruly.py'}"
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    # Node is on every machine the project runs on, CI's included; without it this protocol test
+    # would pass on nothing, so its absence fails.
+    found = shutil.which("node")
+    assert found, "the harness protocol test needs node (Node.js 18 or later) on PATH"
+    return found
+
+
+def _run_all(command: str, corpus: Corpus, api: str = "openai-chat", timeout: float = 30) -> dict[str, str]:
+    harness = HarnessAdapter(command)
+    try:
+        options = RunOptions(timeout=timeout)
+        return {s.id: run_scenario(harness, s, corpus, options=options).outcome for s in select(corpus, [api])}
+    finally:
+        harness.close()
+
+
+@pytest.mark.parametrize("language", ["javascript", "python"])
+def test_the_minimal_harnesses_pass_every_openai_chat_scenario(language: str, corpus: Corpus, node: str) -> None:
+    outcomes = _run_all(MINIMAL_JS if language == "javascript" else MINIMAL_PY, corpus)
+    # A history begun on another API can only be handed to a codec.
+    assert outcomes.pop("openai-chat/from-anthropic") == "skip"
+    assert set(outcomes.values()) == {"pass"}, outcomes
+
+
+def test_a_harness_says_who_it_is(node: str) -> None:
+    harness = HarnessAdapter(MINIMAL_JS)
+    try:
+        identity = harness.identity()
+        assert identity["name"] == "minimal-js" and identity["connector"] == "harness"
+        assert identity["language"] == "javascript" and "node" in identity["libraries"]
+        assert harness.apis == ("openai-chat",)
+    finally:
+        harness.close()
+
+
+def test_apis_a_harness_does_not_serve_are_skipped_with_its_reason(corpus: Corpus, node: str) -> None:
+    harness = HarnessAdapter(MINIMAL_JS)
+    try:
+        result = run_scenario(harness, corpus.scenarios["anthropic-messages/one-call"], corpus)
+        assert result.outcome == "skip"
+        assert result.summary == "the minimal harness speaks Chat Completions only"
+    finally:
+        harness.close()
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "outcome", "words"),
+    [
+        ("crash", "crash", "exited with status 3"),
+        ("segfault", "crash", "SIGSEGV"),
+        ("hang", "timeout", "no answer within 2 s"),
+        ("garbage", "error", "not a JSON message"),
+        ("exit-early", "crash", "exited with status 0"),
+        ("wrong-seq", "error", "seq"),
+        ("bad-answer", "error", "no answer to run"),
+        ("skip", "skip", "no parallel tool calls"),
+        ("error", "error", "TypeError: x is undefined"),
+        ("nothing", "fail", "never requested"),
+    ],
+)
+def test_a_fault_is_the_cases_outcome_and_the_run_goes_on(
+    behaviour: str, outcome: str, words: str, corpus: Corpus
+) -> None:
+    target = "openai-chat/parallel-same-tool"
+    harness = HarnessAdapter(f"{UNRULY} {behaviour} {target}")
+    try:
+        options = RunOptions(timeout=2)
+        faulty = run_scenario(harness, corpus.scenarios[target], corpus, options=options)
+        assert faulty.outcome == outcome, faulty.summary
+        assert words in faulty.summary + faulty.detail
+        # The harness is started again if it must be, and the next case runs as usual.
+        after = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=options)
+        assert after.outcome == "pass", after.summary
+    finally:
+        harness.close()
+
+
+def test_a_library_error_keeps_the_harnesses_stack_trace(corpus: Corpus) -> None:
+    harness = HarnessAdapter(f"{UNRULY} error")
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus)
+        assert result.outcome == "error"
+        assert "TypeError: x is undefined" in result.summary
+        assert result.detail == "at loop (run.mjs:12)"
+    finally:
+        harness.close()
+
+
+def test_log_lines_on_stderr_are_no_fault(corpus: Corpus) -> None:
+    assert set(_run_all(f"{UNRULY} stderr", corpus).values()) <= {"pass", "skip"}
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "words"),
+    [
+        ("start-crash", "exited with status 5"),
+        ("start-garbage", "which is not a JSON object"),
+        ("start-version", "speaks protocol version 99; this suite speaks 1"),
+        ("start-bad", "implementation"),
+    ],
+)
+def test_a_harness_that_cannot_start_is_a_clear_error(behaviour: str, words: str) -> None:
+    with pytest.raises(AdapterSpecError, match=words):
+        HarnessAdapter(f"{UNRULY} {behaviour}")
+
+
+def test_a_missing_harness_program_is_a_clear_error() -> None:
+    with pytest.raises(AdapterSpecError, match="cannot start"):
+        HarnessAdapter("/nonexistent/harness --flag")
+
+
+def test_the_run_command_and_the_minimal_harnesses_answers_follow_the_schema(corpus: Corpus) -> None:
+    from conformance.serving import ScenarioServer
+
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    with ScenarioServer(corpus) as server:
+        listing = server.add(scenario)
+        loop = server.loops[scenario.id]
+        case = {
+            "id": scenario.id,
+            "api": scenario.api,
+            "base_url": listing.base_url,
+            "api_key": loop.api_key,
+            "model": scenario.model,
+            "prompt": scenario.prompt,
+            "stream": scenario.stream,
+            "tools": loop.tools,
+            "tools_url": listing.tools_url,
+        }
+        assert problem({"cmd": "run", "seq": 1, "case": case}, "run") is None
+        assert problem({"cmd": "run", "seq": 0, "case": case}, "run") is not None
+        # The tools endpoint answers the scenario's canned output, and refuses what is not a call.
+        output = _post(listing.tools_url, {"name": "get_weather", "arguments": {"city": "Paris"}})
+        assert problem(output, "toolOutput") is None
+        assert output["output"] == scenario.turns[0].calls[0].output
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            _post(listing.tools_url, {"arguments": {}})
+        assert refused.value.code == 400
+    assert problem({"seq": 1, "ok": True, "output": "done"}, "ran") is None
+    assert problem({"seq": 1, "ok": True, "skipped": "x"}, "ran") is not None
+    assert problem({"cmd": "start", "version": 1}, "start") is None
+
+
+def _post(url: str, body: object) -> dict[str, object]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())  # type: ignore[no-any-return]
+
+
+def test_the_cli_runs_a_harness_and_writes_a_results_file(tmp_path: Path, node: str) -> None:
+    from conformance.cli import main
+
+    report = tmp_path / "results.json"
+    code = main(["run", "--harness", MINIMAL_JS, "--api", "openai-chat", "--report", str(report)])
+    assert code == 0
+    document = json.loads(report.read_text())
+    assert document["adapter"]["name"] == "minimal-js" and document["adapter"]["connector"] == "harness"
+    assert document["counts"]["pass"] == 11
+
+
+def test_the_pytest_plugin_runs_a_harness(pytester: pytest.Pytester, node: str) -> None:
+    result = pytester.runpytest_subprocess(
+        f"--conformance-harness={MINIMAL_JS}", "--conformance-api=openai-chat", "-p", "no:randomly"
+    )
+    result.assert_outcomes(passed=11, skipped=1)

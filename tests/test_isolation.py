@@ -1,0 +1,80 @@
+"""Isolated adapters: whatever an adapter does to its process, the run goes on and tells the truth."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.corpus import Corpus
+from conformance.isolation import IsolatedAdapter, Worker
+from conformance.runner import RunOptions, run_scenario
+
+ADAPTERS = Path(__file__).resolve().parent / "adapters"
+
+
+@pytest.fixture
+def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
+    monkeypatch.syspath_prepend(str(ADAPTERS))
+    monkeypatch.chdir(ADAPTERS)  # adapter specs import from the invocation directory
+    made = Worker()
+    yield made  # type: ignore[misc]
+    made.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "outcome", "words"),
+    [
+        ("EXIT_0", "error", "SystemExit: 0"),
+        ("EXIT_3", "error", "SystemExit: 3"),
+        ("KEYBOARD_INTERRUPT", "error", "KeyboardInterrupt"),
+        ("BASE_EXCEPTION", "error", "Interrupted: stop everything"),
+        ("OS_EXIT", "crash", "exited with status 0"),
+        ("SEGFAULT", "crash", "SIGSEGV"),
+        ("SWALLOWS_THE_TIME_LIMIT", "timeout", "its worker process was killed"),
+        ("HANGS_IN_C", "timeout", "its worker process was killed"),
+    ],
+)
+def test_an_adapter_fault_is_an_outcome_and_the_next_case_runs(
+    name: str, outcome: str, words: str, worker: Worker, corpus: Corpus
+) -> None:
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    options = RunOptions(timeout=1)
+    result = run_scenario(IsolatedAdapter(f"hostile:{name}", worker, grace=1), scenario, corpus, options=options)
+    assert result.outcome == outcome, result.summary
+    assert words in result.summary
+    after = run_scenario(IsolatedAdapter("reference", worker), scenario, corpus, options=options)
+    assert after.outcome == "pass", after.summary
+
+
+def test_what_an_adapter_prints_cannot_pass_for_the_workers_answer(worker: Worker, corpus: Corpus) -> None:
+    adapter = IsolatedAdapter("hostile:PRINTS", worker)
+    assert run_scenario(adapter, corpus.scenarios["openai-chat/one-call"], corpus).outcome == "pass"
+
+
+def test_an_adapter_that_cannot_be_imported_is_a_clear_error(worker: Worker) -> None:
+    from conformance.adapters import AdapterSpecError
+
+    with pytest.raises(AdapterSpecError, match="no_such_module"):
+        IsolatedAdapter("no_such_module:ADAPTER", worker)
+
+
+@pytest.mark.parametrize("name", ["EXIT_0", "SEGFAULT"])
+def test_conformance_run_always_writes_a_truthful_report(name: str, tmp_path: Path) -> None:
+    report = tmp_path / "results.json"
+    command = ["run", "--adapter", f"hostile:{name}", "--api", "openai-chat", "--timeout", "5", "--report", str(report)]
+    completed = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *command],
+        cwd=ADAPTERS,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    document = json.loads(report.read_text())
+    assert document["counts"]["pass"] == 0
+    assert len(document["cases"]) == 12
+    assert {c["outcome"] for c in document["cases"]} <= {"error", "crash", "skip"}
