@@ -221,12 +221,17 @@ def run_suite(
     return [run_scenario(adapter, s, corpus, profile, options) for s in select(corpus, apis)]
 
 
-def reproduce(bug: BugCase, corpus: Corpus, profile: str = "default") -> CaseResult:
-    """Replay a bug case through its reproduction adapter; pass means exactly the expected codes."""
+def reproduce(
+    bug: BugCase, corpus: Corpus, profile: str = "default", adapter: CodecAdapter | OutOfProcess | None = None
+) -> CaseResult:
+    """Replay a bug case through its reproduction adapter (resolved here unless given, e.g. isolated);
+    pass means exactly the expected codes."""
     from conformance.adapters import resolve_adapter
 
     scenario = corpus.scenarios[bug.scenario]
-    adapter = resolve_adapter(bug.reproduction)
+    if adapter is None:
+        adapter = resolve_adapter(bug.reproduction)  # type: ignore[assignment]
+    assert adapter is not None
     result = run_scenario(adapter, scenario, corpus, profile)
     result.case_id = bug.id
     result.expected_codes = bug.expected
