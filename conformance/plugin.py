@@ -50,6 +50,7 @@ _SETTINGS = {
     "timeout": ("seconds a case may run before it is a timeout (default 60; 0: no limit)", "string"),
     "base-url": ("client adapters: the provider base URL to use instead of the provider's own", "string"),
     "replay": ("client adapters: in-process (vcrpy, the default) or server (the replay server over HTTP)", "string"),
+    "isolate": ("run the adapter in a supervised worker process: its exits, crashes and hangs become outcomes", "bool"),
 }
 
 
@@ -64,6 +65,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             group.addoption(flag, dest=dest, default=None, choices=("default", "strict"), help=text)
         elif name == "replay":
             group.addoption(flag, dest=dest, default=None, choices=("in-process", "server"), help=text)
+        elif kind == "bool":
+            group.addoption(flag, dest=dest, action="store_true", default=None, help=text)
         else:
             group.addoption(flag, dest=dest, default=None, metavar=name.upper(), help=text)
         parser.addini(dest, f"{text} (ini form of {flag})", type=kind, default=None)  # type: ignore[arg-type]
@@ -145,6 +148,7 @@ class ConformanceSession:
         self.config = config
         self.adapter_spec = adapter_spec
         self.harness = harness
+        self._closers: list[Any] = []
         self.apis: list[str] = list(_setting(config, "api") or [])
         self.profile: str = _setting(config, "profile") or "default"
         self._adapter: CodecAdapter | ClientAdapter | OutOfProcess | None = None
@@ -204,6 +208,16 @@ class ConformanceSession:
                     from conformance.connectors.harness import HarnessAdapter
 
                     self._adapter = HarnessAdapter(self.harness)
+                elif _setting(self.config, "isolate"):
+                    from conformance.isolation import IsolatedAdapter, Worker
+
+                    base = self.config.invocation_params.dir
+                    worker = Worker(
+                        [base / p for p in _setting(self.config, "cases") or []],
+                        [base / p for p in _setting(self.config, "cassettes") or []],
+                    )
+                    self._adapter = IsolatedAdapter(self.adapter_spec, worker)
+                    self._closers.append(worker.close)
                 else:
                     self._adapter = resolve_adapter(self.adapter_spec)
             except AdapterSpecError as exc:
@@ -285,6 +299,8 @@ class ConformanceSession:
         close = getattr(self._adapter, "close", None)
         if callable(close):
             close()  # a harness process and its replay server
+        for closer in self._closers:
+            closer()  # an isolated adapter's worker process
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -78,3 +78,30 @@ def test_conformance_run_always_writes_a_truthful_report(name: str, tmp_path: Pa
     assert document["counts"]["pass"] == 0
     assert len(document["cases"]) == 12
     assert {c["outcome"] for c in document["cases"]} <= {"error", "crash", "skip"}
+
+
+def test_the_pytest_plugin_isolates_on_request(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ADAPTERS))
+    report = pytester.path / "results.json"
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=hostile:EXIT_3",
+        "--conformance-isolate",
+        "--conformance-api=kimi-chat",
+        f"--conformance-report={report}",
+        "-p",
+        "no:randomly",
+    )
+    # The adapter has no kimi-chat codec: every case is skipped, and the session survives to report.
+    result.assert_outcomes(skipped=5)
+    assert json.loads(report.read_text())["counts"]["skip"] == 5
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=hostile:EXIT_3",
+        "--conformance-isolate",
+        "--conformance-api=openai-chat",
+        f"--conformance-report={report}",
+        "-p",
+        "no:randomly",
+    )
+    result.assert_outcomes(failed=12)
+    outcomes = {c["outcome"] for c in json.loads(report.read_text())["cases"]}
+    assert outcomes == {"error"}
