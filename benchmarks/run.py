@@ -1,0 +1,235 @@
+"""The project's benchmark: each cost measured against its anchor in the same run, as a ratio.
+
+    python benchmarks/run.py              # every measure, 7 paired runs each
+    python benchmarks/run.py --runs 15 plugin client
+
+Measures (each a median over paired runs, A then B alternating, whole processes timed by the
+clock on the wall, as /usr/bin/time would):
+
+- plugin: `pytest --conformance-adapter=reference` against bare pytest collecting and passing the
+  same number of trivial tests. Goal: at most 1.5x.
+- client: the client connector (the official openai SDK's Chat Completions loop over every OpenAI
+  Chat scenario, replayed and judged in process) against plain vcrpy replaying the same cassettes to
+  the same loop, judging nothing. Goal: at most 1.2x.
+- lint: `conformance lint` of a large cassette of many conversations against PyYAML's C parser
+  loading the same file. Goal: within 2x (or at least 50 MB/s).
+- rules: the rules' time against history length for every API, 100 to 100,000 messages
+  (benchmarks/rules_scaling.py). Goal: linear, 100,000 messages under 1 s.
+
+Ratios are what to compare across machines; absolute times vary with the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    what: str
+    ratio: float  # median of the paired ratios
+    a: float  # median seconds of the measured command
+    b: float  # median seconds of its anchor
+    goal: float
+    note: str = ""
+
+    @property
+    def within(self) -> bool:
+        return self.ratio <= self.goal
+
+
+def _time(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    completed = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if completed.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} exited {completed.returncode}:\n{completed.stdout}\n{completed.stderr}")
+    return elapsed
+
+
+def paired(a: Callable[[], float], b: Callable[[], float], runs: int) -> tuple[float, float, float]:
+    """Median ratio a/b over alternating runs (after one warm-up of each), and each median."""
+    a(), b()
+    ratios, times_a, times_b = [], [], []
+    for _ in range(runs):
+        ta, tb = a(), b()
+        times_a.append(ta)
+        times_b.append(tb)
+        ratios.append(ta / tb)
+    return statistics.median(ratios), statistics.median(times_a), statistics.median(times_b)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+def bench_plugin(runs: int, work: Path) -> Measure:
+    from conformance.corpus import load_corpus
+
+    items = len(load_corpus().scenarios)
+    plain = work / "plain"
+    plain.mkdir()
+    tests = "\n".join(f"def test_{i}():\n    assert True\n" for i in range(items))
+    (plain / "test_trivial.py").write_text(tests)
+    empty = work / "suite"
+    empty.mkdir()
+    base = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    env = _env()
+    ratio, a, b = paired(
+        lambda: _time([*base, "--conformance-adapter=reference"], empty, env),
+        lambda: _time([*base, "test_trivial.py"], plain, env),
+        runs,
+    )
+    return Measure("plugin", f"pytest --conformance-adapter=reference vs bare pytest, {items} items", ratio, a, b, 1.5)
+
+
+CLIENT_CONNECTOR = """
+from conformance.clients.openai_sdk import ADAPTER
+from conformance.corpus import load_corpus
+from conformance.runner import RunOptions, run_suite
+corpus = load_corpus()
+results = run_suite(ADAPTER, corpus, ["openai-chat"], options=RunOptions(timeout=60))
+"""
+
+PLAIN_VCRPY = """
+import vcr
+from conformance.clients.openai_sdk import chat_tool_loop
+from conformance.connectors.client import tool_loop
+from conformance.cassette import load_cassette
+from conformance.corpus import load_corpus
+corpus = load_corpus()
+for scenario in sorted(corpus.scenarios.values(), key=lambda s: s.id):
+    if scenario.api != "openai-chat" or scenario.history is not None:
+        continue
+    path = corpus.cassette_path(scenario)
+    loop = tool_loop(scenario, None, load_cassette(path))
+    with vcr.VCR(record_mode="none", match_on=("method", "path")).use_cassette(str(path)):
+        try:
+            chat_tool_loop(loop)
+        except Exception:
+            pass
+"""
+
+
+def bench_client(runs: int, work: Path) -> Measure:
+    (work / "connector.py").write_text(CLIENT_CONNECTOR)
+    (work / "vcrpy.py").write_text(PLAIN_VCRPY)
+    env = _env()
+    ratio, a, b = paired(
+        lambda: _time([PYTHON, "connector.py"], work, env),
+        lambda: _time([PYTHON, "vcrpy.py"], work, env),
+        runs,
+    )
+    return Measure("client", "client connector (openai SDK, OpenAI Chat) vs plain vcrpy", ratio, a, b, 1.2)
+
+
+def big_cassette(path: Path, megabytes: float) -> int:
+    """A cassette of many independent conversations: every bundled cassette's interactions, over and
+    over, until the file is about `megabytes` large."""
+    import yaml
+
+    from conformance.corpus import load_corpus
+
+    corpus = load_corpus()
+    interactions: list[object] = []
+    for scenario in sorted(corpus.scenarios.values(), key=lambda s: s.id):
+        data = yaml.load(corpus.cassette_path(scenario).read_text(), Loader=yaml.CSafeLoader)
+        interactions.extend(data["interactions"])
+    one = len(yaml.dump({"interactions": interactions}, Dumper=yaml.CSafeDumper))
+    copies = max(1, int(megabytes * 1024 * 1024 / one))
+    text = yaml.dump({"interactions": interactions * copies}, Dumper=yaml.CSafeDumper)
+    path.write_text(text)
+    return len(text)
+
+
+def bench_lint(runs: int, work: Path) -> Measure:
+    path = work / "many-conversations.yaml"
+    size = big_cassette(path, 10)
+    parse = "import yaml, sys; yaml.load(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader)"
+    env = _env()
+    ratio, a, b = paired(
+        lambda: _time([PYTHON, "-m", "conformance.cli", "lint", str(path)], work, env),
+        lambda: _time([PYTHON, "-c", parse, str(path)], work, env),
+        runs,
+    )
+    megabytes = size / 1024 / 1024
+    note = f"{megabytes:.1f} MB: lint {megabytes / a:.1f} MB/s, PyYAML's C parser {megabytes / b:.1f} MB/s"
+    return Measure("lint", "conformance lint vs PyYAML's C parser on the same file", ratio, a, b, 2.0, note)
+
+
+def bench_rules(runs: int, work: Path) -> list[str]:
+    script = ROOT / "benchmarks" / "rules_scaling.py"
+    completed = subprocess.run(
+        [PYTHON, str(script), "--repeat", str(max(1, min(runs, 3)))], capture_output=True, text=True, env=_env()
+    )
+    if completed.returncode != 0:
+        raise SystemExit(f"rules_scaling.py failed:\n{completed.stdout}\n{completed.stderr}")
+    return completed.stdout.rstrip().splitlines()
+
+
+def table(measures: Sequence[Measure]) -> str:
+    rows = [("measure", "ratio", "goal", "", "measured", "anchor", "what")]
+    for m in measures:
+        verdict = "within" if m.within else "OVER"
+        rows.append((m.name, f"{m.ratio:.2f}x", f"<= {m.goal:g}x", verdict, f"{m.a:.2f} s", f"{m.b:.2f} s", m.what))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines += [f"{m.name}: {m.note}" for m in measures if m.note]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__ or "").splitlines()[0])
+    parser.add_argument("measures", nargs="*", metavar="MEASURE", help="plugin, client, lint or rules (default: all)")
+    parser.add_argument("--runs", type=int, default=7, help="paired runs per measure (default 7)")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    known = ("plugin", "client", "lint", "rules")
+    unknown = [m for m in args.measures if m not in known]
+    if unknown:
+        parser.error(f"unknown measure {', '.join(unknown)}; choose from {', '.join(known)}")
+    chosen = args.measures or list(known)
+    measures: list[Measure] = []
+    rules: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="conformance-bench-") as tmp:
+        work = Path(tmp)
+        for name in chosen:
+            place = work / name
+            place.mkdir()
+            if name == "rules":
+                rules = bench_rules(args.runs, place)
+            else:
+                measures.append(
+                    {"plugin": bench_plugin, "client": bench_client, "lint": bench_lint}[name](args.runs, place)
+                )
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.runs} paired runs per measure")
+    if measures:
+        print(table(measures))
+    if rules:
+        print()
+        print("\n".join(rules))
+    if args.json:
+        Path(args.json).write_text(json.dumps([m.__dict__ for m in measures], indent=2) + "\n")
+    return 0 if all(m.within for m in measures) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
