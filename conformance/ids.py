@@ -105,8 +105,8 @@ def grammar_from_cases(corpus: Corpus, api: str) -> tuple[str, int]:
     """
     patterns: set[str] = set()
     caps: list[int] = []
-    for wire_type, field in RESTATES[api]:
-        for limit in corpus.limits(wire_type, field):
+    for wire_type, id_field in RESTATES[api]:
+        for limit in corpus.limits(wire_type, id_field):
             if limit.applies is None:
                 continue
             if limit.pattern is not None:

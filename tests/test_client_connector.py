@@ -71,7 +71,11 @@ def test_a_request_the_provider_rejects_gets_the_providers_error(corpus: Corpus)
 
     result = run_scenario(_client(name_as_id), corpus.scenarios["openai-chat/one-call"], corpus)
     assert result.outcome == "fail"
-    assert {v.code for v in result.errors} == {"roundtrip/id-altered", "pairing/orphan-result", "pairing/missing-result"}
+    assert {v.code for v in result.errors} == {
+        "roundtrip/id-altered",
+        "pairing/orphan-result",
+        "pairing/missing-result",
+    }
     assert "provider's error" in result.summary
     assert seen and seen[0].status_code == 400
     provider_error = result.errors[0].provider_error

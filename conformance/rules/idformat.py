@@ -63,9 +63,7 @@ def _breaches(limit: Limit, value: str, api: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def _check_value(
-    ctx: CheckContext, value: str, wire_type: str, field: str, location: str
-) -> list[Violation]:
+def _check_value(ctx: CheckContext, value: str, wire_type: str, field: str, location: str) -> list[Violation]:
     errors: list[Violation] = []
     warnings: list[Violation] = []
     for limit in ctx.corpus.limits(wire_type, field):
