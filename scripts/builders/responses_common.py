@@ -273,8 +273,6 @@ def output_item(item_type: str, call_id: str | None, output: str) -> dict[str, A
         parsed: Any = json.loads(output)
     except ValueError:
         parsed = None
-    if answer == "local_shell_call_output":
-        return {"type": answer, "id": call_id, "output": output}
     if answer == "mcp_approval_response":
         return {"type": answer, "approval_request_id": call_id, "approve": parsed is True}
     item: dict[str, Any] = {"type": answer, "call_id": call_id}
