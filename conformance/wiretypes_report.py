@@ -24,7 +24,7 @@ from conformance.paths import content_revision
 from conformance.yamlio import load_text, to_plain
 
 FORMAT = "toolcall-conformance/wire-types"
-VERSION = 1
+VERSION = 2  # 2: figures counted in their own unit against the spec of the proposal's date
 COMMAND = "conformance matrix --wire-types"
 MARKDOWN_FILE, JSON_FILE = "wire-types.md", "wire-types.json"
 PROPOSAL_DATA = "callid-proposal.yaml"

@@ -219,7 +219,7 @@ def test_the_gemini_rows_are_classified_alike(document: dict[str, Any]) -> None:
 def test_the_json_twin_is_sorted_versioned_and_ends_with_a_newline(corpus: Corpus) -> None:
     text = report.render(corpus)[report.JSON_FILE]
     data = json.loads(text)
-    assert (data["format"], data["version"]) == ("toolcall-conformance/wire-types", 1)
+    assert (data["format"], data["version"]) == ("toolcall-conformance/wire-types", 2)
     assert data["wire_types_revision"].startswith("sha256:")
     assert data["wire_types_revision"] != corpus.revision()  # scenarios and cassettes do not stale it
     assert text == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
