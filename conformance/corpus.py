@@ -22,6 +22,8 @@ KIND_DIRS = {"wire-types": "wire-type", "scenarios": "scenario", "bugs": "bug"}
 
 @dataclass(frozen=True)
 class Limit:
+    """A length or grammar limit on an id field, as a wire-type case records it (docs/cases.md)."""
+
     max_length: int | None
     min_length: int | None
     pattern: str | None
@@ -29,6 +31,26 @@ class Limit:
     enforced: bool
     source: str
     note: str = ""
+    assumed: bool = False
+    until: str | None = None  # the date the provider stopped enforcing it (changed or dropped)
+    until_source: str | None = None
+    afterwards: str = "ignore"  # past `until`: "ignore", or "warning" where others still enforce it
+    error_text: str | None = None  # the provider's verbatim error for this limit
+    error_source: str | None = None
+
+    @property
+    def current(self) -> bool:
+        """Enforced by the provider today: confirmed, and not changed or dropped since."""
+        return self.enforced and self.until is None
+
+    @property
+    def applies(self) -> str | None:
+        """How the format rules apply it: "error" (the code's own severity), "warning", or not at all."""
+        if not self.enforced:
+            return None
+        if self.until is None:
+            return "error"
+        return "warning" if self.afterwards == "warning" else None
 
 
 @dataclass(frozen=True)
@@ -38,6 +60,7 @@ class IdField:
     nullable: bool
     prefixes: tuple[str, ...]
     limits: tuple[Limit, ...]
+    limits_unknown: str | None = None  # what was searched when no limit is known
 
 
 @dataclass(frozen=True)
@@ -64,6 +87,15 @@ class WireType:
 
     def id_field(self, name: str) -> IdField | None:
         return next((f for f in self.id_fields if f.field == name), None)
+
+    def id_field_at(self, path: str) -> IdField | None:
+        """The id field a dialect names by its path from the enclosing part or item: the field itself, or
+        the field inside the discriminating object (Gemini's `functionCall.id` is FunctionCall's `id`)."""
+        found = self.id_field(path)
+        key = str(self.data.get("discriminator", {}).get("field", ""))
+        if found is None and key and path.startswith(f"{key}."):
+            found = self.id_field(path[len(key) + 1 :])
+        return found
 
 
 @dataclass(frozen=True)
@@ -159,7 +191,7 @@ class Corpus:
 
     def limits(self, wire_type: str, id_field: str) -> tuple[Limit, ...]:
         case = self.wire_types.get(wire_type)
-        found = case.id_field(id_field) if case else None
+        found = case.id_field_at(id_field) if case else None
         return found.limits if found else ()
 
     def error_text(self, api: str, code: str, wire_type: str | None = None) -> ErrorText | None:
@@ -202,9 +234,49 @@ def _limits(raw: Iterable[Mapping[str, Any]]) -> tuple[Limit, ...]:
             enforced=bool(r.get("enforced", True)),
             source=r["source"],
             note=r.get("note", ""),
+            assumed=bool(r.get("assumed", False)),
+            until=str(r["until"]["date"]) if r.get("until") else None,
+            until_source=r["until"]["source"] if r.get("until") else None,
+            afterwards=r.get("afterwards", "ignore"),
+            error_text=r["error"]["text"] if r.get("error") else None,
+            error_source=r["error"]["source"] if r.get("error") else None,
         )
         for r in raw
     )
+
+
+def _id_field(f: Mapping[str, Any]) -> IdField:
+    unknown = f.get("limits_unknown")
+    return IdField(
+        field=f["field"],
+        presence=f["presence"],
+        nullable=bool(f.get("nullable", False)),
+        prefixes=tuple(f.get("prefixes", ())),
+        limits=_limits(f.get("limits", ())),
+        limits_unknown=f"{unknown['searched']} ({unknown['date']})" if unknown else None,
+    )
+
+
+def limit_problems(doc: Any, where: str) -> list[Problem]:
+    """Dated limits whose dates contradict each other: a limit cannot stop before it was observed."""
+    problems = []
+    places: list[tuple[list[str | int], Any]] = [(["id_fields"], doc.get("id_fields") or [])]
+    for v, variant in enumerate(doc.get("variants") or []):
+        places.append((["variants", v, "id_fields"], variant.get("id_fields") or []))
+    for prefix, fields in places:
+        for i, f in enumerate(fields):
+            for j, limit in enumerate(f.get("limits") or []):
+                until = limit.get("until")
+                if until and str(until["date"]) < str(limit["observed"]):
+                    problems.append(
+                        Problem(
+                            where,
+                            line_of(doc, [*prefix, i, "limits", j, "until", "date"]),
+                            "limit-dates",
+                            f"{f['field']}: until {until['date']} is before observed {limit['observed']}",
+                        )
+                    )
+    return problems
 
 
 def _wire_type(d: Mapping[str, Any], path: Path) -> WireType:
@@ -215,16 +287,7 @@ def _wire_type(d: Mapping[str, Any], path: Path) -> WireType:
         role=d["role"],
         family=d["family"],
         semantics=d["semantics"],
-        id_fields=tuple(
-            IdField(
-                field=f["field"],
-                presence=f["presence"],
-                nullable=bool(f.get("nullable", False)),
-                prefixes=tuple(f.get("prefixes", ())),
-                limits=_limits(f.get("limits", ())),
-            )
-            for f in d["id_fields"]
-        ),
+        id_fields=tuple(_id_field(f) for f in d["id_fields"]),
         error_texts=tuple(
             ErrorText(situation=e["situation"], text=e["text"], source=e["source"], code=e.get("code"))
             for e in d.get("error_texts", ())
@@ -373,6 +436,10 @@ def build_corpus(
         seen[doc["id"]] = loaded.path
         plain = to_plain(doc)
         if kind == "wire-type":
+            dated = limit_problems(doc, where)
+            if dated:
+                problems.extend(dated)
+                continue
             corpus.wire_types[doc["id"]] = _wire_type(plain, loaded.path)
         elif kind == "scenario":
             corpus.scenarios[doc["id"]] = _scenario(plain, loaded.path)

@@ -20,6 +20,10 @@ import hashlib
 import re
 import string
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the corpus is only needed to check these grammars against the cases
+    from conformance.corpus import Corpus
 
 _BASE62 = string.digits + string.ascii_letters
 
@@ -37,19 +41,81 @@ class Grammar:
         return len(value) <= self.max_length and re.fullmatch(self.pattern, value) is not None
 
 
-# Limits as recorded in cases/wire-types (with their sources and dates there).
-GRAMMARS: dict[str, Grammar] = {
-    "openai-chat": Grammar(r"[A-Za-z0-9_.:-]+", 40, "call_"),
-    "openai-responses": Grammar(r"[A-Za-z0-9_.:-]+", 64, "call_"),
-    "azure-foundry": Grammar(r"[A-Za-z0-9_.:-]+", 64, "call_"),
-    "openresponses": Grammar(r"[A-Za-z0-9_.:-]+", 64, "call_"),
-    "anthropic-messages": Grammar(r"[a-zA-Z0-9_-]+", 64, "toolu_"),
-    "bedrock-converse": Grammar(r"[a-zA-Z0-9_-]+", 64, "tooluse_"),
-    "mistral-chat": Grammar(r"[a-zA-Z0-9]{9}", 9, "", 9),
-    "gemini": Grammar(r"[A-Za-z0-9_.:-]+", 64, "call_"),
-    "cohere-v2": Grammar(r"[A-Za-z0-9_.:-]+", 64, "call_"),
-    "ollama-chat": Grammar(r"[A-Za-z0-9_.:-]+", 64, "call_"),
+# Where the cases record no pattern or no length for an API's ids, ids this module keeps or mints are held
+# to characters and a length every API here takes: the pattern of OpenAI Responses' own call ids, and the
+# most common cap.
+PORTABLE_PATTERN = r"[A-Za-z0-9_.:-]+"
+PORTABLE_MAX = 64
+
+# The case fields each grammar restates: a call's id and the result's reference to it. `test_ids.py`
+# holds GRAMMARS equal to what `grammar_from_cases` derives from them, so the two cannot drift; the
+# literal table keeps IdMap usable without loading the corpus.
+RESTATES: dict[str, tuple[tuple[str, str], ...]] = {
+    "openai-chat": (
+        ("openai-chat/ChatCompletionMessageToolCall", "id"),
+        ("openai-chat/ChatCompletionRequestToolMessage", "tool_call_id"),
+    ),
+    "openai-responses": (
+        ("openai-responses/FunctionToolCall", "call_id"),
+        ("openai-responses/FunctionToolCallOutput", "call_id"),
+    ),
+    "azure-foundry": (
+        ("openai-responses/FunctionToolCall", "call_id"),
+        ("openai-responses/FunctionToolCallOutput", "call_id"),
+    ),
+    "openresponses": (
+        ("openresponses/FunctionCall", "call_id"),
+        ("openresponses/FunctionCallOutput", "call_id"),
+    ),
+    "anthropic-messages": (
+        ("anthropic-messages/ToolUseBlock", "id"),
+        ("anthropic-messages/ToolResultBlock", "tool_use_id"),
+    ),
+    "bedrock-converse": (
+        ("bedrock-converse/ToolUseBlock", "toolUseId"),
+        ("bedrock-converse/ToolResultBlock", "toolUseId"),
+    ),
+    "mistral-chat": (("mistral-chat/ToolCall", "id"), ("mistral-chat/ToolMessage", "tool_call_id")),
+    "gemini": (("gemini/FunctionCall", "id"), ("gemini/FunctionResponse", "id")),
+    "cohere-v2": (("cohere-v2/ToolCallV2", "id"), ("cohere-v2/ToolMessageV2", "tool_call_id")),
+    "ollama-chat": (("ollama-chat/ToolCall", "id"), ("ollama-chat/ToolMessage", "tool_call_id")),
 }
+
+# The grammars the cases record today (see RESTATES): every limit the format rules apply, as an error
+# or as a warning, so that ids kept or minted here draw neither.
+GRAMMARS: dict[str, Grammar] = {
+    "openai-chat": Grammar(PORTABLE_PATTERN, 40, "call_"),
+    "openai-responses": Grammar(PORTABLE_PATTERN, 64, "call_"),
+    "azure-foundry": Grammar(PORTABLE_PATTERN, 64, "call_"),
+    "openresponses": Grammar(PORTABLE_PATTERN, 64, "call_"),
+    "anthropic-messages": Grammar(r"[a-zA-Z0-9_-]+", PORTABLE_MAX, "toolu_"),
+    "bedrock-converse": Grammar(r"[a-zA-Z0-9_.:-]+", 64, "tooluse_"),
+    "mistral-chat": Grammar(r"[a-zA-Z0-9]{9}", 9, "", 9),
+    "gemini": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+    "cohere-v2": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+    "ollama-chat": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+}
+
+
+def grammar_from_cases(corpus: Corpus, api: str) -> tuple[str, int]:
+    """(pattern, max_length) of the limits the format rules apply to `api`'s call and result ids.
+
+    A field may carry one pattern at most among the limits applied (regular expressions do not
+    intersect); lengths take the smallest cap. Where the cases record none, the portable defaults.
+    """
+    patterns: set[str] = set()
+    caps: list[int] = []
+    for wire_type, id_field in RESTATES[api]:
+        for limit in corpus.limits(wire_type, id_field):
+            if limit.applies is None:
+                continue
+            if limit.pattern is not None:
+                patterns.add(limit.pattern)
+            if limit.max_length is not None:
+                caps.append(limit.max_length)
+    if len(patterns) > 1:
+        raise ValueError(f"{api}: several id patterns apply at once: {sorted(patterns)}")
+    return (patterns.pop() if patterns else PORTABLE_PATTERN), min(caps, default=PORTABLE_MAX)
 
 
 def _base62(digest: bytes, length: int) -> str:

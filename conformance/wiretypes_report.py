@@ -24,7 +24,7 @@ from conformance.paths import content_revision
 from conformance.yamlio import load_text, to_plain
 
 FORMAT = "toolcall-conformance/wire-types"
-VERSION = 1
+VERSION = 2  # 2: figures counted in their own unit against the spec of the proposal's date
 COMMAND = "conformance matrix --wire-types"
 MARKDOWN_FILE, JSON_FILE = "wire-types.md", "wire-types.json"
 PROPOSAL_DATA = "callid-proposal.yaml"
@@ -53,12 +53,37 @@ class Row:
 
     @property
     def semantics(self) -> str | None:
-        return self.case.semantics if self.case else None
+        """What the spec says today: the variant's own semantics where the row is a variant that records one
+        (a request form without the id), else the case's."""
+        if not self.case:
+            return None
+        variant: Mapping[str, Any] = next(
+            (v for v in self.case.data.get("variants", ()) if v["name"] == self.variant), {}
+        )
+        return str(variant.get("semantics", self.case.semantics))
 
     @property
     def category(self) -> str | None:
         """The proposal's own category: the block's `category` where it differs from the case's semantics."""
         return str(self.block.get("category", self.semantics)) if self.case else None
+
+    def change_after(self, date: str) -> Mapping[str, Any] | None:
+        """The correction of the row's semantics that came after `date` (it records `since` and `was`)."""
+        if not self.case:
+            return None
+        return next(
+            (
+                c
+                for c in self.case.data.get("corrections", ())
+                if c.get("affects") == "semantics" and c.get("was") and str(c.get("since", "")) > date
+            ),
+            None,
+        )
+
+    def semantics_on(self, date: str) -> str | None:
+        """What the spec said on `date`: the semantics before a later change, else today's."""
+        change = self.change_after(date)
+        return str(change["was"]) if change else self.semantics
 
 
 def _blocks(case: WireType) -> list[tuple[str | None, Mapping[str, Any]]]:
@@ -103,6 +128,10 @@ def _distinct(rows: Iterable[Row]) -> list[str]:
     return sorted({r.case.id for r in rows if r.case})
 
 
+def proposal_date() -> str:
+    return str(proposal_data()["source"]["date"])
+
+
 def _semantics_correction(case: WireType) -> str:
     topics = [c["topic"] for c in case.data.get("corrections", ()) if c.get("affects") == "semantics"]
     return "; ".join(topics) if topics else "no correction recorded"
@@ -121,11 +150,21 @@ def _ref(row: Row, detail: str) -> dict[str, Any]:
 
 def _moved(row: Row) -> dict[str, Any]:
     why = _semantics_correction(row.case) if row.case else "no case"
-    return _ref(row, f"{row.category} in the proposal, {row.semantics} per the spec: {why}")
+    if row.variant and row.semantics != (row.case.semantics if row.case else None):
+        why = f"the {row.variant} form itself is {row.semantics}"
+    at = row.semantics_on(proposal_date())
+    return _ref(row, f"{row.category} in the proposal, {at} per the spec of its date: {why}")
+
+
+def _later(row: Row) -> dict[str, Any]:
+    change = row.change_after(proposal_date()) or {}
+    since = f"{change.get('was')} at the proposal's date, {row.semantics} since {change.get('since')}"
+    return _ref(row, f"{since}: {change.get('topic')}")
 
 
 def _row(corpus: Corpus, row: Row) -> dict[str, Any]:
     corrections = row.case.data.get("corrections", ()) if row.case else ()
+    change = row.change_after(proposal_date())
     return {
         "position": row.position,
         "provider": row.provider,
@@ -137,6 +176,8 @@ def _row(corpus: Corpus, row: Row) -> dict[str, Any]:
         "variant": row.variant,
         "path": _path(corpus, row.case) if row.case else None,
         "semantics": row.semantics,
+        "semantics_at_proposal": row.semantics_on(proposal_date()),
+        "semantics_since": str(change["since"]) if change else None,
         "proposal_category": row.category,
         "corrections": len(corrections),
         "corrected": sorted({str(c.get("affects", "unspecified")) for c in corrections}),
@@ -147,6 +188,8 @@ def _row(corpus: Corpus, row: Row) -> dict[str, Any]:
 def _totals(corpus: Corpus, rows: Sequence[Row], apis: Sequence[str]) -> dict[str, Any]:
     known = [r for r in rows if r.case]
     listed = set(_distinct(known))
+    held = [corpus.wire_types[i] for i in sorted(listed)]
+    date = proposal_date()
 
     def forms(ids: Iterable[str]) -> int:
         return sum(len(_forms(corpus.wire_types[i])) for i in ids)
@@ -158,13 +201,15 @@ def _totals(corpus: Corpus, rows: Sequence[Row], apis: Sequence[str]) -> dict[st
     tables = {t["key"]: counts([r for r in known if r.table == t["key"]]) for t in proposal_data()["tables"]}
     by_semantics = []
     for semantics in vocabulary("semantics"):
-        spec_ids = _distinct(r for r in known if r.semantics == semantics)
+        # A wire type has one semantics (its case's); a row may differ from it (a variant's own form).
+        spec_ids = [c.id for c in held if c.semantics == semantics]
         corpus_ids = [c.id for c in corpus.wire_types.values() if c.semantics == semantics]
         by_semantics.append(
             {
                 "semantics": semantics,
                 "proposal_rows": sum(r.category == semantics for r in known),
                 "proposal_wire_types": len(_distinct(r for r in known if r.category == semantics)),
+                "rows_at_proposal": sum(r.semantics_on(date) == semantics for r in known),
                 "rows": sum(r.semantics == semantics for r in known),
                 "wire_types": len(spec_ids),
                 "forms": forms(spec_ids),
@@ -204,10 +249,31 @@ def _repeats(rows: Sequence[Row]) -> list[dict[str, Any]]:
     return repeats
 
 
+def _unit(claim: Mapping[str, Any]) -> str:
+    """What a figure counts: rows of the tables (the default), wire types, or forms (with variants)."""
+    return "forms" if claim.get("variants") else str(claim.get("unit", "rows"))
+
+
+UNITS = {"rows": "rows", "wire-types": "wire types", "forms": "wire types and variants"}
+SINGULAR = {"rows": "row", "wire types": "wire type", "wire types and variants": "wire type or variant"}
+
+
+def counted(number: int, unit: str) -> str:
+    return f"{number} {SINGULAR[unit] if number == 1 else unit}"
+
+
+def _measure(corpus: Corpus, rows: Sequence[Row], unit: str) -> int:
+    if unit == "rows":
+        return len(rows)
+    cases = [corpus.wire_types[i] for i in _distinct(rows)]
+    return len(cases) if unit == "wire-types" else sum(len(_forms(c)) for c in cases)
+
+
 def _bridge(
-    corpus: Corpus, listed: Sequence[Row], spec: Sequence[Row], wanted: set[str], figure: int, variants: bool
+    corpus: Corpus, listed: Sequence[Row], spec: Sequence[Row], wanted: set[str], figure: int, unit: str
 ) -> list[dict[str, Any]]:
     """Step by step from the proposal's figure to the true one, naming the rows behind each step."""
+    date = proposal_date()
     gap = len(listed) - figure
     note = f"; no row accounts for the difference of {abs(gap)}" if gap else ""
     steps = [
@@ -216,19 +282,24 @@ def _bridge(
     ]
     count = len(listed)
     moves = [
-        ("rows the spec puts elsewhere", -1, [_moved(r) for r in listed if r.semantics not in wanted]),
         (
-            "rows the proposal files elsewhere that the spec puts here",
+            "rows the spec of its date puts elsewhere",
+            -1,
+            [_moved(r) for r in listed if r.semantics_on(date) not in wanted],
+        ),
+        (
+            "rows the proposal files elsewhere that the spec of its date puts here",
             1,
             [_moved(r) for r in spec if r.category not in wanted],
         ),
-        ("rows that name a wire type already counted", -1, _repeats(spec)),
     ]
+    if unit != "rows":
+        moves.append(("rows that name a wire type already counted", -1, _repeats(spec)))
     for label, sign, refs in moves:
         if refs:
             count += sign * len(refs)
             steps.append(_step(label, count, sign * len(refs), refs))
-    if variants:
+    if unit == "forms":
         cases = [corpus.wire_types[i] for i in _distinct(spec)]
         refs = [
             {"case": c.id, "wire_type": c.name, "detail": ", ".join(n for n in _forms(c) if n != c.name)}
@@ -249,8 +320,8 @@ def _readings(
     readings = [
         ("table", "rows the proposal's own tables put here", len(listed)),
         ("table", "wire types those rows name", len(_distinct(listed))),
-        ("spec", "rows, by the semantics the cases record", len(spec)),
-        ("spec", "wire types, by the semantics the cases record", len(cases)),
+        ("spec", "rows, by the spec of the proposal's date", len(spec)),
+        ("spec", "wire types, by the spec of the proposal's date", len(cases)),
     ]
     if claim.get("variants"):
         resource_or_param = sum(n.endswith(("Resource", "ItemParam")) for c in cases for n in _forms(c))
@@ -279,7 +350,7 @@ def _verdict(
 ) -> tuple[str, str]:
     matching = [(kind, what) for kind, what, value in readings if value == figure]
     kinds = {kind for kind, _ in matching}
-    truth = f"The cases give {actual}."
+    truth = f"By the spec of the proposal's date, the cases give {actual}."
     if "table" in kinds:
         what = next(what for kind, what in matching if kind == "table")
         return "counts-own-tables", f"Counts the {what} ({figure}). {truth}"
@@ -297,38 +368,46 @@ def _verdict(
 
 
 def _claim(corpus: Corpus, rows: Sequence[Row], apis: Sequence[str], claim: Mapping[str, Any]) -> dict[str, Any]:
-    wanted, figure = set(claim["semantics"]), int(claim["figure"])
+    """One figure of the proposal against the spec of its date, and what changed since."""
+    wanted, figure, unit, date = set(claim["semantics"]), int(claim["figure"]), _unit(claim), proposal_date()
     known = [r for r in rows if r.case]
     listed = [r for r in known if r.category in wanted]
-    spec = [r for r in known if r.semantics in wanted]
+    spec = [r for r in known if r.semantics_on(date) in wanted]
+    today = [r for r in known if r.semantics in wanted]
     named = set(_distinct(known))
     never = sorted(
         (c for c in corpus.wire_types.values() if c.api in apis and c.id not in named and c.semantics in wanted),
         key=lambda c: c.id,
     )
-    steps = _bridge(corpus, listed, spec, wanted, figure, bool(claim.get("variants")))
-    cases = [corpus.wire_types[i] for i in _distinct(spec)]
-    unit = "wire types and variants" if claim.get("variants") else "wire types"
-    actual = sum(len(_forms(c)) for c in cases) if claim.get("variants") else len(cases)
+    steps = _bridge(corpus, listed, spec, wanted, figure, unit)
+    actual, actual_today = _measure(corpus, spec, unit), _measure(corpus, today, unit)
     readings = _readings(corpus, claim, listed, spec, never)
     if figure == actual:
-        verdict, text = "holds", f"Holds: the cases give {actual} {unit} too."
+        verdict, text = (
+            "holds",
+            f"Holds: by the spec of the proposal's date the cases give {counted(actual, UNITS[unit])} too.",
+        )
     else:
-        verdict, text = _verdict(figure, f"{actual} {unit} ({len(spec)} rows)", listed, readings)
+        verdict, text = _verdict(figure, counted(actual, UNITS[unit]), listed, readings)
+    later = [_later(r) for r in known if r.change_after(date) and ((r in spec) != (r in today))]
+    if later:
+        text += f" The spec has changed since: by today's, {counted(actual_today, UNITS[unit])}."
     return {
         "key": claim["key"],
         "quote": claim["quote"],
         "figure": figure,
         "semantics": sorted(wanted),
+        "unit": UNITS[unit],
         "actual": actual,
-        "unit": unit,
         "actual_rows": len(spec),
+        "actual_today": actual_today,
         "verdict": verdict,
         "explanation": text,
         "readings": [
             {"kind": kind, "label": what, "value": value, "matches": value == figure} for kind, what, value in readings
         ],
         "steps": steps,
+        "since": later,
         "not_listed": [{"case": c.id, "semantics": c.semantics} for c in never],
     }
 
@@ -346,6 +425,8 @@ def _corrections(corpus: Corpus, rows: Sequence[Row]) -> list[dict[str, Any]]:
             "proposal_row": case.id in first,
             "topic": c["topic"],
             "affects": c.get("affects"),
+            "since": str(c["since"]) if c.get("since") else None,
+            "was": c.get("was"),
             "claim": c["claim"],
             "finding": c["finding"],
             "sources": [dict(s) for s in c["sources"]],
@@ -433,7 +514,7 @@ def _change(change: int | None) -> str:
 
 VERDICTS = {
     "holds": "holds",
-    "counts-own-tables": "counts its own tables; wrong per the spec",
+    "counts-own-tables": "counts its own tables; wrong per the spec of its date",
     "arithmetic": "arithmetic on its other figures, not a count",
     "other-reading": "matches no count of its tables",
     "irreconcilable": "cannot be reconciled",
@@ -455,7 +536,8 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         "",
         "Provider, wire type, role, family and notes are the proposal's, from each case's `proposal:` block, in "
         "the proposal's order. Case is the file that holds the row (and the variant, where the row is one); "
-        "Semantics is what the case records (the proposal's own category in brackets where it differs); "
+        "Semantics is what the case records for the row (the proposal's own category in brackets where it "
+        "differs from the spec of the proposal's date, and a later change with its date); "
         "Corrections counts the corrections the case records and what they affect (section 4).",
         "",
     ]
@@ -466,9 +548,11 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
             where = _case_link(r["case"], r["path"]) + (f" · variant `{r['variant']}`" if r["variant"] else "")
             if not r["in_proposal_order"]:
                 where += " (not in the proposal's order)"
-            semantics = r["semantics"] or ""
-            if r["proposal_category"] != r["semantics"]:
+            semantics = r["semantics_at_proposal"] or ""
+            if r["proposal_category"] != r["semantics_at_proposal"]:
                 semantics += f" ({r['proposal_category']})"
+            if r["semantics_since"]:
+                semantics += f"; {r['semantics']} since {r['semantics_since']}"
             corrected = f"{r['corrections']}: {', '.join(r['corrected'])}" if r["corrections"] else ""
             row = [r["position"], r["provider"], f"`{r['wire_type']}`", r["role"], r["family"], r["notes"]]
             body.append([*row, where, semantics, corrected])
@@ -500,7 +584,8 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         + (f" {totals['rows_without_case']} rows have no case." if totals["rows_without_case"] else ""),
         "",
         "By semantics: the proposal's own category (its tables and the case's `category`), then the semantics "
-        "the cases record.",
+        f"the cases record, for the rows as of the proposal's date ({source['date']}) and today, and for the "
+        "wire types and forms today.",
         "",
     ]
     out += _table(
@@ -508,9 +593,10 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
             "semantics",
             "proposal: rows",
             "proposal: wire types",
-            "spec: rows",
-            "spec: wire types",
-            "spec: forms",
+            "spec of its date: rows",
+            "spec today: rows",
+            "spec today: wire types",
+            "spec today: forms",
             "corpus: wire types",
             "corpus: forms",
         ],
@@ -519,6 +605,7 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
                 s["semantics"],
                 s["proposal_rows"],
                 s["proposal_wire_types"],
+                s["rows_at_proposal"],
                 s["rows"],
                 s["wire_types"],
                 s["forms"],
@@ -532,14 +619,22 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
     out += [
         "## 3. The proposal's figures reconciled",
         "",
-        "For each figure of the proposal's text: what it says, the true figure from the cases, and the rows "
-        "that make the difference, step by step from the figure to the truth.",
+        "For each figure of the proposal's text: what it says, the true figure from the cases by the spec as it "
+        f"stood on the proposal's date ({source['date']}), counted in the figure's own unit (rows of the "
+        "tables, unless the figure counts deduplicated types or variants), the rows that make the difference "
+        "step by step, and what the spec has changed since.",
         "",
     ]
     out += _table(
-        ["The proposal says", "figure", "true", "true, in rows", "verdict"],
+        ["The proposal says", "figure", "true at its date", "true today", "verdict"],
         [
-            [f'"{c["quote"]}"', c["figure"], f"{c['actual']} {c['unit']}", c["actual_rows"], VERDICTS[c["verdict"]]]
+            [
+                f'"{c["quote"]}"',
+                c["figure"],
+                counted(c["actual"], c["unit"]),
+                counted(c["actual_today"], c["unit"]),
+                VERDICTS[c["verdict"]],
+            ]
             for c in doc["reconciliation"]
         ],
     )
@@ -554,6 +649,13 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
                     f" (table {ref['table']}, row {ref['position']})" if "table" in ref else ""
                 )
                 out.append(f"  - {name}, {ref['case']}: {_cell(ref['detail'])}")
+        if claim["since"]:
+            out.append("- changed since the proposal:")
+            for ref in claim["since"]:
+                out.append(
+                    f"  - `{ref['wire_type']}` (table {ref['table']}, row {ref['position']}), {ref['case']}: "
+                    f"{_cell(ref['detail'])}"
+                )
         if claim["not_listed"]:
             names = ", ".join(f"{c['case']} ({c['semantics']})" for c in claim["not_listed"])
             out.append(f"- not listed by the proposal, though of the same APIs: {names}")
@@ -579,7 +681,7 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
                 [
                     _case_link(c["case"], c["path"]),
                     c["topic"],
-                    c["affects"],
+                    (c["affects"] or "") + (f", since {c['since']}" if c["since"] else ""),
                     c["claim"],
                     c["finding"],
                     "; ".join(_source(s) for s in c["sources"]),

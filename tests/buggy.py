@@ -94,13 +94,15 @@ class FirstCallOnly(OpenAIChatCodec):
 
 
 class LongPrefix(OpenAIChatCodec):
-    """Ids are namespaced on the way out, past OpenAI's 40-character limit."""
+    """Ids are namespaced on the way out, past OpenAI's 64-character limit."""
+
+    PREFIX = "toolcall-conformance-session-0001-agent-0001-"
 
     def call_id(self, part: ToolCallPart) -> str | None:
-        return f"toolcall-conformance-{part['call_id']}"
+        return f"{self.PREFIX}{part['call_id']}"
 
     def result_id(self, part: ToolResultPart) -> str | None:
-        return f"toolcall-conformance-{part['call_id']}"
+        return f"{self.PREFIX}{part['call_id']}"
 
 
 class DecodeEmptyIds(OpenAIChatCodec):

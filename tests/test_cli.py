@@ -47,7 +47,7 @@ def test_reproduce_fails_when_the_codes_differ(tmp_path: Path, capsys: pytest.Ca
     case.update(
         id="demo-3247",
         description="Demo of a bug case whose expected codes are wrong",
-        expected=["pairing/missing-result"],
+        expected=["pairing/missing-result", "pairing/orphan-result"],
     )
     (bugs / "demo-3247.yaml").write_text(yaml.safe_dump(case))
     assert main(["reproduce", "demo-3247", "--cases", str(tmp_path / "cases")]) == 1

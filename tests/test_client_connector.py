@@ -40,7 +40,8 @@ def test_the_openai_sdk_passes_through_a_replayed_cassette(scenario_id: str, cor
 
 
 def test_a_request_the_provider_rejects_gets_the_providers_error(corpus: Corpus) -> None:
-    """The client sends the tool's name as the id; the replay answers with OpenAI's 400 and its text."""
+    """The client sends the tool's name as the call's id and its output as the tool message's (Genkit Go
+    before PR #3501); the replay answers with OpenAI's 400 for a tool message that answers no call."""
     seen: list[BaseException] = []
 
     def name_as_id(loop: ToolLoop) -> None:
@@ -61,7 +62,7 @@ def test_a_request_the_provider_rejects_gets_the_providers_error(corpus: Corpus)
         )
         for call in calls:
             output = loop.call_tool(call.function.name, json.loads(call.function.arguments))
-            messages.append({"role": "tool", "tool_call_id": call.function.name, "content": output})
+            messages.append({"role": "tool", "tool_call_id": output, "content": call.function.name})
         try:
             client.chat.completions.create(model=loop.model, messages=messages, tools=tools)
         except openai.BadRequestError as exc:
@@ -70,7 +71,11 @@ def test_a_request_the_provider_rejects_gets_the_providers_error(corpus: Corpus)
 
     result = run_scenario(_client(name_as_id), corpus.scenarios["openai-chat/one-call"], corpus)
     assert result.outcome == "fail"
-    assert {v.code for v in result.errors} == {"roundtrip/id-altered"}
+    assert {v.code for v in result.errors} == {
+        "roundtrip/id-altered",
+        "pairing/orphan-result",
+        "pairing/missing-result",
+    }
     assert "provider's error" in result.summary
     assert seen and seen[0].status_code == 400
     provider_error = result.errors[0].provider_error

@@ -43,11 +43,12 @@ def test_failure_reads_like_a_review(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
+            "*pairing/orphan-result (error) at request[[]1[]].messages[[]2[]].tool_call_id",
+            "*OpenAI's error for this: Invalid parameter: messages with role 'tool' must be a response*",
             "*roundtrip/id-altered (error) at request[[]1[]].messages[[]1[]].tool_calls[[]0[]].id",
             "*the id sent is the tool's name ('get_weather')*",
             "*expected: 'call_Vq3XbR0LkS8mJ2tN6yPw4cDe'",
             "*received: 'get_weather'",
-            "*OpenAI's error for this: Invalid parameter: messages with role 'tool' must be a response*",
             "*What was sent, against what a correct adapter sends*",
             '*changed from "call_Vq3XbR0LkS8mJ2tN6yPw4cDe" to "get_weather"*',
         ]

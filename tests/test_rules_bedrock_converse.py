@@ -138,7 +138,9 @@ def test_foreign_ids_are_flagged_on_the_call_and_on_its_result(corpus: Corpus) -
     gemini_result = "messages[4].content[0].toolResult.toolUseId"
     kimi_call = "messages[5].content[0].toolUse.toolUseId"
     assert {("format/id-length", gemini_call), ("format/id-length", gemini_result)} <= found
-    assert {("format/id-pattern", gemini_call), ("format/id-pattern", kimi_call)} <= found
+    assert ("format/id-pattern", gemini_call) in found
+    # Kimi's functions.NAME:INDEX fits toolUseId, [a-zA-Z0-9_.:-]+ since botocore 1.42.81 (2026-04-02).
+    assert not any(kimi_call in v.location for v in result.violations if v.code.startswith("format/"))
     # OpenAI's own id already fits toolUseId: passing it through is not a fault.
     assert not any("messages[1]" in v.location for v in result.violations)
 

@@ -111,8 +111,12 @@ def test_totals_are_counted_from_the_cases(corpus: Corpus, document: dict[str, A
         assert counts["wire_types"] == sum(c.semantics == semantics for c in held)
         assert counts["corpus_wire_types"] == sum(c.semantics == semantics for c in corpus.wire_types.values())
     assert sum(s["rows"] for s in by.values()) == sum(s["proposal_rows"] for s in by.values()) == len(ROWS)
-    assert _claim(document, "natural")["actual"] == by["natural"]["wire_types"]
-    assert _claim(document, "conflated")["actual"] == by["conflated"]["wire_types"]
+    assert sum(s["rows_at_proposal"] for s in by.values()) == len(ROWS)
+    # Figures count rows, by the spec of the proposal's date.
+    assert _claim(document, "natural")["actual"] == by["natural"]["rows_at_proposal"]
+    assert _claim(document, "conflated")["actual"] == by["conflated"]["rows_at_proposal"]
+    assert _claim(document, "natural")["actual_today"] == by["natural"]["rows"]
+    assert _claim(document, "deduplicated")["actual"] == totals["proposal"]["wire_types"]
 
 
 def test_each_step_of_a_reconciliation_adds_up(document: dict[str, Any]) -> None:
@@ -148,8 +152,10 @@ def test_changing_a_case_changes_the_counts(tmp_path: Path, document: dict[str, 
     assert after["natural"]["proposal_rows"] == before["natural"]["proposal_rows"]  # the proposal's own view
     assert _claim(changed, "natural")["actual"] == _claim(document, "natural")["actual"] + 1
     assert _claim(changed, "without-natural-id")["actual"] == _claim(document, "without-natural-id")["actual"] - 1
-    moved = [s for s in _claim(changed, "natural")["steps"] if s["label"] == "rows the spec puts elsewhere"]
-    assert [r["wire_type"] for r in moved[0]["rows"]] == ["FunctionToolCallOutput", "ToolSearchOutput"]
+    moved = [s for s in _claim(changed, "natural")["steps"] if s["label"] == "rows the spec of its date puts elsewhere"]
+    # FunctionToolCallOutput was natural on the proposal's date: it is not moved, but listed as changed since.
+    assert [r["wire_type"] for r in moved[0]["rows"]] == ["ToolSearchOutput"]
+    assert [r["wire_type"] for r in _claim(changed, "natural")["since"]] == ["FunctionToolCallOutput"]
 
 
 def test_a_row_held_nowhere_is_shown_and_not_counted(tmp_path: Path, document: dict[str, Any]) -> None:
@@ -163,13 +169,57 @@ def test_a_row_held_nowhere_is_shown_and_not_counted(tmp_path: Path, document: d
     assert "no case" in report.render_markdown(changed)
 
 
+def test_the_verdicts_compare_against_the_spec_of_the_proposals_date(document: dict[str, Any]) -> None:
+    row = next(r for r in _rows(document) if r["wire_type"] == "FunctionToolCallOutput")
+    assert (row["semantics_at_proposal"], row["semantics"], row["semantics_since"]) == (
+        "natural",
+        "nullable",
+        "2026-08-05",
+    )
+    assert row["semantics_since"] > report.proposal_date()
+    claim = _claim(document, "without-natural-id")
+    moved = [ref["wire_type"] for step in claim["steps"] for ref in step["rows"]]
+    assert "FunctionToolCallOutput" not in moved
+    assert [r["wire_type"] for r in claim["since"]] == ["FunctionToolCallOutput"]
+    assert (claim["actual"], claim["actual_today"]) == (claim["actual_today"] - 1, claim["actual_today"])
+    markdown = report.render_markdown(document)
+    assert "natural; nullable since 2026-08-05" in markdown
+    assert "wrong per the spec of its date" in markdown
+
+
+def test_a_change_before_the_proposals_date_counts_against_it(tmp_path: Path, document: dict[str, Any]) -> None:
+    cases = _copy_wire_types(tmp_path)
+    path = cases / "wire-types" / "openai-responses" / "FunctionToolCallOutput.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count("    since: 2026-08-05\n") == 1
+    path.write_text(text.replace("    since: 2026-08-05\n", "    since: 2026-03-01\n"), encoding="utf-8")
+    claim = _claim(report.build_document(_load(cases)), "without-natural-id")
+    assert claim["actual"] == _claim(document, "without-natural-id")["actual"] + 1 == claim["actual_today"]
+    assert claim["since"] == []
+
+
+def test_fabricated_is_counted_by_row(document: dict[str, Any]) -> None:
+    rows = {r["wire_type"]: r for r in _rows(document)}
+    assert rows["MemorySearchToolCallItemParam"]["semantics"] == "fabricated"  # the request form has no id
+    assert rows["MemorySearchToolCallItemResource"]["semantics"] == "conflated"
+    claim = _claim(document, "fabricated")
+    assert (claim["figure"], claim["actual"], claim["unit"]) == (3, 1, "rows")
+    moved = [ref["wire_type"] for step in claim["steps"] for ref in step["rows"]]
+    assert moved == ["MemorySearchToolCallItemResource", "WorkflowActionOutputItem"]
+
+
+def test_the_gemini_rows_are_classified_alike(document: dict[str, Any]) -> None:
+    gemini = [r for r in _rows(document) if r["provider"] == "Gemini"]
+    assert len(gemini) == 6 and {r["semantics"] for r in gemini} == {"nullable"}
+
+
 # The files and the command
 
 
 def test_the_json_twin_is_sorted_versioned_and_ends_with_a_newline(corpus: Corpus) -> None:
     text = report.render(corpus)[report.JSON_FILE]
     data = json.loads(text)
-    assert (data["format"], data["version"]) == ("toolcall-conformance/wire-types", 1)
+    assert (data["format"], data["version"]) == ("toolcall-conformance/wire-types", 2)
     assert data["wire_types_revision"].startswith("sha256:")
     assert data["wire_types_revision"] != corpus.revision()  # scenarios and cassettes do not stale it
     assert text == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

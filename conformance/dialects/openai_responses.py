@@ -8,8 +8,8 @@ Ids: a call item carries two ids. `id` names the item itself (`fc_...`, what str
 `item_id`); `call_id` is the correlation id its output item echoes. Built-in tool items
 (`web_search_call`, `mcp_call`, ...) have only `id`, which is then the correlation id, and carry
 their own result. `mcp_approval_response` answers `mcp_approval_request` by its item id;
-`local_shell_call_output` names its call in `id` (the spec and openai-python), though clients send
-`call_id` too.
+`local_shell_call_output` names its call in `call_id`, which the server matches; clients built on the
+old types (the spec's properties, openai-python before #3923) put it in `id`, read when `call_id` is absent.
 
 Requests: `input` is a string or a list of items; with `previous_response_id` or `conversation`
 it holds only the new items, the rest being stored at the provider. The items the model produced
@@ -92,10 +92,10 @@ ITEMS = kinds(
         "computer_call": ("ComputerToolCall", _paired("computer_call_output", arguments="action")),
         "computer_call_output": ("ComputerToolCallOutput", _output("computer_call")),
         "local_shell_call": ("LocalShellToolCall", _paired("local_shell_call_output", arguments="action")),
-        # The spec and openai-python name the call in `id`; clients in the wild send `call_id`.
+        # The server matches `call_id` (openai-agents-python#1855); clients of the old types send `id`.
         "local_shell_call_output": (
             "LocalShellToolCallOutput",
-            _output("local_shell_call", id_field="id", alt_field="call_id"),
+            _output("local_shell_call", id_field="call_id", alt_field="id"),
         ),
         "shell_call": ("FunctionShellCall", _paired("shell_call_output", opaque=("caller",), arguments="action")),
         "shell_call_output": ("FunctionShellCallOutput", _output("shell_call")),

@@ -59,7 +59,8 @@ ITEMS = table(
         "computer_call": ("ComputerToolCall", {**CALL, "arguments": "action"}),
         "computer_call_output": ("ComputerToolCallOutput", OUTPUT),
         "local_shell_call": ("LocalShellToolCall", {**CALL, "arguments": "action"}),
-        "local_shell_call_output": ("LocalShellToolCallOutput", {**OUTPUT, "ref": "id"}),
+        # The server matches call_id, not the id the spec's properties name (openai-agents-python#1855).
+        "local_shell_call_output": ("LocalShellToolCallOutput", {**OUTPUT, "ref": "call_id"}),
         "shell_call": ("FunctionShellCall", {**CALL, "arguments": "action"}),
         "shell_call_output": ("FunctionShellCallOutput", OUTPUT),
         "apply_patch_call": ("ApplyPatchToolCall", {**CALL, "arguments": "operation"}),

@@ -13,7 +13,10 @@ class NullKeyedResults(GeminiCodec):
     """#947: `convertFunctionCall` read `functionCall.id().orElse(null)` and, for an id-less call, put no
     `id` in the tool-call map; `ToolCallAction` keyed each result by `String.valueOf(toolCall.get("id"))`,
     the literal "null". "With two or more parallel id-less calls, all results collide under the "null"
-    key in the success / responses / error maps, so only the last one survives.\""""
+    key in the success / responses / error maps, so only the last one survives." The real client then
+    threw on the next request, before sending it (the TOOL message carried no externalId to name the
+    function); this codec names the response after its call instead, to show the request the collision
+    makes."""
 
     def decode_call(self, part: dict[str, Any]) -> ToolCallPart:
         decoded = super().decode_call(part)

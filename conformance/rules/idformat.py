@@ -1,8 +1,15 @@
-"""format/*: ids sent obey the target API's grammar, with limits read from the wire-type cases."""
+"""format/*: ids sent obey the target API's grammar, with limits read from the wire-type cases.
+
+Every id a dialect exposes (a call's id, a call item's own id, a result's reference) is checked
+against the limits its wire-type case records for that field. Only limits the provider enforces
+today are errors; a limit it has dropped or widened is a warning where the case says compatible
+servers or older deployments still enforce it (`afterwards: warning`), and is ignored otherwise.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from conformance.corpus import Limit
 from conformance.rules.context import CheckContext
@@ -11,8 +18,72 @@ from conformance.wire import History
 
 
 def _describe(limit: Limit) -> str:
-    note = f"; {limit.note}" if limit.note else ""
-    return f"observed {limit.observed}, {limit.source}{note}"
+    parts = [f"observed {limit.observed}, {limit.source}"]
+    if limit.assumed:
+        parts.append("assumed for this field from another one")
+    if limit.until:
+        parts.append(
+            f"no longer enforced by the provider itself since {limit.until} ({limit.until_source}), "
+            "but compatible servers and older deployments still enforce it"
+        )
+    if limit.note:
+        parts.append(limit.note)
+    return "; ".join(parts)
+
+
+def _breaches(limit: Limit, value: str, api: str) -> list[tuple[str, str, str]]:
+    """(code, message, expected) for each way `value` breaks `limit`."""
+    found = []
+    if limit.max_length is not None and len(value) > limit.max_length:
+        found.append(
+            (
+                "format/id-length",
+                f"The id is {len(value)} characters long; {api} accepts at most {limit.max_length} "
+                f"({_describe(limit)}).",
+                f"at most {limit.max_length} characters",
+            )
+        )
+    if limit.min_length is not None and len(value) < limit.min_length:
+        found.append(
+            (
+                "format/id-length",
+                f"The id is {len(value)} characters long; {api} needs at least {limit.min_length} "
+                f"({_describe(limit)}).",
+                f"at least {limit.min_length} characters",
+            )
+        )
+    if limit.pattern is not None and not re.fullmatch(limit.pattern, value):
+        found.append(
+            (
+                "format/id-pattern",
+                f"The id {value!r} does not match {limit.pattern!r}, which {api} requires ({_describe(limit)}).",
+                limit.pattern,
+            )
+        )
+    return found
+
+
+def _check_value(ctx: CheckContext, value: str, wire_type: str, field: str, location: str) -> list[Violation]:
+    errors: list[Violation] = []
+    warnings: list[Violation] = []
+    for limit in ctx.corpus.limits(wire_type, field):
+        applies = limit.applies
+        if applies is None:
+            continue
+        for code, message, expected in _breaches(limit, value, ctx.dialect.api):
+            found = ctx.violation(code, location, message, wire_type=wire_type, expected=expected, received=value)
+            if limit.error_text:
+                found = replace(found, provider_error=limit.error_text, provider_error_source=limit.error_source)
+            elif applies == "warning":
+                # The wire type's quoted error belongs to the limit enforced today, not to this one.
+                found = replace(found, provider_error=None, provider_error_source=None)
+            if applies == "warning" and ctx.profile != "strict":
+                warnings.append(replace(found, severity="warning"))
+            else:
+                errors.append(found)
+    # A warning about a dropped limit adds nothing where the limit enforced today is broken too.
+    failed = {v.code for v in errors}
+    return errors + [v for v in warnings if v.code not in failed]
 
 
 def check_request(ctx: CheckContext, history: History) -> list[Violation]:
@@ -21,45 +92,6 @@ def check_request(ctx: CheckContext, history: History) -> list[Violation]:
     items += [(c.item_id, c.wire_type, c.item_field, c.item_path) for c in history.calls() if c.item_id]
     items += [(r.call_id, r.wire_type, r.id_field, r.id_path) for r in history.results()]
     for value, wire_type, field, location in items:
-        if not value:
-            continue  # empty and missing ids are roundtrip and pairing problems
-        for limit in ctx.corpus.limits(wire_type, field):
-            if not limit.enforced:
-                continue
-            if limit.max_length is not None and len(value) > limit.max_length:
-                out.append(
-                    ctx.violation(
-                        "format/id-length",
-                        location,
-                        f"The id is {len(value)} characters long; {ctx.dialect.api} accepts at most "
-                        f"{limit.max_length} ({_describe(limit)}).",
-                        wire_type=wire_type,
-                        expected=f"at most {limit.max_length} characters",
-                        received=value,
-                    )
-                )
-            if limit.min_length is not None and len(value) < limit.min_length:
-                out.append(
-                    ctx.violation(
-                        "format/id-length",
-                        location,
-                        f"The id is {len(value)} characters long; {ctx.dialect.api} needs at least "
-                        f"{limit.min_length} ({_describe(limit)}).",
-                        wire_type=wire_type,
-                        expected=f"at least {limit.min_length} characters",
-                        received=value,
-                    )
-                )
-            if limit.pattern is not None and not re.fullmatch(limit.pattern, value):
-                out.append(
-                    ctx.violation(
-                        "format/id-pattern",
-                        location,
-                        f"The id {value!r} does not match {limit.pattern!r}, which {ctx.dialect.api} "
-                        f"requires ({_describe(limit)}).",
-                        wire_type=wire_type,
-                        expected=limit.pattern,
-                        received=value,
-                    )
-                )
+        if value:  # empty and missing ids are roundtrip and pairing problems
+            out.extend(_check_value(ctx, value, wire_type, field, location))
     return out

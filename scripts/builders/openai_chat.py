@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import string
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -12,6 +13,18 @@ from conformance.corpus import ExpectedCall, Scenario
 from conformance.ids import IdMap
 
 API = "openai-chat"
+
+
+def _completion_id(digest: str) -> str:
+    """OpenAI's own completion ids: `chatcmpl-` and 29 mixed-case letters and digits, as recorded traffic shows
+    (chatcmpl-Dx0XpqH8w09uBXwq1zFGYdETjtnEl in pydantic/pydantic-ai, tests/models/cassettes/test_openai/
+    test_run_stream_sync_streams_real_model.yaml at 4fda3898)."""
+    alphabet = string.ascii_letters + string.digits
+    number, out = int(digest, 16), []
+    while len(out) < 29:
+        number, digit = divmod(number, len(alphabet))
+        out.append(alphabet[digit])
+    return "chatcmpl-" + "".join(out)
 
 
 def _custom_tools(scenario: Scenario) -> set[str]:
@@ -68,7 +81,7 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
 def _chat_response(scenario: Scenario, index: int) -> tuple[str, str]:
     turn = scenario.turns[index]
     digest = seed(scenario, index)
-    completion_id = f"chatcmpl-{digest[:29]}"
+    completion_id = _completion_id(digest)
     created = 1767225600 + int(digest[:6], 16) % 86400
     model = f"{scenario.model}-2024-07-18" if scenario.model == "gpt-4o-mini" else scenario.model
     finish = "tool_calls" if turn.calls else "stop"

@@ -273,8 +273,6 @@ def output_item(item_type: str, call_id: str | None, output: str) -> dict[str, A
         parsed: Any = json.loads(output)
     except ValueError:
         parsed = None
-    if answer == "local_shell_call_output":
-        return {"type": answer, "id": call_id, "output": output}
     if answer == "mcp_approval_response":
         return {"type": answer, "approval_request_id": call_id, "approve": parsed is True}
     item: dict[str, Any] = {"type": answer, "call_id": call_id}
@@ -367,9 +365,16 @@ def request(flavor: Flavor, scenario: Scenario, upto: int) -> dict[str, Any]:
         items.extend(output_item(flavor.item_type(c), c.id, c.output) for c in calls)
     body: dict[str, Any] = {"model": scenario.model, **flavor.extra_request, "input": items, "store": False}
     body["tools"] = tool_declarations(flavor, scenario)
+    if computer_use(body["tools"]):
+        body["truncation"] = "auto"
     if scenario.stream:
         body["stream"] = True
     return body
+
+
+def computer_use(tools: list[dict[str, Any]]) -> bool:
+    """The computer use tool needs `truncation: "auto"` (the scenario's sources), and the response echoes it."""
+    return any(t["type"] == "computer_use_preview" for t in tools)
 
 
 # --- responses ---------------------------------------------------------------------------------
@@ -412,7 +417,7 @@ def envelope(
         "tools": [{**t, "strict": True} if t["type"] == "function" else t for t in tools],
         "top_logprobs": 0,
         "top_p": 1.0,
-        "truncation": "disabled",
+        "truncation": "auto" if computer_use(tools) else "disabled",
         "usage": usage if done else None,
         "user": None,
         "metadata": {},

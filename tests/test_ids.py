@@ -1,0 +1,51 @@
+"""conformance.ids restates the id grammars the cases record; these tests hold the two equal."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from conformance import ids
+from conformance.corpus import Corpus, Limit
+from conformance.ids import GRAMMARS, RESTATES, IdMap, grammar_from_cases
+
+
+@pytest.mark.parametrize("api", sorted(GRAMMARS))
+def test_each_grammar_is_what_the_cases_record_today(api: str, corpus: Corpus) -> None:
+    grammar = GRAMMARS[api]
+    assert (grammar.pattern, grammar.max_length) == grammar_from_cases(corpus, api)
+
+
+def test_every_grammar_names_the_fields_it_restates(corpus: Corpus) -> None:
+    assert set(RESTATES) == set(GRAMMARS)
+    for api, fields in RESTATES.items():
+        for wire_type, field in fields:
+            case = corpus.wire_types[wire_type]
+            assert case.id_field(field) is not None, (api, wire_type, field)
+
+
+def test_a_changed_limit_in_a_case_is_a_drift_the_test_sees(corpus: Corpus) -> None:
+    wider = Limit(12, None, None, "2026-11-23", True, "https://example.invalid/wider")
+    patched = dict(corpus.wire_types)
+    for wire_type, field in RESTATES["mistral-chat"]:
+        case = corpus.wire_types[wire_type]
+        fields = tuple(dataclasses.replace(f, limits=(wider,)) if f.field == field else f for f in case.id_fields)
+        patched[wire_type] = dataclasses.replace(case, id_fields=fields)
+    drifted = dataclasses.replace(corpus, wire_types=patched)
+    assert grammar_from_cases(drifted, "mistral-chat") == (ids.PORTABLE_PATTERN, 12)
+    grammar = GRAMMARS["mistral-chat"]
+    assert (grammar.pattern, grammar.max_length) != grammar_from_cases(drifted, "mistral-chat")
+
+
+def test_a_dropped_limit_still_shapes_the_grammar_while_others_enforce_it(corpus: Corpus) -> None:
+    # OpenAI's own API takes 64 characters, Azure OpenAI still 40: ids kept or minted stay within 40.
+    assert grammar_from_cases(corpus, "openai-chat")[1] == 40
+    assert IdMap("openai-chat").call("x" * 41, "f") != "x" * 41
+
+
+def test_idmap_needs_no_corpus() -> None:
+    assert "conformance.corpus" not in ids.__dict__
+    mapped = IdMap("bedrock-converse")
+    assert mapped.call("functions.find_museum:2", "find_museum") == "functions.find_museum:2"
+    assert mapped.result("functions.find_museum:2") == "functions.find_museum:2"
