@@ -63,4 +63,5 @@ def test_a_buggy_client_gets_the_same_verdict_however_it_talks(corpus: Corpus) -
             result = run_scenario(adapter(variant, GENKIT.codecs, "genkit"), scenario, corpus, options=options)
             assert result.outcome == "fail", result.summary
             verdicts.add(frozenset(v.code for v in result.errors))
-    assert verdicts == {frozenset({"roundtrip/id-altered"})}
+    assert len(verdicts) == 1, verdicts
+    assert "roundtrip/id-altered" in next(iter(verdicts))
