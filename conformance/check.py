@@ -216,11 +216,11 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
-    from conformance.adapters import AdapterSpecError, CodecAdapter, resolve_adapter
+    from conformance.adapters import AdapterSpecError, CodecAdapter, resolve_reproduction
 
     bug = corpus.bugs[case_id]
     try:
-        adapter = resolve_adapter(bug.reproduction)
+        adapter = resolve_reproduction(bug.reproduction)
     except AdapterSpecError as exc:
         at(case_id, ["reproduction"], "reference", str(exc))
         return

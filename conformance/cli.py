@@ -1,8 +1,8 @@
 """The `conformance` command: thin wrappers over the library, one function per subcommand.
 
-Exit codes: 0 success; 1 the thing checked has problems (failing cases, violations, a bug that
-does not reproduce, corpus problems); 2 the input cannot be used (unreadable file, bad
-arguments, unknown adapter or bug id).
+Exit codes: 0 success; 1 the thing checked has problems (failing cases, a run that judged no
+case, violations, a bug that does not reproduce, corpus problems); 2 the input cannot be used
+(unreadable file, bad arguments, unknown API, an adapter that cannot be loaded, unknown bug id).
 """
 
 from __future__ import annotations
@@ -24,35 +24,64 @@ def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.adapters import resolve_adapter
-    from conformance.outcomes import FAILING
+    from conformance.adapters import describe, resolve, served_apis, unknown_api_message
+    from conformance.known_bugs import run_case
+    from conformance.outcomes import FAILING, CaseResult
     from conformance.results import results_document, write_results
-    from conformance.runner import RunOptions, run_suite
-    from conformance.textreport import case_text, summary_table
+    from conformance.runner import RunOptions, select
+    from conformance.textreport import (
+        case_text,
+        nothing_judged,
+        skip_lines,
+        summary_table,
+        warning_lines,
+        warnings_summary,
+    )
 
-    adapter = resolve_adapter(args.adapter)
+    unknown = unknown_api_message(args.api or ())
+    if unknown:
+        print(f"conformance run: --api: {unknown}", file=sys.stderr)
+        return EXIT_INPUT
     corpus = _corpus(args)
+    resolved = resolve(args.adapter, corpus=corpus if ":" not in args.adapter else None, base=Path.cwd())
+    adapter, bug = resolved.adapter, resolved.bug
+    served = [api for api in served_apis(adapter) if not args.api or api in args.api]
     options = RunOptions(
         profile=args.profile, timeout=args.timeout or None, record_mode=args.record_mode, base_url=args.base_url
     )
-    results = run_suite(adapter, corpus, args.api or None, args.profile, options)
-    for result in results:
-        if result.outcome != "pass" or args.verbose:
-            print(
-                case_text(result, adapter.name)
-                if result.outcome in FAILING
-                else f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else "")
-            )
-            print()
+    results: list[CaseResult] = []
+    for scenario in select(corpus, args.api or None):
+        result = run_case(adapter, scenario, corpus, options, bug)
+        results.append(result)
+        if result.outcome in FAILING:
+            print(case_text(result, adapter.name), end="\n\n", flush=True)
+            continue
+        if args.verbose or result.outcome not in ("pass", "skip"):
+            print(f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
+        for line in warning_lines([result]):
+            print(line, flush=True)
     revision = corpus.revision()  # hashes every corpus file: once
-    print(f"adapter: {adapter.name} {adapter.version}   profile: {args.profile}   corpus: {revision}")
-    print(summary_table(results))
+    who = f"{bug.id} (a known bug's reproduction)" if bug else f"{adapter.name} {adapter.version}"
+    print(f"adapter: {who}   profile: {args.profile}   corpus: {revision}")
+    print(summary_table(results, served))
+    if not args.verbose:
+        for line in skip_lines(r for r in results if r.api in served):
+            print(line)
+    warned = warnings_summary(results)
+    if warned:
+        print(warned)
     if args.report:
         document = results_document(
-            results, adapter=adapter.identity(), corpus_revision=revision, profile=args.profile, apis=args.api
+            results, adapter=describe(adapter, bug), corpus_revision=revision, profile=args.profile, apis=args.api
         )
         write_results(Path(args.report), document)
         print(f"results: {args.report}")
+    gate = nothing_judged(results, served)
+    if gate is None and args.fail_on_warnings and warned:
+        gate = f"--fail-on-warnings: {warned}"
+    if gate:
+        print(f"FAILED: {gate}")
+        return EXIT_FOUND
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
 
 
@@ -82,8 +111,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if result.detail:
             print(result.detail)
         return EXIT_FOUND
-    for violation in result.violations:
-        print(violation_text(violation, result.api))
+    for i, violation in enumerate(result.violations):
+        print(violation_text(violation, result.api, result.quotes.get(i)))
     if result.diff:
         print()
         print(diff_text(result.diff))
@@ -213,7 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--adapter", default="reference", help="'reference', a bug id, or module:object")
     run.add_argument("--api", action="append", help="only cases of this API (repeatable)")
     run.add_argument("--report", metavar="PATH", help="write the results JSON here")
-    run.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
+    run.add_argument("-v", "--verbose", action="store_true", help="list every passing and skipped case")
+    run.add_argument(
+        "--fail-on-warnings", action="store_true", help="exit 1 when a case has a warning-severity violation"
+    )
     run.add_argument("--timeout", type=float, default=60.0, help="seconds a case may run (0: no limit)")
     run.add_argument(
         "--record-mode",

@@ -14,12 +14,14 @@ from conformance.connectors.codec import AdapterFault, run_codec, short_tracebac
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
 from conformance.dialects.base import Dialect, DialectError
-from conformance.diffing import request_diff
+from conformance.diffing import issued_ids, request_diff
 from conformance.exchange import Exchange
 from conformance.outcomes import CaseResult
+from conformance.quoting import quotes_for
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
 from conformance.timeouts import DEFAULT_SECONDS, CaseTimeout, call_with_timeout
+from conformance.wording import a
 
 
 class CorpusError(Exception):
@@ -80,7 +82,7 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
             scenario.id,
             scenario.api,
             "skip",
-            summary=f"begins with a {scenario.history.api} history, which only a codec adapter can be handed",
+            summary=f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed",
         )
     dialect = dialect_for(scenario.api)
     ctx = _context(corpus, scenario, options.profile)
@@ -160,14 +162,15 @@ def _judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: 
             scenario.id,
             scenario.api,
             "error",
-            summary=f"the {who} sent a body that is not a {scenario.api} request: {exc}",
+            summary=f"the {who} sent a body that is not {a(scenario.api)} request: {exc}",
         )
     errors = [v for v in violations if v.severity == "error"]
     result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
+    result.quotes = quotes_for(violations, exchange)
     if errors:
         codes = sorted({v.code for v in errors})
         result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"
-        result.diff = request_diff(exchange, dialect)
+        result.diff = request_diff(exchange, dialect, issued_ids(scenario))
     return result
 
 
@@ -188,10 +191,10 @@ def run_suite(
 
 def reproduce(bug: BugCase, corpus: Corpus, profile: str = "default") -> CaseResult:
     """Replay a bug case through its reproduction adapter; pass means exactly the expected codes."""
-    from conformance.adapters import resolve_adapter
+    from conformance.adapters import resolve_reproduction
 
     scenario = corpus.scenarios[bug.scenario]
-    adapter = resolve_adapter(bug.reproduction)
+    adapter = resolve_reproduction(bug.reproduction)
     result = run_scenario(adapter, scenario, corpus, profile)
     result.case_id = bug.id
     result.expected_codes = bug.expected
