@@ -1,18 +1,20 @@
 """The diff of what the adapter sent against what a correct adapter sends, on id-bearing paths.
 
-Where the wire issued no id (none, or `""`) an adapter must mint one, and any id it mints is as good
-as the one the recorded request carries: such ids are compared as labels, `<minted 1>`, `<minted 2>`,
-given in order of first appearance, so that only a different pairing or sharing of minted ids shows.
+Where the wire issued no id (none, or `""`) an adapter must mint one, and any id it mints that the
+target API accepts is as good as the one the recorded request carries: such ids are compared as
+labels, `<minted 1>`, `<minted 2>`, given in order of first appearance, so that only a different
+pairing or sharing of minted ids shows, or a minted id the API would reject.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
 from conformance.corpus import Scenario
 from conformance.dialects.base import Dialect, DialectError
 from conformance.exchange import Exchange
+from conformance.ids import GRAMMARS
 
 
 def skeleton(dialect: Dialect, body: Any) -> Any:
@@ -73,11 +75,15 @@ def _relabel(skeletons: dict[str, Any], labels: dict[str, str]) -> dict[str, Any
 
 
 def label_minted(
-    expected: dict[str, Any], sent: dict[str, Any], provider_ids: Collection[str]
+    expected: dict[str, Any],
+    sent: dict[str, Any],
+    provider_ids: Collection[str],
+    accepts: Callable[[str], bool] = lambda _: True,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Both skeletons with minted ids (not issued by a provider) replaced by labels. An id the adapter
-    sent takes the label of the recorded id at the same place, unless another sent id took it first,
-    so a call and its result minted apart, or two calls sharing one id, still show."""
+    sent takes the label of the recorded id at the same place when the API `accepts` it, unless another
+    sent id took that label first, so a call and its result minted apart, or two calls sharing one id,
+    still show."""
 
     def minted(value: Any) -> bool:
         return isinstance(value, str) and bool(value) and value not in provider_ids
@@ -99,7 +105,13 @@ def label_minted(
                         continue
                     label = recorded.setdefault(item["id"], f"<minted {len(recorded) + 1}>")
                     ours = others[j].get("id") if j < len(others) and isinstance(others[j], dict) else None
-                    if isinstance(ours, str) and minted(ours) and ours not in mine and label not in holder:
+                    if (
+                        isinstance(ours, str)
+                        and minted(ours)
+                        and accepts(ours)
+                        and ours not in mine
+                        and label not in holder
+                    ):
                         mine[ours] = label
                         holder[label] = ours
     return _relabel(expected, recorded), _relabel(sent, mine)
@@ -120,7 +132,9 @@ def request_diff(exchange: Exchange, dialect: Dialect, issued: Collection[str] =
         sent[key] = skeleton(dialect, turn.request)
     if not expected:
         return None
-    expected, sent = label_minted(expected, sent, {*issued, *_served_ids(exchange)})
+    grammar = GRAMMARS.get(dialect.api)
+    accepts = grammar.accepts if grammar is not None else (lambda _: True)
+    expected, sent = label_minted(expected, sent, {*issued, *_served_ids(exchange)}, accepts)
     diff = DeepDiff(expected, sent, verbose_level=2)
     if not diff:
         return None

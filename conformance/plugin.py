@@ -414,7 +414,7 @@ class ConformanceSession:
         served = self.served()
         tr.section("tool-call id conformance")
         who = f"{self.bug.id} (a known bug's reproduction)" if self.bug else f"{adapter.name} {adapter.version}"
-        tr.write_line(f"adapter: {who}   profile: {self.profile}   serves: {', '.join(served) or 'none selected'}")
+        tr.write_line(f"adapter: {who}   profile: {self.profile}")
         for line in summary_table(results, served).splitlines():
             tr.write_line(line)
         warned = warning_lines(results, _PREFIX)

@@ -66,7 +66,8 @@ def provider_error_lines(v: Violation, api: str, quote: Quote | None = None) -> 
     where = f" in {v.provider_error_source}" if v.provider_error_source else ""
     return [
         f"      {provider}'s error for this: {clip(quote.text)}",
-        _wrap(f"(this case's {swaps}; as reported{where}: {v.provider_error})", "        "),
+        _wrap(f"(with this case's {swaps}; verbatim, as reported{where}:", "        "),
+        _wrap(f"{v.provider_error})", "        "),
     ]
 
 
@@ -86,6 +87,11 @@ def violation_text(v: Violation, api: str, quote: Quote | None = None) -> str:
 def diff_text(diff: str) -> str:
     lines = ["  What was sent, against what a correct adapter sends (id-bearing fields only):"]
     lines += [f"    {clip(line)}" for line in diff.splitlines()]
+    if "<minted " in diff:
+        lines.append(
+            "    (<minted N>: an id minted where the wire had none; any id the API accepts will do, "
+            "paired the same way)"
+        )
     return "\n".join(lines)
 
 

@@ -27,13 +27,12 @@ def make():
 
 
 def test_reference_passes_every_case_from_an_empty_directory(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--conformance-adapter=reference", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "--conformance-report=conformance-results.json", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(passed=len(_scenario_ids()))
     result.stdout.fnmatch_lines(["*tool-call id conformance*", "adapter: reference*", "all *"])
-    document = json.loads((pytester.path / "conformance-results.json").read_text())
-    assert document["adapter"]["name"] == "reference"
-    assert {c["outcome"] for c in document["cases"]} == {"pass"}
-    assert document["counts"]["pass"] == len(_scenario_ids())
+    assert document_complete(pytester)
 
 
 def test_failure_reads_like_a_review(pytester: pytest.Pytester) -> None:
@@ -89,20 +88,23 @@ def test_ini_keys_mirror_the_options(pytester: pytest.Pytester) -> None:
 
 
 def test_stop_early_records_the_rest_as_not_run(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--conformance-adapter=genkit-3247", "-x", "--conformance-api=openai-chat")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=genkit-3247", "-x", "--conformance-api=openai-chat", "--conformance-report=r.json"
+    )
     result.assert_outcomes(failed=1)
-    document = json.loads((pytester.path / "conformance-results.json").read_text())
+    document = json.loads((pytester.path / "r.json").read_text())
     assert document["counts"]["fail"] == 1
     assert document["counts"]["not-run"] == len(document["cases"]) - 1
+    assert document["complete"] is False
 
 
 def test_xdist_results_reach_the_controller(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     result = pytester.runpytest_subprocess(
-        "--conformance-adapter=reference", "-n", "2", "--conformance-api=openai-chat"
+        "--conformance-adapter=reference", "-n", "2", "--conformance-api=openai-chat", "--conformance-report=r.json"
     )
     assert result.parseoutcomes()["passed"] >= 6
-    document = json.loads((pytester.path / "conformance-results.json").read_text())
+    document = json.loads((pytester.path / "r.json").read_text())
     assert document["counts"]["pass"] == result.parseoutcomes()["passed"]
 
 
@@ -118,6 +120,14 @@ def test_plugin_without_adapter_adds_nothing_and_loads_no_library(tmp_path) -> N
 
 def test_marker_apis_match_the_schema_vocabulary() -> None:
     assert set(plugin._APIS) == set(vocabulary("api"))
+
+
+def document_complete(pytester: pytest.Pytester) -> bool:
+    document = json.loads((pytester.path / "conformance-results.json").read_text())
+    assert document["adapter"]["name"] == "reference"
+    assert {c["outcome"] for c in document["cases"]} == {"pass"}
+    assert document["counts"]["pass"] == len(_scenario_ids())
+    return bool(document["complete"])
 
 
 def _scenario_ids() -> list[str]:
