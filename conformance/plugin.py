@@ -143,7 +143,7 @@ class ConformanceItem(pytest.Item):
                 self.scenario.id,
                 self.scenario.api,
                 "error",
-                summary=f"the suite raised {type(exc).__name__} on this case: {exc}",
+                summary=f"the suite raised on this case: {type(exc).__name__}: {exc}",
                 detail=short_traceback(exc),
             )
         self.user_properties.append((_PROPERTY, json.dumps(result.to_json())))
@@ -190,6 +190,7 @@ class ConformanceSession:
         self.selected: list[str] = []
         self.crashed: set[str] = set()
         self.gate: str | None = None  # why the run fails though no case did
+        self._failed_to_start = False
 
     def run_options(self, item: pytest.Item) -> RunOptions:
         from conformance.runner import RunOptions
@@ -283,6 +284,13 @@ class ConformanceSession:
         return self._scenarios
 
     # --- collection -----------------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not self._is_worker():
+            # Before any collection, and before pytest-xdist starts workers whose errors it would not show:
+            # an adapter that cannot be loaded, or an unknown API, stops the session here with one message.
+            self.resolved  # noqa: B018
+            self.scenarios()
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         # Added before the keyword, mark and last-failed filters run, so they apply to these too.
@@ -370,15 +378,21 @@ class ConformanceSession:
         cache: pytest.Cache | None = getattr(self.config, "cache", None)
         return cache.mkdir("conformance") / "results.json" if cache is not None else None
 
-    def _active(self, session: pytest.Session) -> bool:
-        """Whether this session ran cases that the controller reports on."""
-        if self._is_worker() or self._resolved is None or self.config.option.collectonly:
+    def _reports(self) -> bool:
+        """Whether this process reports on the run: the controller (or the only process), after a run that
+        got as far as loading the adapter."""
+        if self._is_worker() or self.config.option.collectonly or self._failed_to_start:
             return False
-        return session.exitstatus not in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR)
+        try:
+            self.resolved  # noqa: B018  # an xdist controller loads it here: only its workers collected
+        except pytest.UsageError:
+            return False
+        return True
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not self._active(session):
+        self._failed_to_start = session.exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR)
+        if not self._reports():
             return
         from conformance.adapters import describe
         from conformance.results import results_document, write_results
@@ -404,7 +418,7 @@ class ConformanceSession:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self._is_worker() or self._resolved is None or self.config.option.collectonly:
+        if not self._reports():
             return
         from conformance.textreport import summary_table, warning_lines, warnings_summary
 

@@ -36,8 +36,12 @@ def test_reference_passes_every_case_from_an_empty_directory(pytester: pytest.Py
 
 
 def test_failure_reads_like_a_review(pytester: pytest.Pytester) -> None:
+    # The reproduction as an ordinary adapter: by its bug id, its own scenario would be an expected failure.
     result = pytester.runpytest_subprocess(
-        "--conformance-adapter=genkit-3247", "--conformance-api=openai-chat", "-k", "one-call"
+        "--conformance-adapter=conformance.reproductions.genkit:GENKIT_3247",
+        "--conformance-api=openai-chat",
+        "-k",
+        "one-call",
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
@@ -69,7 +73,7 @@ def test_api_option_narrows_and_unknown_api_is_a_usage_error(pytester: pytest.Py
     assert narrowed.parseoutcomes().get("passed", 0) == len([s for s in _scenario_ids() if s.startswith("gemini/")])
     bad = pytester.runpytest_subprocess("--conformance-adapter=reference", "--conformance-api=openai-chatt")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["*unknown API openai-chatt*"])
+    bad.stderr.fnmatch_lines(["*unknown API 'openai-chatt' (did you mean 'openai-chat'?)*"])
 
 
 def test_unknown_adapter_is_a_usage_error(pytester: pytest.Pytester) -> None:
