@@ -72,6 +72,19 @@ def test_an_adapter_in_the_current_directory_is_found(
     assert document["complete"] is True and document["adapter"]["apis"] == ["openai-chat"]
 
 
+def test_readme_adapter_is_found_in_the_current_directory(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if b.startswith("# myadapter.py"))
+    _module(here, "myadapter", block)
+    # README's codec is a template whose methods are `...`: every case it serves is an error, none a crash
+    assert main(["run", "--adapter", "myadapter:ADAPTER", "--api", "openai-chat"]) == 1
+    captured = capsys.readouterr()
+    assert "cannot import" not in captured.err
+    assert "ERROR: the adapter failed in encode of turn 0: returned NoneType, not a JSON object" in captured.out
+
+
 def test_skips_are_summarised_unless_verbose(capsys: pytest.CaptureFixture[str]) -> None:
     spec = "conformance.clients.openai_sdk:ADAPTER"  # a client adapter: it skips a history begun elsewhere
     pytest.importorskip("openai")
