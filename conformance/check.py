@@ -20,6 +20,7 @@ from conformance.dialects import dialect_for
 from conformance.dialects.base import DialectError
 from conformance.problems import Problem
 from conformance.sse import StreamError
+from conformance.wording import a
 from conformance.yamlio import YamlError, line_of, load_file
 
 RETIRED_FILE = "retired.yaml"
@@ -109,7 +110,7 @@ def check_corpus(
             if wire_type not in corpus.wire_types:
                 at(scenario.id, ["wire_types", i], "reference", f"no wire-type case {wire_type!r}")
             elif corpus.wire_types[wire_type].api != scenario.api and "cross-provider" not in scenario.features:
-                at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not a {scenario.api} wire type")
+                at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not {a(scenario.api)} wire type")
         exercised.update(_check_cassette(corpus, scenario.id, at))
 
     for case in corpus.wire_types.values():
@@ -216,11 +217,11 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
-    from conformance.adapters import AdapterSpecError, CodecAdapter, resolve_adapter
+    from conformance.adapters import AdapterSpecError, CodecAdapter, resolve_reproduction
 
     bug = corpus.bugs[case_id]
     try:
-        adapter = resolve_adapter(bug.reproduction)
+        adapter = resolve_reproduction(bug.reproduction)
     except AdapterSpecError as exc:
         at(case_id, ["reproduction"], "reference", str(exc))
         return

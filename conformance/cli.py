@@ -1,8 +1,8 @@
 """The `conformance` command: thin wrappers over the library, one function per subcommand.
 
-Exit codes: 0 success; 1 the thing checked has problems (failing cases, violations, a bug that
-does not reproduce, corpus problems); 2 the input cannot be used (unreadable file, bad
-arguments, unknown adapter or bug id).
+Exit codes: 0 success; 1 the thing checked has problems (failing cases, a run that judged no
+case, violations, a bug that does not reproduce, corpus problems); 2 the input cannot be used
+(unreadable file, bad arguments, unknown API, an adapter that cannot be loaded, unknown bug id).
 """
 
 from __future__ import annotations
@@ -25,13 +25,27 @@ def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.outcomes import FAILING
+    from conformance.adapters import describe, served_apis, unknown_api_message
+    from conformance.known_bugs import run_case
+    from conformance.outcomes import FAILING, CaseResult
     from conformance.results import results_document, write_results
-    from conformance.runner import RunOptions, run_suite
-    from conformance.textreport import case_text, summary_table
+    from conformance.runner import RunOptions, select
+    from conformance.textreport import (
+        case_text,
+        nothing_judged,
+        skip_lines,
+        summary_table,
+        warning_lines,
+        warnings_summary,
+    )
 
+    unknown = unknown_api_message(args.api or ())
+    if unknown:
+        print(f"conformance run: --api: {unknown}", file=sys.stderr)
+        return EXIT_INPUT
     corpus = _corpus(args)
-    adapter, close = _adapter(args)
+    adapter, bug, close = _adapter(args, corpus)
+    served = [api for api in served_apis(adapter) if not args.api or api in args.api]
     options = RunOptions(
         profile=args.profile,
         timeout=args.timeout or None,
@@ -39,27 +53,52 @@ def cmd_run(args: argparse.Namespace) -> int:
         base_url=args.base_url,
         replay=args.replay,
     )
+    results: list[CaseResult] = []
+    selected = select(corpus, args.api or None)
     try:
-        results = run_suite(adapter, corpus, args.api or None, args.profile, options)
+        for scenario in selected:
+            result = run_case(adapter, scenario, corpus, options, bug)
+            results.append(result)
+            if result.outcome in FAILING:
+                print(case_text(result, adapter.name), end="\n\n", flush=True)
+                continue
+            if args.verbose or result.outcome not in ("pass", "skip"):
+                print(f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
+            for line in warning_lines([result]):
+                print(line, flush=True)
+    except KeyboardInterrupt:
+        # Stopped by the user: what ran is reported, the rest is not-run, never a silent pass.
+        done = {r.case_id for r in results}
+        results += [
+            CaseResult(s.id, s.api, "not-run", summary="the run was interrupted before this case")
+            for s in selected
+            if s.id not in done
+        ]
+        print("interrupted: the cases not run are reported as not-run", file=sys.stderr)
     finally:
         close()
-    for result in results:
-        if result.outcome != "pass" or args.verbose:
-            print(
-                case_text(result, adapter.name)
-                if result.outcome in FAILING
-                else f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else "")
-            )
-            print()
     revision = corpus.revision()  # hashes every corpus file: once
-    print(f"adapter: {adapter.name} {adapter.version}   profile: {args.profile}   corpus: {revision}")
-    print(summary_table(results))
+    who = f"{bug.id} (a known bug's reproduction)" if bug else f"{adapter.name} {adapter.version}"
+    print(f"adapter: {who}   profile: {args.profile}   corpus: {revision}")
+    print(summary_table(results, served))
+    if not args.verbose:
+        for line in skip_lines(r for r in results if r.api in served):
+            print(line)
+    warned = warnings_summary(results)
+    if warned:
+        print(warned)
     if args.report:
         document = results_document(
-            results, adapter=adapter.identity(), corpus_revision=revision, profile=args.profile, apis=args.api
+            results, adapter=describe(adapter, bug), corpus_revision=revision, profile=args.profile, apis=args.api
         )
         write_results(Path(args.report), document)
         print(f"results: {args.report}")
+    gate = nothing_judged(results, served)
+    if gate is None and args.fail_on_warnings and warned:
+        gate = f"--fail-on-warnings: {warned}"
+    if gate:
+        print(f"FAILED: {gate}")
+        return EXIT_FOUND
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
 
 
@@ -136,23 +175,30 @@ def _wait_for_stop() -> None:
         pass
 
 
-def _adapter(args: argparse.Namespace) -> tuple[Any, Callable[[], None]]:
-    """The adapter of a run, and how to release it: by default an isolated worker process runs it, so
-    that nothing it does (an exit, a crash, a hang in C code) ends the run."""
-    from conformance.adapters import resolve_adapter
+def _adapter(args: argparse.Namespace, corpus: Any) -> tuple[Any, Any, Callable[[], None]]:
+    """The adapter of a run, the known bug when it is a bug's reproduction, and how to release it.
+
+    By default an isolated worker process runs the adapter, so that nothing it does (an exit, a crash,
+    a hang in C code) ends the run; `--in-process` runs it here; `--harness` runs a program in any
+    language through the harness protocol.
+    """
+    from conformance.adapters import BUNDLED, resolve
 
     if args.harness:
         from conformance.connectors.harness import HarnessAdapter
 
         harness = HarnessAdapter(args.harness)
-        return harness, harness.close
+        return harness, None, harness.close
+    spec = args.adapter.strip()
     if args.in_process:
-        return resolve_adapter(args.adapter), lambda: None
+        resolved = resolve(spec, corpus=corpus if ":" not in spec else None, base=Path.cwd())
+        return resolved.adapter, resolved.bug, lambda: None
     from conformance.isolation import IsolatedAdapter, Worker
 
+    bug = corpus.bugs.get(spec) if ":" not in spec and spec not in BUNDLED else None
     worker = Worker([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()])
     try:
-        return IsolatedAdapter(args.adapter, worker), worker.close
+        return IsolatedAdapter(spec, worker), bug, worker.close
     except BaseException:
         worker.close()
         raise
@@ -184,8 +230,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if result.detail:
             print(result.detail)
         return EXIT_FOUND
-    for violation in result.violations:
-        print(violation_text(violation, result.api))
+    for i, violation in enumerate(result.violations):
+        print(violation_text(violation, result.api, result.quotes.get(i)))
     if result.diff:
         print()
         print(diff_text(result.diff))
@@ -321,7 +367,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--api", action="append", help="only cases of this API (repeatable)")
     run.add_argument("--report", metavar="PATH", help="write the results JSON here")
-    run.add_argument("-v", "--verbose", action="store_true", help="list passing cases too")
+    run.add_argument("-v", "--verbose", action="store_true", help="list every passing and skipped case")
+    run.add_argument(
+        "--fail-on-warnings", action="store_true", help="exit 1 when a case has a warning-severity violation"
+    )
     run.add_argument("--timeout", type=float, default=60.0, help="seconds a case may run (0: no limit)")
     run.add_argument(
         "--record-mode",

@@ -5,6 +5,9 @@ Registered through the `pytest11` entry point. Until `--conformance-adapter` (or
 nothing of the library. Each scenario becomes one item, `conformance::<case id>`, so `-k`, `-x`,
 `--lf`, xdist and JUnit XML work as usual; per-case results travel in `user_properties` (which
 survive xdist) and the controller writes the results JSON and prints the summary.
+
+A run that judges no case (every selected case skipped, or none selected) fails: a CI job must
+not go green having tested nothing. So does a run with warnings under `--conformance-fail-on-warnings`.
 """
 
 from __future__ import annotations
@@ -16,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from conformance.adapters import CodecAdapter
-    from conformance.connectors.client import ClientAdapter
-    from conformance.corpus import Corpus, Scenario
+    from conformance.adapters import Adapter, Resolved
+    from conformance.corpus import BugCase, Corpus, Scenario
     from conformance.outcomes import CaseResult
-    from conformance.runner import OutOfProcess, RunOptions
+    from conformance.runner import RunOptions
 
 _PROPERTY = "conformance_result"
+_PREFIX = "conformance::"
 # Mirrors the case schema's `api` vocabulary (a test holds the two equal); kept literal so that
 # registering markers does not load the schema.
 _APIS = (
@@ -44,14 +47,20 @@ _SETTINGS = {
     "harness": ("a client in any language: the command that starts its harness (docs/harness.md)", "string"),
     "api": ("only run cases of these APIs (repeatable)", "args"),
     "profile": ("rule profile: default or strict", "string"),
-    "report": ("where to write the results JSON (default conformance-results.json)", "string"),
+    "report": (
+        "write the results JSON here (default: under pytest's cache directory, .pytest_cache/d/conformance/)",
+        "string",
+    ),
     "cases": ("extra case directories (repeatable)", "args"),
     "cassettes": ("extra cassette directories (repeatable)", "args"),
     "timeout": ("seconds a case may run before it is a timeout (default 60; 0: no limit)", "string"),
     "base-url": ("client adapters: the provider base URL to use instead of the provider's own", "string"),
     "replay": ("client adapters: in-process (vcrpy, the default) or server (the replay server over HTTP)", "string"),
     "isolate": ("run the adapter in a supervised worker process: its exits, crashes and hangs become outcomes", "bool"),
+    "fail-on-warnings": ("fail the run when a case has a warning-severity violation", "bool"),
 }
+# The tally pytest's last line shows, so that a run failed by the conformance gate is not shown green.
+_GATE = "conformance gate failed"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -61,6 +70,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest = f"conformance_{name.replace('-', '_')}"
         if kind == "args":
             group.addoption(flag, action="append", dest=dest, default=None, metavar=name.upper(), help=text)
+        elif kind == "bool":
+            group.addoption(flag, action="store_true", dest=dest, default=None, help=text)
         elif name == "profile":
             group.addoption(flag, dest=dest, default=None, choices=("default", "strict"), help=text)
         elif name == "replay":
@@ -85,6 +96,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a tool-call id conformance case (added by the plugin)")
     for api in _APIS:
         config.addinivalue_line("markers", f"{api.replace('-', '_')}: a conformance case of the {api} API")
+    given = config.getoption("conformance_adapter")
+    if given is not None and not given.strip():
+        # An unset CI variable (`--conformance-adapter=$ADAPTER`) must not quietly run only the user's tests.
+        raise pytest.UsageError(
+            "--conformance-adapter is empty: name 'reference', a bug id, or module:object (an unset variable?)"
+        )
     adapter = _setting(config, "adapter")
     harness = _setting(config, "harness")
     if adapter or harness:
@@ -99,15 +116,16 @@ class ConformanceFailure(Exception):
 
 
 class ConformanceCollector(pytest.Collector):
-    def __init__(self, *, session_plugin: ConformanceSession, **kwargs: Any) -> None:
+    def __init__(self, *, session_plugin: ConformanceSession, scenarios: list[Scenario], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.session_plugin = session_plugin
+        self.scenarios = scenarios
 
     def collect(self) -> list[pytest.Item]:
         plugin = self.session_plugin
         return [
             ConformanceItem.from_parent(self, name=scenario.id, scenario=scenario, session_plugin=plugin)
-            for scenario in plugin.scenarios()
+            for scenario in self.scenarios
         ]
 
 
@@ -120,13 +138,28 @@ class ConformanceItem(pytest.Item):
         self.add_marker(scenario.api.replace("-", "_"))
 
     def runtest(self) -> None:
-        from conformance.runner import run_scenario
+        from conformance.connectors.codec import short_traceback
+        from conformance.known_bugs import run_case
+        from conformance.outcomes import CaseResult
 
         plugin = self.session_plugin
-        result = run_scenario(plugin.adapter, self.scenario, plugin.corpus, options=plugin.run_options(self))
+        try:
+            result = run_case(plugin.adapter, self.scenario, plugin.corpus, plugin.run_options(self), plugin.bug)
+        except pytest.UsageError:
+            raise
+        except Exception as exc:  # the suite's own fault (or the corpus's): still this case's outcome
+            result = CaseResult(
+                self.scenario.id,
+                self.scenario.api,
+                "error",
+                summary=f"the suite raised on this case: {type(exc).__name__}: {exc}",
+                detail=short_traceback(exc),
+            )
         self.user_properties.append((_PROPERTY, json.dumps(result.to_json())))
         if result.outcome == "skip":
             pytest.skip(result.summary)
+        if result.outcome == "xfail":
+            pytest.xfail(result.summary)
         if result.outcome != "pass":
             raise ConformanceFailure(result)
 
@@ -141,6 +174,14 @@ class ConformanceItem(pytest.Item):
         return self.scenario.path, 0, f"conformance: {self.scenario.id}"
 
 
+def _result_of(report: pytest.TestReport) -> dict[str, Any] | None:
+    for name, value in report.user_properties:
+        if name == _PROPERTY:
+            data: dict[str, Any] = json.loads(str(value))
+            return data
+    return None
+
+
 class ConformanceSession:
     """Per-session state: the adapter, the corpus, and the results as they come in."""
 
@@ -151,11 +192,16 @@ class ConformanceSession:
         self._closers: list[Any] = []
         self.apis: list[str] = list(_setting(config, "api") or [])
         self.profile: str = _setting(config, "profile") or "default"
-        self._adapter: CodecAdapter | ClientAdapter | OutOfProcess | None = None
+        self.fail_on_warnings = bool(_setting(config, "fail-on-warnings"))
+        self._resolved: Resolved | None = None
         self._vcr: dict[str, Any] | None = None
         self._corpus: Corpus | None = None
+        self._scenarios: list[Scenario] | None = None
         self.results: dict[str, dict[str, Any]] = {}
         self.selected: list[str] = []
+        self.crashed: set[str] = set()
+        self.gate: str | None = None  # why the run fails though no case did
+        self._failed_to_start = False
 
     def run_options(self, item: pytest.Item) -> RunOptions:
         from conformance.runner import RunOptions
@@ -199,31 +245,55 @@ class ConformanceSession:
         return self._vcr
 
     @property
-    def adapter(self) -> CodecAdapter | ClientAdapter | OutOfProcess:
-        if self._adapter is None:
-            from conformance.adapters import AdapterSpecError, resolve_adapter
+    def resolved(self) -> Resolved:
+        if self._resolved is None:
+            from conformance.adapters import BUNDLED, AdapterDefinitionError, AdapterSpecError, Resolved, resolve
 
+            spec = self.adapter_spec.strip()
+            option = "--conformance-harness" if self.harness else "--conformance-adapter"
             try:
                 if self.harness:
                     from conformance.connectors.harness import HarnessAdapter
 
-                    self._adapter = HarnessAdapter(self.harness)
+                    harness = HarnessAdapter(self.harness)
+                    self._closers.append(harness.close)  # the harness process and its replay server
+                    self._resolved = Resolved(harness)
                 elif _setting(self.config, "isolate"):
                     from conformance.isolation import IsolatedAdapter, Worker
 
+                    if not spec:
+                        raise AdapterSpecError("no adapter given: name 'reference', a bug id, or module:object")
                     base = self.config.invocation_params.dir
                     worker = Worker(
                         [base / p for p in _setting(self.config, "cases") or []],
                         [base / p for p in _setting(self.config, "cassettes") or []],
                     )
-                    self._adapter = IsolatedAdapter(self.adapter_spec, worker)
                     self._closers.append(worker.close)
+                    bug = self.corpus.bugs.get(spec) if ":" not in spec and spec not in BUNDLED else None
+                    self._resolved = Resolved(IsolatedAdapter(spec, worker), bug)
                 else:
-                    self._adapter = resolve_adapter(self.adapter_spec)
-            except AdapterSpecError as exc:
-                option = "--conformance-harness" if self.harness else "--conformance-adapter"
+                    self._resolved = resolve(
+                        spec,
+                        corpus=self.corpus if ":" not in spec else None,
+                        base=self.config.invocation_params.dir,
+                    )
+            except (AdapterSpecError, AdapterDefinitionError) as exc:
                 raise pytest.UsageError(f"{option}: {exc}") from None
-        return self._adapter
+        return self._resolved
+
+    @property
+    def adapter(self) -> Adapter:
+        return self.resolved.adapter
+
+    @property
+    def bug(self) -> BugCase | None:
+        return self.resolved.bug
+
+    def served(self) -> list[str]:
+        """The APIs whose cases this run judges: those the adapter serves, narrowed by --conformance-api."""
+        from conformance.adapters import served_apis
+
+        return [api for api in served_apis(self.adapter) if not self.apis or api in self.apis]
 
     @property
     def corpus(self) -> Corpus:
@@ -241,91 +311,177 @@ class ConformanceSession:
         return self._corpus
 
     def scenarios(self) -> list[Scenario]:
-        from conformance.caseschema import vocabulary
-        from conformance.runner import select
+        """Every scenario of the selected APIs: what the run is asked to judge, before any deselection."""
+        if self._scenarios is None:
+            from conformance.adapters import unknown_api_message
+            from conformance.runner import select
 
-        unknown = [a for a in self.apis if a not in vocabulary("api")]
-        if unknown:
-            raise pytest.UsageError(
-                f"--conformance-api: unknown API {', '.join(unknown)}; known: {', '.join(vocabulary('api'))}"
-            )
-        return select(self.corpus, self.apis or None)
+            message = unknown_api_message(self.apis)
+            if message:
+                raise pytest.UsageError(f"--conformance-api: {message}")
+            self._scenarios = select(self.corpus, self.apis or None)
+        return self._scenarios
 
     # --- collection -----------------------------------------------------------------------
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not self._is_worker():
+            # Before any collection, and before pytest-xdist starts workers whose errors it would not show:
+            # an adapter that cannot be loaded, or an unknown API, stops the session here with one message.
+            self.resolved  # noqa: B018
+            self.scenarios()
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         # Added before the keyword, mark and last-failed filters run, so they apply to these too.
         self.adapter  # noqa: B018  # an adapter that cannot be loaded stops the session here, once
         collector = ConformanceCollector.from_parent(
-            session, name="conformance", nodeid="conformance", session_plugin=self
+            session, name="conformance", nodeid="conformance", session_plugin=self, scenarios=self.scenarios()
         )
-        items.extend(collector.collect())
+        # Through genitems, so that pytest counts and reports the items as collected.
+        items.extend(session.genitems(collector))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.selected = [i.name for i in session.items if isinstance(i, ConformanceItem)]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        prefix = "conformance::"
-        self.selected = [i[len(prefix) :] for i in ids if i.startswith(prefix)]
+        self.selected = [i[len(_PREFIX) :] for i in ids if i.startswith(_PREFIX)]
 
     # --- results --------------------------------------------------------------------------
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        """pytest-xdist: the worker running this case died (the adapter exited the process, or crashed it)."""
+        if crashitem.startswith(_PREFIX):
+            self.crashed.add(crashitem[len(_PREFIX) :])
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for name, value in report.user_properties:
-            if name == _PROPERTY:
-                data = json.loads(str(value))
-                self.results[data["id"]] = data
+        if not report.nodeid.startswith(_PREFIX):
+            return
+        data = _result_of(report)
+        if data is not None:
+            self.results[data["id"]] = data
+            return
+        case_id = report.nodeid[len(_PREFIX) :]
+        if not report.failed or case_id in self.results:
+            return
+        from conformance.outcomes import CaseResult
+
+        # Failed with no result of its own: the process running it died, or the suite raised around it.
+        scenario = self.corpus.scenarios.get(case_id)
+        api = scenario.api if scenario else ""
+        if case_id in self.crashed:
+            summary = "the pytest-xdist worker running this case died (the adapter ended or crashed the process)"
+            result = CaseResult(case_id, api, "crash", summary=summary, detail=report.longreprtext)
+        else:
+            text = report.longreprtext.strip().splitlines()
+            summary = f"the suite failed in {report.when}: {text[-1] if text else 'no detail'}"
+            result = CaseResult(case_id, api, "error", summary=summary, detail=report.longreprtext)
+        self.results[case_id] = result.to_json()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> Any:
+        status = yield
+        if report.when != "call" or not report.passed or not report.nodeid.startswith(_PREFIX):
+            return status
+        data = _result_of(report)
+        warnings = [v for v in (data or {}).get("violations", ()) if v.get("severity") == "warning"]
+        if not warnings:
+            return status
+        return (
+            "passed",
+            ".",
+            (f"PASSED with {len(warnings)} warning{'s' if len(warnings) > 1 else ''}", {"yellow": True}),
+        )
 
     def _is_worker(self) -> bool:
         return hasattr(self.config, "workerinput")
 
     def _case_results(self) -> list[CaseResult]:
+        """Every case of the selected APIs: judged, or `not-run` with why (stopped early, or deselected)."""
         from conformance.outcomes import CaseResult
 
         results = [CaseResult.from_json(d) for d in self.results.values()]
-        scenarios = self.corpus.scenarios
-        for case_id in self.selected:
-            if case_id not in self.results and case_id in scenarios:
-                results.append(
-                    CaseResult(case_id, scenarios[case_id].api, "not-run", summary="the run stopped before this case")
-                )
+        selected = set(self.selected)
+        for scenario in self.scenarios():
+            if scenario.id in self.results:
+                continue
+            why = "the run stopped before this case" if scenario.id in selected else "deselected (-k, -m, --lf, ...)"
+            results.append(CaseResult(scenario.id, scenario.api, "not-run", summary=why))
         return results
 
-    def report_path(self) -> Path:
-        raw = _setting(self.config, "report") or "conformance-results.json"
-        return self.config.invocation_params.dir / raw
+    def report_path(self) -> Path | None:
+        """--conformance-report, else pytest's cache directory; None when neither is available."""
+        raw = _setting(self.config, "report")
+        if raw:
+            return Path(self.config.invocation_params.dir) / str(raw)
+        cache: pytest.Cache | None = getattr(self.config, "cache", None)
+        return cache.mkdir("conformance") / "results.json" if cache is not None else None
+
+    def _reports(self) -> bool:
+        """Whether this process reports on the run: the controller (or the only process), after a run that
+        got as far as loading the adapter."""
+        if self._is_worker() or self.config.option.collectonly or self._failed_to_start:
+            return False
+        try:
+            self.resolved  # noqa: B018  # an xdist controller loads it here: only its workers collected
+        except pytest.UsageError:
+            return False
+        return True
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        close = getattr(self._adapter, "close", None)
-        if callable(close):
-            close()  # a harness process and its replay server
         for closer in self._closers:
-            closer()  # an isolated adapter's worker process
+            closer()  # a harness, or an isolated adapter's worker process
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self._is_worker() or (not self.results and not self.selected):
+        self._failed_to_start = session.exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR)
+        if not self._reports():
             return
+        from conformance.adapters import describe
         from conformance.results import results_document, write_results
+        from conformance.textreport import nothing_judged, warnings_summary
 
-        document = results_document(
-            self._case_results(),
-            adapter=self.adapter.identity(),
-            corpus_revision=self.corpus.revision(),
-            profile=self.profile,
-            apis=self.apis or None,
-        )
-        write_results(self.report_path(), document)
+        results = self._case_results()
+        path = self.report_path()
+        if path is not None:
+            document = results_document(
+                results,
+                adapter=describe(self.adapter, self.bug),
+                corpus_revision=self.corpus.revision(),
+                profile=self.profile,
+                apis=self.apis or None,
+            )
+            write_results(path, document)
+        served = self.served()
+        self.gate = nothing_judged(results, served)
+        if self.gate is None and self.fail_on_warnings:
+            found = warnings_summary(results)
+            self.gate = f"--conformance-fail-on-warnings: {found}" if found else None
+        if self.gate and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self._is_worker() or (not self.results and not self.selected):
+        if not self._reports():
             return
-        from conformance.textreport import summary_table
+        from conformance.textreport import summary_table, warning_lines, warnings_summary
 
         tr = terminalreporter
         adapter = self.adapter
+        results = self._case_results()
+        served = self.served()
         tr.section("tool-call id conformance")
-        tr.write_line(f"adapter: {adapter.name} {adapter.version}   profile: {self.profile}")
-        for line in summary_table(self._case_results()).splitlines():
+        who = f"{self.bug.id} (a known bug's reproduction)" if self.bug else f"{adapter.name} {adapter.version}"
+        tr.write_line(f"adapter: {who}   profile: {self.profile}")
+        for line in summary_table(results, served).splitlines():
             tr.write_line(line)
-        tr.write_line(f"results: {self.report_path()}")
+        warned = warning_lines(results, _PREFIX)
+        if warned:
+            tr.write_line("")
+            for line in warned:
+                tr.write_line(line, yellow=True)
+            tr.write_line(str(warnings_summary(results)), yellow=True)
+        path = self.report_path()
+        tr.write_line(f"results: {path}" if path else "results: not written (give --conformance-report=PATH)")
+        if self.gate:
+            tr.write_line(f"FAILED: {self.gate}", red=True, bold=True)
+            tr.stats.setdefault(_GATE, []).append(self.gate)

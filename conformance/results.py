@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import CONTRACT_VERSION, __version__
-from conformance.outcomes import CaseResult, counts
+from conformance.outcomes import INCOMPLETE, CaseResult, counts
 
 FORMAT = "toolcall-conformance/results"
 FORMAT_VERSION = 1
@@ -18,11 +18,13 @@ FORMAT_VERSION = 1
 def results_document(
     results: Sequence[CaseResult],
     *,
-    adapter: Mapping[str, str],
+    adapter: Mapping[str, Any],
     corpus_revision: str,
     profile: str,
     apis: Sequence[str] | None = None,
 ) -> dict[str, Any]:
+    """The results file of one run. `results` holds every case the run selected, those it did not judge
+    as `not-run`: `complete` is true only when each of them was judged."""
     ordered = sorted(results, key=lambda r: r.case_id)
     return {
         "format": FORMAT,
@@ -36,7 +38,7 @@ def results_document(
         "run_info": {"python": platform.python_version()},
         "counts": counts(ordered),
         "cases": [r.to_json() for r in ordered],
-        "complete": True,
+        "complete": bool(ordered) and not any(r.outcome in INCOMPLETE for r in ordered),
     }
 
 

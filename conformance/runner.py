@@ -5,37 +5,24 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from conformance.adapters import CodecAdapter
+from conformance.adapters import Adapter, CodecAdapter, OutOfProcess
 from conformance.cassette import CassetteError, load_cassette
 from conformance.connectors.client import ClientAdapter, Replay, run_client
 from conformance.connectors.codec import AdapterFault, run_codec, short_traceback
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
 from conformance.dialects.base import Dialect, DialectError
-from conformance.diffing import request_diff
+from conformance.diffing import issued_ids, request_diff
 from conformance.exchange import Exchange
 from conformance.outcomes import CaseResult
+from conformance.quoting import quotes_for
 from conformance.replay.session import ClientRun, describe
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
 from conformance.timeouts import DEFAULT_SECONDS, CaseTimeout, call_with_timeout
-
-
-@runtime_checkable
-class OutOfProcess(Protocol):
-    """An adapter run in another process: an isolated Python adapter, or a harness in any language."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
-
-    def identity(self) -> dict[str, str]: ...
-
-    def run(self, scenario: Scenario, corpus: Corpus, options: RunOptions) -> CaseResult: ...
+from conformance.wording import a
 
 
 class CorpusError(Exception):
@@ -68,7 +55,7 @@ class RunOptions:
 
 
 def run_scenario(
-    adapter: CodecAdapter | ClientAdapter | OutOfProcess,
+    adapter: Adapter,
     scenario: Scenario,
     corpus: Corpus,
     profile: str = "default",
@@ -101,7 +88,7 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
             scenario.id,
             scenario.api,
             "skip",
-            summary=f"begins with a {scenario.history.api} history, which only a codec adapter can be handed",
+            summary=f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed",
         )
     dialect = dialect_for(scenario.api)
     ctx = scenario_context(corpus, scenario, options.profile)
@@ -195,14 +182,15 @@ def _judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: 
             scenario.id,
             scenario.api,
             "error",
-            summary=f"the {who} sent a body that is not a {scenario.api} request: {exc}",
+            summary=f"the {who} sent a body that is not {a(scenario.api)} request: {exc}",
         )
     errors = [v for v in violations if v.severity == "error"]
     result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
+    result.quotes = quotes_for(violations, exchange)
     if errors:
         codes = sorted({v.code for v in errors})
         result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"
-        result.diff = request_diff(exchange, dialect)
+        result.diff = request_diff(exchange, dialect, issued_ids(scenario))
     return result
 
 
@@ -212,7 +200,7 @@ def select(corpus: Corpus, apis: Sequence[str] | None = None) -> list[Scenario]:
 
 
 def run_suite(
-    adapter: CodecAdapter | ClientAdapter | OutOfProcess,
+    adapter: Adapter,
     corpus: Corpus,
     apis: Sequence[str] | None = None,
     profile: str = "default",
@@ -221,17 +209,14 @@ def run_suite(
     return [run_scenario(adapter, s, corpus, profile, options) for s in select(corpus, apis)]
 
 
-def reproduce(
-    bug: BugCase, corpus: Corpus, profile: str = "default", adapter: CodecAdapter | OutOfProcess | None = None
-) -> CaseResult:
+def reproduce(bug: BugCase, corpus: Corpus, profile: str = "default", adapter: Adapter | None = None) -> CaseResult:
     """Replay a bug case through its reproduction adapter (resolved here unless given, e.g. isolated);
     pass means exactly the expected codes."""
-    from conformance.adapters import resolve_adapter
+    from conformance.adapters import resolve_reproduction
 
     scenario = corpus.scenarios[bug.scenario]
     if adapter is None:
-        adapter = resolve_adapter(bug.reproduction)  # type: ignore[assignment]
-    assert adapter is not None
+        adapter = resolve_reproduction(bug.reproduction)
     result = run_scenario(adapter, scenario, corpus, profile)
     result.case_id = bug.id
     result.expected_codes = bug.expected

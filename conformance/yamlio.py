@@ -16,7 +16,7 @@ import yaml
 
 try:  # the C loader is several times faster on the corpus; the pure one is the fallback
     from yaml import CSafeLoader as _BaseLoader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
+except ImportError:  # PyYAML built without libyaml; tests/test_yaml_fallback.py runs the corpus through this
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 

@@ -136,8 +136,10 @@ def test_every_outcome_is_counted_and_visible(corpus: Corpus, tmp_path: Path) ->
     column = _json(out)["groups"][0]["columns"][0]
     expected: dict[str, int] = {**dict.fromkeys(OUTCOMES, 1), "total": len(OUTCOMES)}
     assert column["counts"] == expected
+    (api,) = {r.api for r in results}
     assert column["summary"] == (
-        f"mylib 1.0: 1/9 pass, {', '.join(f'1 {o}' for o in OUTCOMES if o != 'pass')} (corpus {corpus.revision()})"
+        f"mylib 1.0: 1/9 pass, {', '.join(f'1 {o}' for o in OUTCOMES if o != 'pass')}, over 1 of 11 APIs ({api}), "
+        f"incomplete run (corpus {corpus.revision()})"
     )
 
     markdown = (out / MARKDOWN_FILE).read_text(encoding="utf-8")
@@ -146,9 +148,9 @@ def test_every_outcome_is_counted_and_visible(corpus: Corpus, tmp_path: Path) ->
     apis = {r.api for r in results}
     absent = sum(s.api in apis for s in corpus.scenarios.values()) - len(results)  # its APIs' other cases
     assert column["absent"] == absent
-    row = next(line for line in markdown.splitlines() if line.startswith("| mylib | 1.0 |"))
+    row = next(line for line in markdown.splitlines() if line.startswith("| mylib (incomplete run) | 1.0 |"))
     counted = " | ".join(["1"] * len(OUTCOMES))
-    assert row.endswith(f"| {counted} | {len(OUTCOMES)} | {absent} | ![mylib](badges/mylib.svg) |")
+    assert row.endswith(f"| {api} | {counted} | {len(OUTCOMES)} | {absent} | 0 | ![mylib](badges/mylib.svg) |")
     assert SKIP_REASON in markdown and BUG_LINK in markdown
 
     html = (out / HTML_FILE).read_text(encoding="utf-8")

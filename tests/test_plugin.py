@@ -27,18 +27,21 @@ def make():
 
 
 def test_reference_passes_every_case_from_an_empty_directory(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--conformance-adapter=reference", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "--conformance-report=conformance-results.json", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(passed=len(_scenario_ids()))
     result.stdout.fnmatch_lines(["*tool-call id conformance*", "adapter: reference*", "all *"])
-    document = json.loads((pytester.path / "conformance-results.json").read_text())
-    assert document["adapter"]["name"] == "reference"
-    assert {c["outcome"] for c in document["cases"]} == {"pass"}
-    assert document["counts"]["pass"] == len(_scenario_ids())
+    assert document_complete(pytester)
 
 
 def test_failure_reads_like_a_review(pytester: pytest.Pytester) -> None:
+    # The reproduction as an ordinary adapter: by its bug id, its own scenario would be an expected failure.
     result = pytester.runpytest_subprocess(
-        "--conformance-adapter=genkit-3247", "--conformance-api=openai-chat", "-k", "one-call"
+        "--conformance-adapter=conformance.reproductions.genkit:GENKIT_3247",
+        "--conformance-api=openai-chat",
+        "-k",
+        "one-call",
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
@@ -71,7 +74,7 @@ def test_api_option_narrows_and_unknown_api_is_a_usage_error(pytester: pytest.Py
     assert narrowed.parseoutcomes().get("passed", 0) == len([s for s in _scenario_ids() if s.startswith("gemini/")])
     bad = pytester.runpytest_subprocess("--conformance-adapter=reference", "--conformance-api=openai-chatt")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["*unknown API openai-chatt*"])
+    bad.stderr.fnmatch_lines(["*unknown API 'openai-chatt' (did you mean 'openai-chat'?)*"])
 
 
 def test_unknown_adapter_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -90,20 +93,23 @@ def test_ini_keys_mirror_the_options(pytester: pytest.Pytester) -> None:
 
 
 def test_stop_early_records_the_rest_as_not_run(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--conformance-adapter=genkit-3247", "-x", "--conformance-api=openai-chat")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=genkit-3247", "-x", "--conformance-api=openai-chat", "--conformance-report=r.json"
+    )
     result.assert_outcomes(failed=1)
-    document = json.loads((pytester.path / "conformance-results.json").read_text())
+    document = json.loads((pytester.path / "r.json").read_text())
     assert document["counts"]["fail"] == 1
     assert document["counts"]["not-run"] == len(document["cases"]) - 1
+    assert document["complete"] is False
 
 
 def test_xdist_results_reach_the_controller(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     result = pytester.runpytest_subprocess(
-        "--conformance-adapter=reference", "-n", "2", "--conformance-api=openai-chat"
+        "--conformance-adapter=reference", "-n", "2", "--conformance-api=openai-chat", "--conformance-report=r.json"
     )
     assert result.parseoutcomes()["passed"] >= 6
-    document = json.loads((pytester.path / "conformance-results.json").read_text())
+    document = json.loads((pytester.path / "r.json").read_text())
     assert document["counts"]["pass"] == result.parseoutcomes()["passed"]
 
 
@@ -119,6 +125,14 @@ def test_plugin_without_adapter_adds_nothing_and_loads_no_library(tmp_path) -> N
 
 def test_marker_apis_match_the_schema_vocabulary() -> None:
     assert set(plugin._APIS) == set(vocabulary("api"))
+
+
+def document_complete(pytester: pytest.Pytester) -> bool:
+    document = json.loads((pytester.path / "conformance-results.json").read_text())
+    assert document["adapter"]["name"] == "reference"
+    assert {c["outcome"] for c in document["cases"]} == {"pass"}
+    assert document["counts"]["pass"] == len(_scenario_ids())
+    return bool(document["complete"])
 
 
 def _scenario_ids() -> list[str]:

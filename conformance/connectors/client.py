@@ -190,6 +190,11 @@ class ClientAdapter:
     notes: str = ""
     unsupported: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        from conformance.adapters import check_client_adapter
+
+        check_client_adapter(self)  # unknown API keys would turn every case into a silent skip
+
     def client(self, api: str) -> ClientFn | None:
         return self.clients.get(api)
 

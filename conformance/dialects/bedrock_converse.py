@@ -19,6 +19,7 @@ from conformance import eventstream
 from conformance.cassette import HttpRequest, HttpResponse
 from conformance.dialects.base import DialectError, Placement
 from conformance.wire import History, Served, WireCall, WireMessage, WireResult
+from conformance.wording import a
 
 API = "bedrock-converse"
 TOOL_USE = f"{API}/ToolUseBlock"
@@ -145,7 +146,7 @@ class BedrockConverse:
             events.append({"event": name, "data": data})
             if frame.header(":message-type") != "event":
                 detail = data.get("message", "") if isinstance(data, dict) else ""
-                notes.append(f"event[{k}]: the stream carries a {name} exception: {detail}")
+                notes.append(f"event[{k}]: the stream carries {a(name)} exception: {detail}")
                 continue
             if not isinstance(data, dict):
                 continue

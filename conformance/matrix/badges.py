@@ -6,7 +6,7 @@ bytes: widths come from a fixed table of Verdana 11px advances, not from a font 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import escape
 
 from conformance.outcomes import FAILING, OUTCOMES
@@ -28,17 +28,44 @@ _WIDTHS = {
 }  # fmt: skip
 
 
-def summary_line(name: str, version: str, counts: Mapping[str, int], revision: str) -> str:
-    """`reference 0.1.0: 93/93 pass (corpus sha256:…)`, with every other outcome that occurred."""
+def scope(apis: Sequence[str], of: int | None) -> str:
+    """`over 1 of 11 APIs (openai-chat)`, or `over all 11 APIs`: what the pass count is out of."""
+    if of is not None and len(apis) == of:
+        return f"over all {of} APIs"
+    names = f" ({', '.join(apis)})" if 0 < len(apis) <= 4 else ""
+    total = f" of {of}" if of is not None else ""
+    return f"over {len(apis)}{total} API{'s' if (of or len(apis)) != 1 else ''}{names}"
+
+
+def summary_line(
+    name: str,
+    version: str,
+    counts: Mapping[str, int],
+    revision: str,
+    *,
+    apis: Sequence[str] | None = None,
+    of: int | None = None,
+    complete: bool = True,
+) -> str:
+    """`reference 0.1.0: 93/93 pass over all 11 APIs (corpus sha256:…)`, with every other outcome that
+    occurred. `counts` are those of the APIs the adapter serves, `apis`, out of `of` in the corpus."""
     total = sum(counts.get(o, 0) for o in OUTCOMES)
     others = [f"{counts[o]} {o}" for o in OUTCOMES if o != "pass" and counts.get(o)]
     who = f"{name} {version}".strip()
-    return f"{who}: {counts.get('pass', 0)}/{total} pass" + "".join(f", {o}" for o in others) + f" (corpus {revision})"
+    line = f"{who}: {counts.get('pass', 0)}/{total} pass" + "".join(f", {o}" for o in others)
+    if apis is not None:
+        line += f", {scope(apis, of)}"
+    if not complete:
+        line += ", incomplete run"
+    return f"{line} (corpus {revision})"
 
 
-def message(counts: Mapping[str, int]) -> str:
+def message(counts: Mapping[str, int], apis: int | None = None) -> str:
     total = sum(counts.get(o, 0) for o in OUTCOMES)
-    return f"{counts.get('pass', 0)}/{total} pass" if total else "no results"
+    if not total:
+        return "no results"
+    served = f" on {apis} API{'s' if apis != 1 else ''}" if apis is not None else ""
+    return f"{counts.get('pass', 0)}/{total} pass{served}"
 
 
 def color(counts: Mapping[str, int]) -> str:
@@ -91,6 +118,7 @@ def badge_svg(label: str, value: str, fill: str, title: str = "") -> str:
     )
 
 
-def adapter_badge(counts: Mapping[str, int], summary: str) -> str:
-    """The badge of one column: its pass count over its cases, coloured by what failed; the summary as its title."""
-    return badge_svg(LABEL, message(counts), color(counts), title=summary)
+def adapter_badge(counts: Mapping[str, int], summary: str, apis: int | None = None) -> str:
+    """The badge of one column: its pass count over the cases of the `apis` APIs it serves, coloured by what
+    failed; the summary as its title."""
+    return badge_svg(LABEL, message(counts, apis), color(counts), title=summary)

@@ -1,10 +1,9 @@
 """The bundled adapters run for the matrix: the reference over every scenario, and each bug reproduction
 over every scenario of its bug's API.
 
-A reproduction is expected to fail its own bug's scenario with exactly the bug's violation codes: that
-case is an `xfail` linked to the bug's report when it does, an `xpass` when no violation appears, and
-a `fail` naming the missing and unexpected codes otherwise. Its other cases are run as for any adapter,
-so the column shows how far the bug reaches beyond the scenario it was reported on.
+A reproduction's own bug's scenario is an expected failure, as everywhere a reproduction runs as an
+adapter (`conformance.known_bugs`); its other cases are run as for any adapter, so the column shows how
+far the bug reaches beyond the scenario it was reported on.
 
 Every adapter runs isolated, in one shared worker process: nothing an adapter does ends the run.
 """
@@ -14,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from conformance.adapters import AdapterSpecError
+from conformance.adapters import AdapterSpecError, describe, resolve_reproduction
 from conformance.corpus import BugCase, Corpus
 from conformance.isolation import IsolatedAdapter, Worker
+from conformance.known_bugs import run_case
 from conformance.outcomes import CaseResult
 from conformance.results import results_document
-from conformance.runner import reproduce, run_scenario, select
+from conformance.runner import RunOptions, run_scenario, select
 
 PROFILE = "default"
 
@@ -27,41 +27,24 @@ PROFILE = "default"
 def reference_document(corpus: Corpus, revision: str, worker: Worker) -> dict[str, Any]:
     adapter = IsolatedAdapter("reference", worker)
     results = [run_scenario(adapter, s, corpus, PROFILE) for s in select(corpus)]
-    return results_document(results, adapter=adapter.identity(), corpus_revision=revision, profile=PROFILE)
-
-
-def expected_failure(bug: BugCase, corpus: Corpus, adapter: IsolatedAdapter) -> CaseResult:
-    """The bug's own scenario through its reproduction: xfail when the bug reproduces exactly."""
-    result = reproduce(bug, corpus, PROFILE, adapter)
-    result.case_id = bug.scenario
-    result.link = bug.report
-    if result.outcome == "pass":
-        result.outcome = "xfail"
-        result.summary = f"expected to fail (known bug {bug.id}): {result.summary}"
-    elif result.outcome == "fail" and not result.errors:
-        result.outcome = "xpass"
-        result.summary = f"expected to fail (known bug {bug.id}) but passed: {result.summary}"
-    elif result.outcome == "fail":
-        result.summary = f"fails, but not as known bug {bug.id} does: {result.summary}"
-    return result
+    return results_document(results, adapter=describe(adapter), corpus_revision=revision, profile=PROFILE)
 
 
 def reproduction_document(bug: BugCase, corpus: Corpus, revision: str, worker: Worker) -> dict[str, Any]:
     api = corpus.scenarios[bug.scenario].api
     scenarios = select(corpus, [api])
     try:
+        resolve_reproduction(bug.reproduction)  # only the project's own reproductions are run
         adapter = IsolatedAdapter(bug.reproduction, worker)
     except AdapterSpecError as exc:
-        identity = {"name": bug.id, "version": "", "connector": "codec", "homepage": bug.report}
+        identity = {"name": bug.id, "version": "", "connector": "codec", "homepage": bug.report, "apis": [api]}
         results = [
             CaseResult(s.id, s.api, "crash", summary=f"the reproduction could not be loaded: {exc}") for s in scenarios
         ]
         return results_document(results, adapter=identity, corpus_revision=revision, profile=PROFILE, apis=[api])
-    results = [
-        expected_failure(bug, corpus, adapter) if s.id == bug.scenario else run_scenario(adapter, s, corpus, PROFILE)
-        for s in scenarios
-    ]
-    identity = {**adapter.identity(), "name": bug.id, "homepage": bug.report}
+    options = RunOptions(profile=PROFILE)
+    results = [run_case(adapter, s, corpus, options, bug) for s in scenarios]
+    identity = describe(adapter, bug)
     return results_document(results, adapter=identity, corpus_revision=revision, profile=PROFILE, apis=[api])
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -20,11 +21,22 @@ from conformance.corpus import Corpus, Scenario
 from conformance.matrix import BADGE_DIR, FORMAT, VERSION
 from conformance.matrix.badges import summary_line
 from conformance.matrix.merge import Column, Group
-from conformance.outcomes import OUTCOMES
+from conformance.outcomes import ADAPTED, OUTCOMES, SUBSTITUTED
 
 KINDS = ("reference", "adapter", "reproduction")
 NOT_IN_CORPUS = "(not in the current corpus)"
-VIOLATION_FIELDS = ("code", "severity", "location", "message", "expected", "received", "provider_error")
+VIOLATION_FIELDS = (
+    "code",
+    "severity",
+    "location",
+    "message",
+    "expected",
+    "received",
+    "provider_error",
+    "provider_error_source",
+    ADAPTED,
+    SUBSTITUTED,
+)
 
 _FRAME = re.compile(r'^(?P<indent>\s*)File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>.+)$')
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")  # Python's error-location markers, which differ between versions
@@ -151,12 +163,31 @@ def _api_order(apis: Iterable[str]) -> list[str]:
     return sorted(set(apis), key=lambda a: (a not in known, known.index(a) if a in known else 0, a))
 
 
+def _served_cases(column: Column) -> dict[str, Mapping[str, Any]]:
+    """The column's cases of the APIs it serves: the ones its totals count."""
+    served = set(column.served)
+    return {case_id: c for case_id, c in column.cases.items() if str(c["api"]) in served}
+
+
+def _not_served(column: Column) -> list[dict[str, Any]]:
+    """Per API the column's results hold but it does not serve: how many cases, and why (the first skip's reason)."""
+    served = set(column.served)
+    found: dict[str, dict[str, Any]] = {}
+    for c in column.cases.values():
+        api = str(c["api"])
+        if api in served:
+            continue
+        entry = found.setdefault(api, {"api": api, "cases": 0, "reason": stable_text(str(c.get("summary") or ""))})
+        entry["cases"] += 1
+    return [found[api] for api in _api_order(found)]
+
+
 def _column_json(column: Column, key: str, label: str, corpus: Corpus, rows: Mapping[str, str]) -> dict[str, Any]:
     kind = kind_of(column, corpus)
-    apis = _api_order(str(c["api"]) for c in column.cases.values())
+    apis = _api_order(column.served)
     covered = [case_id for case_id, api in rows.items() if api in apis]
     bug = corpus.bugs.get(column.name) if kind == "reproduction" else None
-    tally = counts((str(c["outcome"]) for c in column.cases.values()), full=True)
+    tally = counts((str(c["outcome"]) for c in _served_cases(column).values()), full=True)
     return {
         "key": key,
         "label": label,
@@ -171,9 +202,18 @@ def _column_json(column: Column, key: str, label: str, corpus: Corpus, rows: Map
         "complete": column.complete,
         "bug": {"id": bug.id, "report": bug.report, "scenario": bug.scenario} if bug else None,
         "apis": apis,
+        "not_served": _not_served(column),
         "counts": tally,
         "absent": sum(case_id not in column.cases for case_id in covered),
-        "summary": summary_line(column.name, column.version, tally, column.revision),
+        "summary": summary_line(
+            column.name,
+            column.version,
+            tally,
+            column.revision,
+            apis=apis,
+            of=len(vocabulary("api")),
+            complete=column.complete,
+        ),
         "badge": None if kind == "reproduction" else f"{BADGE_DIR}/{key}.svg",
     }
 
@@ -203,7 +243,8 @@ def _rollup(
 
 def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Column]]) -> dict[str, Any]:
     """`labelled`: (key, label, column) in column order."""
-    keyed = [(key, c) for key, _, c in labelled]
+    # Each column with only the cases of the APIs it serves: the others are no part of its results.
+    keyed = [(key, replace(c, cases=_served_cases(c))) for key, _, c in labelled]
     rows: dict[str, str] = {}  # case id -> api
     if group.current:
         rows.update({s.id: s.api for s in corpus.scenarios.values()})
@@ -215,7 +256,9 @@ def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Colu
     by_semantics: dict[str, list[str]] = {}
     by_feature: dict[str, list[str]] = {}
     for api in _api_order(rows.values()):
-        present = [(k, c) for k, c in keyed if any(str(r["api"]) == api for r in c.cases.values())]
+        present = [(k, c) for k, c in keyed if api in c.served]
+        if not present:
+            continue  # no column serves it
         wire_groups: dict[str, list[dict[str, Any]]] = {}
         for case_id in sorted(i for i, a in rows.items() if a == api):
             scenario = corpus.scenarios.get(case_id)

@@ -33,6 +33,23 @@ class Column:
     homepage: str
     complete: bool
     cases: Mapping[str, Mapping[str, Any]]  # case id -> the case's record, as the results file has it
+    # The APIs the adapter serves, as the results file declares them (`adapter.apis`); None when it does not
+    declared: tuple[str, ...] | None = None
+    # The APIs the run was narrowed to (`--api`); None when it ran all
+    selection: tuple[str, ...] | None = None
+
+    @property
+    def served(self) -> tuple[str, ...]:
+        """The APIs whose cases count in this column's totals: those the adapter serves and the run selected.
+        A results file that does not declare them (written before they were recorded) serves the APIs where
+        a case was anything but skipped."""
+        if self.declared is not None:
+            apis = set(self.declared)
+        else:
+            apis = {str(c["api"]) for c in self.cases.values() if c.get("outcome") != "skip"}
+        if self.selection is not None:
+            apis &= set(self.selection)
+        return tuple(sorted(apis))
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,10 @@ def _problems(document: Any, source: str) -> list[str]:
     adapter = document.get("adapter")
     if not isinstance(adapter, dict) or not isinstance(adapter.get("name"), str):
         found.append("no adapter name")
+    elif "apis" in adapter and not _strings(adapter["apis"]):
+        found.append("adapter.apis is not a list of API names")
+    if document.get("apis", "all") != "all" and not _strings(document.get("apis")):
+        found.append("apis is neither 'all' nor a list of API names")
     if not isinstance(document.get("corpus_revision"), str):
         found.append("no corpus_revision")
     cases = document.get("cases")
@@ -68,6 +89,10 @@ def _problems(document: Any, source: str) -> list[str]:
     return found
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
 def column(document: Mapping[str, Any], source: str) -> Column:
     """A column from a results document (checked by `load` or produced by this package)."""
     adapter = document["adapter"]
@@ -82,6 +107,8 @@ def column(document: Mapping[str, Any], source: str) -> Column:
         homepage=str(adapter.get("homepage", "")),
         complete=bool(document.get("complete", True)),
         cases={str(c["id"]): c for c in document["cases"]},
+        declared=tuple(adapter["apis"]) if "apis" in adapter else None,
+        selection=tuple(document["apis"]) if isinstance(document.get("apis"), list) else None,
     )
 
 

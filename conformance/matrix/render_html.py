@@ -27,9 +27,9 @@ LEGEND = (
     ("xfail", "fails as a known bug does, with the bug's link"),
     ("xpass", "expected to fail as a known bug, but passed"),
     ("error", "the adapter raised, or sent something that is not a request of the API"),
-    ("crash", "the adapter could not run at all"),
+    ("crash", "the process running the case died, or the adapter could not run at all"),
     ("timeout", "no answer within the time limit"),
-    ("not-run", "the run stopped before the case"),
+    ("not-run", "the run stopped before the case, or the case was deselected"),
 )
 
 

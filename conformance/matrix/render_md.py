@@ -63,21 +63,24 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
     out += [
         f"{h} Outcomes",
         "",
-        "Every outcome of every column, zeros included. Absent: cases of the column's APIs that its "
-        "results do not hold.",
+        "Every outcome of every column, zeros included, over the cases of the APIs the adapter serves. "
+        "Absent: cases of those APIs that its results do not hold. Not served: cases of other APIs in its "
+        "results, counted nowhere.",
         "",
     ]
     out += _table(
-        ["adapter", "version", "kind", "source", *OUTCOMES, "total", "absent", "badge"],
+        ["adapter", "version", "kind", "source", "APIs", *OUTCOMES, "total", "absent", "not served", "badge"],
         [
             [
-                md_cell(c["label"]),
+                md_cell(c["label"]) + ("" if c["complete"] else " (incomplete run)"),
                 md_cell(c["version"]),
                 c["kind"],
                 md_cell(c["source"]),
+                ", ".join(c["apis"]) if len(c["apis"]) <= 2 else str(len(c["apis"])),
                 *(str(c["counts"][o]) for o in OUTCOMES),
                 str(c["counts"]["total"]),
                 str(c["absent"]),
+                str(sum(n["cases"] for n in c["not_served"])),
                 f"![{md_cell(c['label'])}]({c['badge']})" if c["badge"] else "",
             ]
             for c in columns
