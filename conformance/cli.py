@@ -8,7 +8,12 @@ case, violations, a bug that does not reproduce, corpus problems); 2 the input c
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
+import stat
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -120,6 +125,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not chosen:
         print("conformance serve: name the scenarios to serve (SCENARIO_ID... or --api NAME)", file=sys.stderr)
         return EXIT_INPUT
+    stop = _stop_on_signals()  # before the listing is printed: a client may signal as soon as it reads it
     server = ScenarioServer(corpus, args.profile, args.host, args.port)
     try:
         server.start()
@@ -131,7 +137,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"listening on {server.url}", flush=True)
         for listing in listings:
             print(f"{listing.scenario} {listing.api} {listing.base_url}", flush=True)
-        _wait_for_stop()
+        _wait_for_stop(stop)
         results = server.verdicts()
     finally:
         server.stop()
@@ -142,18 +148,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
 
 
-def _wait_for_stop() -> None:
-    """Until SIGINT or SIGTERM, or until standard input closes when it is a pipe or a terminal (a
-    supervisor that closes it ends the server; /dev/null, as a background job gets, does not)."""
-    import contextlib
-    import os
-    import signal
-    import stat
-    import threading
-
+def _stop_on_signals() -> threading.Event:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
+    return stop
+
+
+def _wait_for_stop(stop: threading.Event) -> None:
+    """Until SIGINT or SIGTERM, or until standard input closes when it is a pipe or a terminal (a
+    supervisor that closes it ends the server; /dev/null, as a background job gets, does not)."""
     try:
         mode = os.fstat(sys.stdin.fileno()).st_mode
         watch = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or sys.stdin.isatty()
