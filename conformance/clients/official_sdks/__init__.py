@@ -3,7 +3,8 @@
 | API | SDK | how |
 |---|---|---|
 | `openai-chat`, `kimi-chat` | `openai` | `chat.completions.create` / `.stream` |
-| `openai-responses`, `azure-foundry`, `openresponses` | `openai` | `responses.create` / `.stream`, resending the items or after `previous_response_id` |
+| `openai-responses`, `azure-foundry`, `openresponses` | `openai` | `responses.create` / `.stream`, resending |
+|  |  | the items or after `previous_response_id` |
 | `anthropic-messages` | `anthropic` | `messages.create` / `.stream`, or the beta tool runner over a message thread |
 | `gemini` | `google-genai` | `models.generate_content` / `_stream`, automatic function calling off |
 | `bedrock-converse` | `boto3` (or `botocore`) | `converse` / `converse_stream` |
@@ -20,7 +21,6 @@ applications make). Retries are off everywhere. Install the SDKs with the `sdk` 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -66,6 +66,13 @@ def _clients() -> dict[str, Callable[[ToolLoop, Options], Any]]:
     }
 
 
+def _bound(fn: Callable[[ToolLoop, Options], Any], options: Options) -> Callable[[ToolLoop], Any]:
+    def run(loop: ToolLoop) -> Any:
+        return fn(loop, options)
+
+    return run
+
+
 def official_sdks(options: Options | None = None) -> ClientAdapter:
     """The adapter, talking the way `options` say (the documented plain loops by default)."""
     chosen = options or Options()
@@ -73,7 +80,7 @@ def official_sdks(options: Options | None = None) -> ClientAdapter:
     return ClientAdapter(
         name=f"official-sdks[{label}]" if label else "official-sdks",
         version=sdk_versions(),
-        clients={api: partial(fn, options=chosen) for api, fn in _clients().items()},
+        clients={api: _bound(fn, chosen) for api, fn in _clients().items()},
         homepage="https://github.com/toolcall-conformance/toolcall-conformance/blob/main/docs/adapters.md",
     )
 

@@ -16,6 +16,7 @@ the SDK's own credential chain (`AWS_BEARER_TOKEN_BEDROCK`, profiles, ...).
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import re
 from typing import Any
@@ -36,7 +37,7 @@ def _client(loop: ToolLoop) -> Any:
     if loop.api_key == REPLAY_API_KEY:
         settings.update(aws_access_key_id="conformance", aws_secret_access_key=loop.api_key)
     try:
-        import boto3  # type: ignore[import-untyped]
+        boto3 = importlib.import_module("boto3")
     except ImportError:
         return _botocore_session().create_client("bedrock-runtime", **settings)
     return boto3.client("bedrock-runtime", **settings)
@@ -55,7 +56,13 @@ def _tool_config(loop: ToolLoop) -> dict[str, Any]:
     if custom:
         loop.skip(f"Bedrock Converse has no free-form (custom) tools: {', '.join(custom)}")
     specs = [
-        {"toolSpec": {"name": t["name"], "description": t.get("description", ""), "inputSchema": {"json": parameters_of(t)}}}
+        {
+            "toolSpec": {
+                "name": t["name"],
+                "description": t.get("description", ""),
+                "inputSchema": {"json": parameters_of(t)},
+            }
+        }
         for t in loop.tools
     ]
     return {"tools": specs}

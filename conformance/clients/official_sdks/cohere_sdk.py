@@ -16,7 +16,6 @@ from typing import Any
 from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, parameters_of, tls
 from conformance.connectors.client import ToolLoop
 
-
 # A stream that breaks is not resumed: a retry by another name.
 NO_RECONNECT: Any = {"stream_reconnection_enabled": False}
 
@@ -74,7 +73,6 @@ def _streamed(events: Any) -> dict[str, Any]:
 
 def cohere_v2(loop: ToolLoop, options: Options) -> str:
     import cohere
-
     import httpx
 
     # The SDK's default client settings (300 s, redirects followed), with the run's certificate store.
@@ -92,7 +90,7 @@ def cohere_v2(loop: ToolLoop, options: Options) -> str:
                 return str(turn.get("content", ""))
             messages.append(turn)
         else:
-            reply = client.chat(model=loop.model, messages=messages, tools=tools).message
+            reply: Any = client.chat(model=loop.model, messages=messages, tools=tools).message
             calls = [(c.id, c.function.name, c.function.arguments) for c in reply.tool_calls or []]
             if not calls:
                 return "".join(part.text for part in reply.content or [] if getattr(part, "text", None))

@@ -104,7 +104,8 @@ def recorded_extras(loop: ToolLoop, name: str, *, drop: frozenset[str] = frozens
     for tool in loop.recorded_tools:
         if not isinstance(tool, dict):
             continue
-        if tool.get("name") == name or (isinstance(tool.get("function"), dict) and tool["function"].get("name") == name):
+        function = tool.get("function")
+        if tool.get("name") == name or (isinstance(function, dict) and function.get("name") == name):
             return {k: v for k, v in tool.items() if k not in plain}
     return {}
 

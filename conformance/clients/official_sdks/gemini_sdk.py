@@ -9,8 +9,9 @@ guide does. Streams (`generate_content_stream`) are read to the end and their pa
 content. Server tools (Google Search, code execution) and the recorded `toolConfig` and
 `generationConfig` settings are passed in `GenerateContentConfig`.
 
-Options: another API version than the SDK's default (`HttpOptions(api_version=...)`), and a model
-lookup (`client.models.get`) before generating, as applications do to read a model's limits.
+Options: another API version than the SDK's default (`HttpOptions(api_version=...)`; google-genai 3
+defaults to `v1`, where the recordings were made on `v1beta`), and a model lookup (`client.models.get`)
+before the first turn, as applications do to read a model's limits.
 Retries are off (`HttpRetryOptions(attempts=1)`).
 """
 
@@ -38,7 +39,9 @@ def _config(loop: ToolLoop) -> Any:
     if custom:
         loop.skip(f"Gemini has no free-form (custom) tools: {', '.join(custom)}")
     declarations = [
-        {"name": t["name"], "description": t.get("description", ""), "parameters_json_schema": parameters_of(t)}
+        types.FunctionDeclaration.model_validate(
+            {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)}
+        )
         for t in loop.tools
     ]
     tools: list[Any] = [types.Tool(function_declarations=declarations)] if declarations else []
@@ -79,12 +82,13 @@ def gemini(loop: ToolLoop, options: Options) -> str:
         http.api_version = options.gemini_api_version
     client = genai.Client(api_key=loop.api_key, http_options=http)
     config = _config(loop)
+    if options.gemini_model_lookup:
+        client.models.get(model=loop.model)
     contents: list[Any] = [types.Content(role="user", parts=[types.Part(text=loop.prompt)])]
     for _ in range(MAX_TURNS):
-        if options.gemini_model_lookup:
-            client.models.get(model=loop.model)
         if options.streams(loop):
-            content = _joined(list(client.models.generate_content_stream(model=loop.model, contents=contents, config=config)))
+            chunks = client.models.generate_content_stream(model=loop.model, contents=contents, config=config)
+            content = _joined(list(chunks))
         else:
             response = client.models.generate_content(model=loop.model, contents=contents, config=config)
             content = response.candidates[0].content if response.candidates else None

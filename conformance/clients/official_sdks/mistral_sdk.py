@@ -27,7 +27,9 @@ def _client(loop: ToolLoop) -> Any:
     # The SDK's own default clients, with the run's certificate store.
     http = httpx2.Client(follow_redirects=True, verify=tls())
     background = httpx2.AsyncClient(follow_redirects=True, verify=tls())
-    return Mistral(api_key=loop.api_key, server_url=server, retry_config=no_retries, client=http, async_client=background)
+    return Mistral(
+        api_key=loop.api_key, server_url=server, retry_config=no_retries, client=http, async_client=background
+    )
 
 
 def _tools(loop: ToolLoop) -> list[Any]:

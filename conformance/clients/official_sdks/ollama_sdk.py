@@ -38,8 +38,9 @@ def ollama_chat(loop: ToolLoop, options: Options) -> str:
     messages: list[Any] = [{"role": "user", "content": loop.prompt}]
     for _ in range(MAX_TURNS):
         message: Any
+        calls: list[Any] = []
         if options.streams(loop):
-            thinking, content, calls = "", "", []
+            thinking, content = "", ""
             for chunk in client.chat(model=loop.model, messages=messages, tools=tools, stream=True):
                 thinking += chunk.message.thinking or ""
                 content += chunk.message.content or ""
@@ -50,7 +51,7 @@ def ollama_chat(loop: ToolLoop, options: Options) -> str:
             calls = list(message.tool_calls or [])
         messages.append(message)
         if not calls:
-            return content if isinstance(message, dict) else str(message.content or "")
+            return str(message["content"] if isinstance(message, dict) else message.content or "")
         for call in calls:
             output = loop.call_tool(call.function.name, arguments_of(call.function.arguments))
             messages.append({"role": "tool", "content": output, "tool_name": call.function.name})
