@@ -23,6 +23,7 @@ from typing import Any
 from conformance.clients.official_sdks.common import (
     MAX_TURNS,
     Options,
+    function_tools_only,
     parameters_of,
     recorded_extras,
     server_tools,
@@ -42,9 +43,7 @@ def _client(loop: ToolLoop) -> Any:
 
 
 def _tools(loop: ToolLoop) -> list[Any]:
-    unsupported = [t["name"] for t in loop.tools if t.get("type") == "custom"]
-    if unsupported:
-        loop.skip(f"Anthropic Messages has no free-form (custom) tools: {', '.join(unsupported)}")
+    function_tools_only(loop, "Anthropic Messages")
     declared = [
         {
             "name": t["name"],

@@ -4,8 +4,8 @@
 block per `toolUse` block, under its `toolUseId`; a canned output that is a JSON object goes as a
 `json` content block, any other as `text`, as the guide's examples do. `converse_stream`: the
 guide's accumulation of the stream's events (`contentBlockStart` opens a tool use, its
-`contentBlockDelta` input fragments are joined and parsed at `contentBlockStop`, text deltas are
-joined) into the assistant message.
+`contentBlockDelta` input fragments are joined and parsed at `contentBlockStop`, text and reasoning
+deltas are joined) into the assistant message.
 
 The client is `boto3.client("bedrock-runtime", ...)` where boto3 is installed, else the same client
 from `botocore.session` (boto3's clients are botocore's), pointed at `loop.base_url`, making one
@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, parameters_of
+from conformance.clients.official_sdks.common import MAX_TURNS, Options, function_tools_only, parameters_of
 from conformance.connectors.client import REPLAY_API_KEY, ToolLoop
 
 
@@ -52,9 +52,7 @@ def _botocore_session() -> Any:
 
 
 def _tool_config(loop: ToolLoop) -> dict[str, Any]:
-    custom = [t["name"] for t in loop.tools if t.get("type") == "custom"]
-    if custom:
-        loop.skip(f"Bedrock Converse has no free-form (custom) tools: {', '.join(custom)}")
+    function_tools_only(loop, "Bedrock Converse")
     specs = [
         {
             "toolSpec": {
@@ -99,6 +97,14 @@ def _streamed_message(events: Any) -> tuple[dict[str, Any], str | None]:
                 block["text"] += delta["text"]
             elif "toolUse" in delta:
                 fragments.setdefault(index, []).append(delta["toolUse"].get("input", ""))
+            elif "reasoningContent" in delta:
+                # Reasoning goes back with its signature, as the extended-thinking guide requires.
+                piece = delta["reasoningContent"]
+                block = blocks.setdefault(index, {"reasoningContent": {"reasoningText": {"text": ""}}})
+                reasoning = block["reasoningContent"]["reasoningText"]
+                reasoning["text"] += piece.get("text", "")
+                if "signature" in piece:
+                    reasoning["signature"] = piece["signature"]
         elif "contentBlockStop" in event:
             index = event["contentBlockStop"]["contentBlockIndex"]
             if index in fragments and "toolUse" in blocks.get(index, {}):

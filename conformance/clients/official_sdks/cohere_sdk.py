@@ -13,24 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, parameters_of, tls
+from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, chat_function_tools, tls
 from conformance.connectors.client import ToolLoop
 
 # A stream that breaks is not resumed: a retry by another name.
 NO_RECONNECT: Any = {"stream_reconnection_enabled": False}
-
-
-def _tools(loop: ToolLoop) -> list[Any]:
-    custom = [t["name"] for t in loop.tools if t.get("type") == "custom"]
-    if custom:
-        loop.skip(f"Cohere chat has no free-form (custom) tools: {', '.join(custom)}")
-    return [
-        {
-            "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)},
-        }
-        for t in loop.tools
-    ]
 
 
 def _content(output: str) -> list[dict[str, Any]]:
@@ -78,7 +65,7 @@ def cohere_v2(loop: ToolLoop, options: Options) -> str:
     # The SDK's default client settings (300 s, redirects followed), with the run's certificate store.
     http = httpx.Client(timeout=300, follow_redirects=True, verify=tls())
     client = cohere.ClientV2(api_key=loop.api_key, base_url=loop.base_url, max_retries=0, httpx_client=http)
-    tools = _tools(loop)
+    tools: Any = chat_function_tools(loop, "Cohere chat")
     messages: list[Any] = [{"role": "user", "content": loop.prompt}]
     for _ in range(MAX_TURNS):
         calls: list[tuple[Any, str, Any]]

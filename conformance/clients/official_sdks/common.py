@@ -129,5 +129,20 @@ def is_custom(tool: Mapping[str, Any]) -> bool:
     return tool.get("type") == "custom"
 
 
-def custom_tools(loop: ToolLoop) -> list[str]:
-    return [t["name"] for t in loop.tools if is_custom(t)]
+def function_tools_only(loop: ToolLoop, api: str) -> None:
+    """Declare the scenario unsupported when it has a free-form (custom) tool, which `api` lacks."""
+    custom = [t["name"] for t in loop.tools if is_custom(t)]
+    if custom:
+        loop.skip(f"{api} has no free-form (custom) tools; the scenario declares {', '.join(custom)}")
+
+
+def chat_function_tools(loop: ToolLoop, api: str) -> list[dict[str, Any]]:
+    """The scenario's tools in the Chat Completions layout Mistral, Cohere and Ollama take."""
+    function_tools_only(loop, api)
+    return [
+        {
+            "type": "function",
+            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)},
+        }
+        for t in loop.tools
+    ]

@@ -20,7 +20,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, parameters_of, server_tools, tls
+from conformance.clients.official_sdks.common import (
+    MAX_TURNS,
+    Options,
+    function_tools_only,
+    parameters_of,
+    server_tools,
+    tls,
+)
 from conformance.connectors.client import ToolLoop
 
 
@@ -35,9 +42,7 @@ def _response_of(output: str) -> dict[str, Any]:
 def _config(loop: ToolLoop) -> Any:
     from google.genai import types
 
-    custom = [t["name"] for t in loop.tools if t.get("type") == "custom"]
-    if custom:
-        loop.skip(f"Gemini has no free-form (custom) tools: {', '.join(custom)}")
+    function_tools_only(loop, "Gemini")
     declarations = [
         types.FunctionDeclaration.model_validate(
             {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)}

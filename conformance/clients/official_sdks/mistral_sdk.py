@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, parameters_of, tls
+from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, chat_function_tools, tls
 from conformance.connectors.client import ToolLoop
 
 
@@ -30,19 +30,6 @@ def _client(loop: ToolLoop) -> Any:
     return Mistral(
         api_key=loop.api_key, server_url=server, retry_config=no_retries, client=http, async_client=background
     )
-
-
-def _tools(loop: ToolLoop) -> list[Any]:
-    custom = [t["name"] for t in loop.tools if t.get("type") == "custom"]
-    if custom:
-        loop.skip(f"Mistral chat has no free-form (custom) tools: {', '.join(custom)}")
-    return [
-        {
-            "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)},
-        }
-        for t in loop.tools
-    ]
 
 
 def _streamed_message(events: Any) -> dict[str, Any]:
@@ -79,7 +66,7 @@ def _calls(message: Any) -> list[tuple[Any, str, Any]]:
 
 def mistral_chat(loop: ToolLoop, options: Options) -> str:
     client = _client(loop)
-    tools = _tools(loop)
+    tools = chat_function_tools(loop, "Mistral chat")
     messages: list[Any] = [{"role": "user", "content": loop.prompt}]
     for _ in range(MAX_TURNS):
         message: Any

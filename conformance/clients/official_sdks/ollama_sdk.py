@@ -11,28 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, parameters_of, tls
+from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, chat_function_tools, tls
 from conformance.connectors.client import ToolLoop
-
-
-def _tools(loop: ToolLoop) -> list[Any]:
-    custom = [t["name"] for t in loop.tools if t.get("type") == "custom"]
-    if custom:
-        loop.skip(f"Ollama chat has no free-form (custom) tools: {', '.join(custom)}")
-    return [
-        {
-            "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)},
-        }
-        for t in loop.tools
-    ]
 
 
 def ollama_chat(loop: ToolLoop, options: Options) -> str:
     import ollama
 
     client = ollama.Client(host=loop.base_url, verify=tls())  # keyword arguments go to its httpx client
-    tools = _tools(loop)
+    tools = chat_function_tools(loop, "Ollama chat")
     if options.ollama_show:
         client.show(loop.model)
     messages: list[Any] = [{"role": "user", "content": loop.prompt}]

@@ -12,8 +12,9 @@ new output items are sent, after the stored response. Streams go through
 `client.responses.stream(...)` and its final response. Azure AI Foundry's project endpoint and Open
 Responses servers are reached with `openai.OpenAI(base_url=...)`, as their documentation shows.
 
-Request-level settings the recording sent (`store`, Foundry's `agent_reference`, ...) are passed
-with `extra_body`. Retries are off (`max_retries=0`).
+Request-level settings the recording sent are passed as the SDK's keyword arguments where it has
+them (`store`, `max_tokens`, ...) and with `extra_body` otherwise (Foundry's `agent_reference`).
+Retries are off (`max_retries=0`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from conformance.clients.official_sdks.common import (
     parameters_of,
     recorded_extras,
     server_tools,
+    split_settings,
     tls,
 )
 from conformance.connectors.client import ToolLoop
@@ -70,9 +72,9 @@ def _chat_loop(loop: ToolLoop, options: Options, *, with_name: bool) -> str:
     client = _client(loop)
     tools = _chat_tools(loop)
     messages: list[Any] = [{"role": "user", "content": loop.prompt}]
-    extra = dict(loop.settings.body)
+    named, extra = split_settings(client.chat.completions.create, loop.settings.body)
     for _ in range(MAX_TURNS):
-        request = {"model": loop.model, "messages": messages, "tools": tools, "extra_body": extra or None}
+        request = {"model": loop.model, "messages": messages, "tools": tools, **named, "extra_body": extra or None}
         if options.streams(loop):
             with client.chat.completions.stream(**request) as stream:
                 for _event in stream:
@@ -177,16 +179,16 @@ def _respond(client: Any, request: Mapping[str, Any], stream: bool) -> Any:
 def _responses_loop(loop: ToolLoop, options: Options, *, consent: bool = False) -> str:
     client = _client(loop)
     tools = _responses_tools(loop)
-    extra = dict(loop.settings.body)
     chained = options.responses == "previous-response-id"
-    if chained:
-        extra.pop("store", None)  # a continued response must be stored (the default)
+    # A response that is continued must be stored: the default, so a recorded `store: false` is not sent.
+    settings = {k: v for k, v in loop.settings.body.items() if not (chained and k == "store")}
+    named, extra = split_settings(client.responses.create, settings)
     history: list[Any] = [{"role": "user", "content": loop.prompt}]
     new: list[Any] = list(history)
     previous: str | None = None
     consented = False
     for _ in range(MAX_TURNS):
-        request: dict[str, Any] = {"model": loop.model, "tools": tools, "extra_body": extra or None}
+        request: dict[str, Any] = {"model": loop.model, "tools": tools, **named, "extra_body": extra or None}
         if chained and previous is not None:
             request.update(input=new, previous_response_id=previous)
         else:
