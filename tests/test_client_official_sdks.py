@@ -112,7 +112,8 @@ def _run(corpus: Corpus, scenario_id: str, options: Options, replay: str) -> Cas
 
 
 def _check(result: CaseResult, expected: Expected) -> None:
-    where = f"{result.case_id}: {result.summary}\n{result.detail}"
+    because = f" ({expected.why})" if expected.why else ""
+    where = f"{result.case_id}: expected {expected.outcome}{because}; got {result.summary}\n{result.detail}"
     assert result.outcome == expected.outcome, where
     assert {v.code for v in result.errors} == set(expected.codes), where
     if expected.outcome == "pass":
