@@ -75,8 +75,9 @@ def _expected(scenario_id: str, streams: bool) -> Expected:
             "fail",
             frozenset({"roundtrip/call-lost", "roundtrip/id-altered"}),
             "Ollama's OpenAI-compatible stream sends both calls at `index: 0`; openai-python's stream accumulator "
-            "merges deltas by index and joins their strings (openai/lib/streaming/_deltas.py:33-34, "
-            "`acc_value += delta_value`), so the two calls become one with id 'call_u4kq7zm2call_9xw3ptbd'.",
+            "(openai/lib/streaming/chat/_completions.py:377) merges deltas by index and joins their strings "
+            "(openai/lib/streaming/_deltas.py:33-34, `acc_value += delta_value`), so the two calls become one, "
+            "id 'call_u4kq7zm2call_9xw3ptbd', name 'get_weatherget_weather'.",
         )
     if scenario_id == "openai-chat/custom-tool-call" and streams:
         return Expected(
