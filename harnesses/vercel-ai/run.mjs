@@ -68,30 +68,37 @@ function answer(message) {
 
 const trimmed = (url) => url.replace(/\/+$/, "");
 
+// VERCEL_AI_HARNESS_TRACE=1 logs every request the SDK sends to stderr (the suite shows a harness's
+// stderr on a crash; `conformance serve` users see it directly). It only looks.
+const TRACE = process.env.VERCEL_AI_HARNESS_TRACE === "1";
+const traced = async (input, init) => {
+  log(`>> ${init?.method ?? "GET"} ${input}`);
+  if (typeof init?.body === "string") log(init.body);
+  return fetch(input, init);
+};
+const transport = (settings) => (TRACE ? { ...settings, fetch: traced } : settings);
+
 const PROVIDERS = {
   "openai-chat": (c) =>
     COMPATIBLE
-      ? createOpenAICompatible({ name: "openai-compatible", baseURL: c.base_url, apiKey: c.api_key })(c.model)
-      : createOpenAI({ baseURL: c.base_url, apiKey: c.api_key }).chat(c.model),
-  "openai-responses": (c) => createOpenAI({ baseURL: c.base_url, apiKey: c.api_key }).responses(c.model),
+      ? createOpenAICompatible(transport({ name: "openai-compatible", baseURL: c.base_url, apiKey: c.api_key }))(c.model)
+      : createOpenAI(transport({ baseURL: c.base_url, apiKey: c.api_key })).chat(c.model),
+  "openai-responses": (c) => createOpenAI(transport({ baseURL: c.base_url, apiKey: c.api_key })).responses(c.model),
   // The Foundry project endpoint (`.../api/projects/{p}/openai/v1`) is a base URL @ai-sdk/azure accepts as it is.
-  "azure-foundry": (c) => createAzure({ baseURL: c.base_url, apiKey: c.api_key }).responses(c.model),
+  "azure-foundry": (c) => createAzure(transport({ baseURL: c.base_url, apiKey: c.api_key })).responses(c.model),
   // The Anthropic and Google providers' base URLs include the API version (`https://api.anthropic.com/v1`,
   // `https://generativelanguage.googleapis.com/v1beta`); the replay's base URL does not.
-  "anthropic-messages": (c) => createAnthropic({ baseURL: `${trimmed(c.base_url)}/v1`, apiKey: c.api_key }).messages(c.model),
-  gemini: (c) => createGoogleGenerativeAI({ baseURL: `${trimmed(c.base_url)}/v1beta`, apiKey: c.api_key })(c.model),
-  "mistral-chat": (c) => createMistral({ baseURL: c.base_url, apiKey: c.api_key })(c.model),
-  "kimi-chat": (c) => createMoonshotAI({ baseURL: c.base_url, apiKey: c.api_key })(c.model),
-  "cohere-v2": (c) => createCohere({ baseURL: `${trimmed(c.base_url)}/v2`, apiKey: c.api_key })(c.model),
+  "anthropic-messages": (c) => createAnthropic(transport({ baseURL: `${trimmed(c.base_url)}/v1`, apiKey: c.api_key })).messages(c.model),
+  gemini: (c) => createGoogleGenerativeAI(transport({ baseURL: `${trimmed(c.base_url)}/v1beta`, apiKey: c.api_key }))(c.model),
+  "mistral-chat": (c) => createMistral(transport({ baseURL: c.base_url, apiKey: c.api_key }))(c.model),
+  "kimi-chat": (c) => createMoonshotAI(transport({ baseURL: c.base_url, apiKey: c.api_key }))(c.model),
+  "cohere-v2": (c) => createCohere(transport({ baseURL: `${trimmed(c.base_url)}/v2`, apiKey: c.api_key }))(c.model),
   "bedrock-converse": (c) =>
-    createAmazonBedrock({
-      baseURL: c.base_url,
-      region: "us-east-1",
-      accessKeyId: "AKIAREPLAYREPLAYREPL",
-      secretAccessKey: c.api_key,
-    })(c.model),
+    createAmazonBedrock(
+      transport({ baseURL: c.base_url, region: "us-east-1", accessKeyId: "AKIAREPLAYREPLAYREPL", secretAccessKey: c.api_key }),
+    )(c.model),
   // Open Responses servers (the Vercel AI Gateway's /v1/responses among them) take the endpoint's full URL.
-  openresponses: (c) => createOpenResponses({ name: "openresponses", url: `${trimmed(c.base_url)}/responses`, apiKey: c.api_key })(c.model),
+  openresponses: (c) => createOpenResponses(transport({ name: "openresponses", url: `${trimmed(c.base_url)}/responses`, apiKey: c.api_key }))(c.model),
 };
 
 // The providerOptions key each API's provider reads.
@@ -408,8 +415,17 @@ async function run(c) {
     const responses = [];
     for (const request of requests) {
       const call = request.toolCall ?? {};
-      const verdict = await askReplay(c, call.toolName, call.input, call.toolCallId);
-      responses.push({ type: "tool-approval-response", approvalId: request.approvalId, approved: String(verdict).trim() === "true" });
+      // The SDK names a provider's MCP tool `mcp.<tool>`; the recording names the tool.
+      const name = call.providerExecuted && !(call.toolName in declared.tools) ? call.toolName.replace(/^[^.]*\./, "") : call.toolName;
+      const verdict = await askReplay(c, name, call.input, call.toolCallId);
+      // A provider-executed call's approval goes to the provider (an MCP server's, run by OpenAI);
+      // the SDK forwards only responses marked so.
+      responses.push({
+        type: "tool-approval-response",
+        approvalId: request.approvalId,
+        approved: String(verdict).trim() === "true",
+        ...(call.providerExecuted ? { providerExecuted: true } : {}),
+      });
     }
     messages = [...messages, ...outcome.messages, { role: "tool", content: responses }];
     outcome = await runOnce(c, model, declared.tools, settings, { messages });
