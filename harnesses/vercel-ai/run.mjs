@@ -45,7 +45,6 @@ const PACKAGES = [
   "@ai-sdk/cohere",
   "@ai-sdk/moonshotai",
   "@ai-sdk/open-responses",
-  "@ai-sdk/provider-utils",
 ];
 
 function installedVersion(name) {
@@ -446,11 +445,15 @@ function describe(error) {
   return parts.join(" ");
 }
 
+// Stack frames name files under this directory relative to it (`node_modules/ai/dist/index.js:5917`),
+// so that results recorded on two machines read the same.
+const HERE = new URL(".", import.meta.url).href;
+
 function detail(error) {
   const lines = [String(error?.stack ?? error)];
   let cause = error?.cause;
   for (let depth = 0; cause && depth < 3; depth++, cause = cause.cause) lines.push(`caused by: ${cause?.stack ?? cause}`);
-  return lines.join("\n");
+  return lines.join("\n").replaceAll(HERE, "");
 }
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
