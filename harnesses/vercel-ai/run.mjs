@@ -340,12 +340,23 @@ function declareTools(c) {
 // ---------------------------------------------------------------------------------------------
 // Request settings the recording used, where the SDK lets an application set them.
 
+const CHOICES = { any: "required", auto: "auto", none: "none", required: "required", validated: "required" };
+
+// Every API's spelling of a tool choice: OpenAI's "required" / {type: "function", name}, Anthropic's
+// {type: "any"} / {type: "tool", name}, Bedrock's {any: {}} / {tool: {name}}, Gemini's
+// functionCallingConfig {mode: "ANY", allowedFunctionNames}.
 function toolChoice(choice) {
   if (choice == null) return undefined;
-  if (typeof choice === "string") return { any: "required", auto: "auto", none: "none", required: "required" }[choice];
-  const name = choice.name ?? choice.function?.name ?? choice.functionName;
+  if (typeof choice === "string") return CHOICES[choice.toLowerCase()];
+  if (choice.mode) {
+    const only = choice.allowedFunctionNames ?? choice.allowed_function_names;
+    if (only?.length === 1 && String(choice.mode).toLowerCase() !== "none") return { type: "tool", toolName: only[0] };
+    return CHOICES[String(choice.mode).toLowerCase()];
+  }
+  const name = choice.name ?? choice.function?.name ?? choice.tool?.name;
   if (name) return { type: "tool", toolName: name };
-  return { any: "required", auto: "auto", none: "none", required: "required" }[choice.type];
+  if (typeof choice.type === "string") return CHOICES[choice.type];
+  return Object.keys(choice).map((key) => CHOICES[key]).find(Boolean);
 }
 
 function callSettings(c) {
@@ -353,9 +364,10 @@ function callSettings(c) {
   const key = OPTIONS_KEY[c.api];
   const settings = { providerOptions: { [key]: {} }, headers: {} };
   const options = settings.providerOptions[key];
-  const maxTokens = body.max_tokens ?? body.max_output_tokens ?? body.max_completion_tokens ?? body.inferenceConfig?.maxTokens;
+  const maxTokens =
+    body.max_tokens ?? body.max_output_tokens ?? body.max_completion_tokens ?? body.inferenceConfig?.maxTokens ?? body.generationConfig?.maxOutputTokens;
   if (typeof maxTokens === "number") settings.maxOutputTokens = maxTokens;
-  const choice = toolChoice(body.tool_choice ?? body.toolChoice);
+  const choice = toolChoice(body.tool_choice ?? body.toolConfig?.toolChoice ?? body.toolConfig?.functionCallingConfig);
   if (choice) settings.toolChoice = choice;
   if (typeof body.store === "boolean") options.store = body.store;
   if (typeof body.parallel_tool_calls === "boolean") options.parallelToolCalls = body.parallel_tool_calls;
