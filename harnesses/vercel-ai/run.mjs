@@ -1,0 +1,503 @@
+// The Vercel AI SDK under the toolcall-conformance harness protocol (docs/harness.md).
+//
+//   npm ci --prefix harnesses/vercel-ai
+//   conformance run --harness 'node harnesses/vercel-ai/run.mjs'
+//
+// For each case the SDK's own multi-step tool loop runs (`generateText`, or `streamText` when the
+// recording streamed, with `stopWhen: stepCountIs(n)`), through the provider package the AI SDK
+// documents for the API, pointed at the replay server. Tools are declared with the SDK's `tool()`
+// helper (provider tools with the provider's `tools.*` factories); each `execute` asks the replay
+// server for the scenario's canned output. Nothing here speaks a provider's wire format: every
+// request is the SDK's. Answers go to stdout, one JSON line each; logs go to stderr.
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createAzure } from "@ai-sdk/azure";
+import { createCohere } from "@ai-sdk/cohere";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createMistral } from "@ai-sdk/mistral";
+import { createMoonshotAI } from "@ai-sdk/moonshotai";
+import { createOpenResponses } from "@ai-sdk/open-responses";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
+
+const PROTOCOL = 1;
+const MAX_STEPS = 12; // the longest recorded conversation has fewer turns; a loop that runs on fails the case
+const MAX_APPROVAL_ROUNDS = 4;
+
+// `--openai-chat=compatible` serves openai-chat through @ai-sdk/openai-compatible (the provider the AI
+// SDK documents for OpenAI-compatible servers) instead of @ai-sdk/openai's `openai.chat()`, as its own
+// matrix column.
+const COMPATIBLE = process.argv.includes("--openai-chat=compatible");
+
+const PACKAGES = [
+  "ai",
+  "@ai-sdk/openai",
+  "@ai-sdk/openai-compatible",
+  "@ai-sdk/anthropic",
+  "@ai-sdk/google",
+  "@ai-sdk/mistral",
+  "@ai-sdk/amazon-bedrock",
+  "@ai-sdk/azure",
+  "@ai-sdk/cohere",
+  "@ai-sdk/moonshotai",
+  "@ai-sdk/open-responses",
+];
+
+function installedVersion(name) {
+  // Packages' `exports` hide their package.json from import; read the installed file itself.
+  const url = new URL(`./node_modules/${name}/package.json`, import.meta.url);
+  return JSON.parse(readFileSync(url, "utf8")).version;
+}
+
+function log(...parts) {
+  process.stderr.write(parts.map(String).join(" ") + "\n");
+}
+
+function answer(message) {
+  process.stdout.write(JSON.stringify(message) + "\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Providers: one per API, configured the way each provider's documentation shows (a base URL and
+// an API key), the base URL being the replay's.
+
+const trimmed = (url) => url.replace(/\/+$/, "");
+
+// VERCEL_AI_HARNESS_TRACE=1 logs every request the SDK sends to stderr (the suite shows a harness's
+// stderr on a crash; `conformance serve` users see it directly). It only looks.
+const TRACE = process.env.VERCEL_AI_HARNESS_TRACE === "1";
+const traced = async (input, init) => {
+  log(`>> ${init?.method ?? "GET"} ${input}`);
+  if (typeof init?.body === "string") log(init.body);
+  return fetch(input, init);
+};
+const transport = (settings) => (TRACE ? { ...settings, fetch: traced } : settings);
+
+const PROVIDERS = {
+  "openai-chat": (c) =>
+    COMPATIBLE
+      ? createOpenAICompatible(transport({ name: "openai-compatible", baseURL: c.base_url, apiKey: c.api_key }))(c.model)
+      : createOpenAI(transport({ baseURL: c.base_url, apiKey: c.api_key })).chat(c.model),
+  "openai-responses": (c) => createOpenAI(transport({ baseURL: c.base_url, apiKey: c.api_key })).responses(c.model),
+  // The Foundry project endpoint (`.../api/projects/{p}/openai/v1`) is a base URL @ai-sdk/azure accepts as it is.
+  "azure-foundry": (c) => createAzure(transport({ baseURL: c.base_url, apiKey: c.api_key })).responses(c.model),
+  // The Anthropic and Google providers' base URLs include the API version (`https://api.anthropic.com/v1`,
+  // `https://generativelanguage.googleapis.com/v1beta`); the replay's base URL does not.
+  "anthropic-messages": (c) => createAnthropic(transport({ baseURL: `${trimmed(c.base_url)}/v1`, apiKey: c.api_key })).messages(c.model),
+  gemini: (c) => createGoogleGenerativeAI(transport({ baseURL: `${trimmed(c.base_url)}/v1beta`, apiKey: c.api_key }))(c.model),
+  "mistral-chat": (c) => createMistral(transport({ baseURL: c.base_url, apiKey: c.api_key }))(c.model),
+  "kimi-chat": (c) => createMoonshotAI(transport({ baseURL: c.base_url, apiKey: c.api_key }))(c.model),
+  "cohere-v2": (c) => createCohere(transport({ baseURL: `${trimmed(c.base_url)}/v2`, apiKey: c.api_key }))(c.model),
+  "bedrock-converse": (c) =>
+    createAmazonBedrock(
+      transport({ baseURL: c.base_url, region: "us-east-1", accessKeyId: "AKIAREPLAYREPLAYREPL", secretAccessKey: c.api_key }),
+    )(c.model),
+  // Open Responses servers (the Vercel AI Gateway's /v1/responses among them) take the endpoint's full URL.
+  openresponses: (c) => createOpenResponses(transport({ name: "openresponses", url: `${trimmed(c.base_url)}/responses`, apiKey: c.api_key }))(c.model),
+};
+
+// The providerOptions key each API's provider reads.
+const OPTIONS_KEY = {
+  "openai-chat": COMPATIBLE ? "openaiCompatible" : "openai",
+  "openai-responses": "openai",
+  "azure-foundry": "azure",
+  "anthropic-messages": "anthropic",
+  gemini: "google",
+  "mistral-chat": "mistral",
+  "kimi-chat": "moonshotai",
+  "cohere-v2": "cohere",
+  "bedrock-converse": "bedrock",
+  openresponses: "openresponses",
+};
+
+const UNSUPPORTED = {
+  "ollama-chat":
+    "the AI SDK has no first-party provider for Ollama's native /api/chat; Ollama's OpenAI-compatible " +
+    "/v1/chat/completions is the openai-chat API (served through @ai-sdk/openai or @ai-sdk/openai-compatible)",
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tools.
+
+async function askReplay(c, name, args, callId) {
+  const response = await fetch(c.tools_url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, arguments: args ?? {}, call_id: callId }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`the replay's tool endpoint answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text).output;
+}
+
+const camel = (key) => key.replace(/_([a-z0-9])/g, (_, ch) => ch.toUpperCase());
+
+function camelKeys(value) {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
+}
+
+function parsed(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// A recorded function tool's declaration, by name, in any API's layout (OpenAI Chat's nested
+// `function`, Gemini's `functionDeclarations`, Bedrock's `toolSpec`).
+function recordedDeclarations(c) {
+  const byName = new Map();
+  const visit = (entry) => {
+    if (entry === null || typeof entry !== "object") return;
+    if (Array.isArray(entry.functionDeclarations)) entry.functionDeclarations.forEach(visit);
+    else if (entry.toolSpec) visit(entry.toolSpec);
+    else if (entry.function && typeof entry.function === "object") byName.set(entry.function.name, entry.function);
+    else if (typeof entry.name === "string") byName.set(entry.name, entry);
+  };
+  (c.recorded_tools ?? []).forEach(visit);
+  for (const entry of c.settings?.body?.toolConfig?.tools ?? []) visit(entry);
+  return byName;
+}
+
+// Fields of a recorded function declaration beyond name, description and schema (Anthropic's
+// `defer_loading`, `allowed_callers`, `cache_control`; OpenAI's `defer_loading`, `strict`) are
+// provider options of the tool in the AI SDK.
+const DECLARATION_FIELDS = new Set(["type", "name", "description", "parameters", "input_schema", "inputSchema", "function"]);
+
+function toolProviderOptions(c, declaration) {
+  if (!declaration) return undefined;
+  const extra = Object.fromEntries(Object.entries(declaration).filter(([k]) => !DECLARATION_FIELDS.has(k)));
+  if (Object.keys(extra).length === 0) return undefined;
+  return { [OPTIONS_KEY[c.api]]: camelKeys(extra) };
+}
+
+function functionTool(c, spec, declaration) {
+  return tool({
+    description: spec.description ?? "",
+    inputSchema: jsonSchema(spec.parameters ?? { type: "object", properties: {} }),
+    providerOptions: toolProviderOptions(c, declaration),
+    execute: async (input, { toolCallId }) => askReplay(c, spec.name, input, toolCallId),
+  });
+}
+
+// The provider-tool factories of each API's provider (`openai.tools.webSearch()`, ...), found by the
+// tool id each one makes ("openai.web_search"), so that a recorded provider tool is declared with the
+// provider's own factory. A recorded wire type names its tool id after the provider's prefix, except
+// where the SDK's id drops a word.
+const TOOL_PREFIX = {
+  "openai-responses": "openai",
+  "azure-foundry": "openai",
+  "openai-chat": "openai",
+  "anthropic-messages": "anthropic",
+  gemini: "google",
+};
+const ID_ALIASES = {
+  "openai.computer_use_preview": "openai.computer",
+  "anthropic.tool_search_tool_regex_20251119": "anthropic.tool_search_regex_20251119",
+  "anthropic.tool_search_tool_bm25_20251119": "anthropic.tool_search_bm25_20251119",
+};
+const FACTORIES = {
+  openai: () => createOpenAI({ apiKey: "x" }).tools,
+  anthropic: () => createAnthropic({ apiKey: "x" }).tools,
+  google: () => createGoogleGenerativeAI({ apiKey: "x" }).tools,
+};
+const factoryIndex = new Map();
+
+function factoriesOf(prefix) {
+  if (!factoryIndex.has(prefix)) {
+    const index = new Map();
+    for (const factory of Object.values(FACTORIES[prefix]())) {
+      for (const probe of [{}, { model: "x" }, { serverLabel: "x" }]) {
+        try {
+          const made = factory(probe);
+          if (made?.id) {
+            index.set(made.id, factory);
+            break;
+          }
+        } catch {
+          // a factory that needs other arguments is tried with the next probe
+        }
+      }
+    }
+    factoryIndex.set(prefix, index);
+  }
+  return factoryIndex.get(prefix);
+}
+
+// Provider tools the application executes: the item type the replay names each call by, what the
+// tool's execute receives as the call's arguments, and the canned output in the tool's output type.
+const CLIENT_EXECUTED = {
+  "openai.local_shell": {
+    call: "local_shell_call",
+    args: (input) => input.action,
+    output: (text) => ({ output: text }),
+  },
+  "openai.shell": {
+    call: "shell_call",
+    args: (input) => input.action,
+    output: (text) => {
+      const value = parsed(text);
+      const runs = Array.isArray(value) ? value : [value ?? { stdout: text }];
+      return {
+        output: runs.map((run) => ({
+          stdout: String(run?.stdout ?? ""),
+          stderr: String(run?.stderr ?? ""),
+          outcome: { type: "exit", exitCode: Number(run?.exit_code ?? run?.exitCode ?? 0) },
+        })),
+      };
+    },
+  },
+  "openai.apply_patch": {
+    call: "apply_patch_call",
+    args: (input) => input.operation,
+    output: (text) => ({ status: "completed", output: text }),
+  },
+  "openai.computer": {
+    call: "computer_call",
+    args: (input) => (input.actions?.length === 1 ? input.actions[0] : input.actions),
+    output: (text) => {
+      const value = parsed(text) ?? {};
+      const url = value.image_url ?? value.imageUrl ?? value.output?.image_url ?? text;
+      return { output: { type: "computer_screenshot", imageUrl: String(url) } };
+    },
+  },
+  "openai.tool_search": {
+    call: "tool_search_call",
+    args: (input) => input.arguments,
+    output: (text) => {
+      const value = parsed(text);
+      return { tools: Array.isArray(value) ? value : (value?.tools ?? []) };
+    },
+  },
+};
+
+// Gemini declares provider tools as `{"googleSearch": {}}`, the others as `{"type": "web_search", ...}`.
+function providerToolType(entry) {
+  if (typeof entry?.type === "string") return entry.type;
+  const keys = Object.keys(entry ?? {}).filter((k) => k !== "functionDeclarations");
+  return keys.length === 1 ? keys[0].replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`) : undefined;
+}
+
+function providerTools(c) {
+  const prefix = TOOL_PREFIX[c.api];
+  const tools = {};
+  const missing = [];
+  for (const entry of c.recorded_tools ?? []) {
+    const type = providerToolType(entry);
+    if (!type || type === "function" || type === "custom" || entry.functionDeclarations || entry.input_schema) continue;
+    if (!prefix) {
+      missing.push(type);
+      continue;
+    }
+    const id = ID_ALIASES[`${prefix}.${type}`] ?? `${prefix}.${type}`;
+    const factory = factoriesOf(prefix).get(id);
+    if (!factory) {
+      missing.push(type);
+      continue;
+    }
+    const { type: _t, name, ...rest } = typeof entry.type === "string" ? entry : (Object.values(entry)[0] ?? {});
+    const args = camelKeys(rest);
+    const executed = CLIENT_EXECUTED[id];
+    if (executed) {
+      args.execute = async (input, { toolCallId }) =>
+        executed.output(await askReplay(c, executed.call, executed.args(input ?? {}), toolCallId));
+    }
+    tools[name ?? type] = factory(args);
+  }
+  return { tools, missing };
+}
+
+function declareTools(c) {
+  const declarations = recordedDeclarations(c);
+  const tools = {};
+  for (const spec of c.tools) {
+    if (spec.type === "custom") {
+      // Free-form custom tools exist in the AI SDK for OpenAI's Responses API only.
+      if (c.api !== "openai-responses" && c.api !== "azure-foundry") {
+        return { skip: `the AI SDK declares custom (free-form) tools for the OpenAI Responses API only (openai.tools.customTool); ${c.api} has none` };
+      }
+      const custom = createOpenAI({ apiKey: "x" }).tools.customTool({ name: spec.name, description: spec.description ?? "" });
+      custom.execute = async (input, { toolCallId }) => askReplay(c, spec.name, { input }, toolCallId);
+      tools[spec.name] = custom;
+      continue;
+    }
+    tools[spec.name] = functionTool(c, spec, declarations.get(spec.name));
+  }
+  const provided = providerTools(c);
+  if (provided.missing.length) {
+    return { skip: `the AI SDK has no provider tool for ${provided.missing.join(", ")} on ${c.api}` };
+  }
+  return { tools: { ...tools, ...provided.tools } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request settings the recording used, where the SDK lets an application set them.
+
+const CHOICES = { any: "required", auto: "auto", none: "none", required: "required", validated: "required" };
+
+// Every API's spelling of a tool choice: OpenAI's "required" / {type: "function", name}, Anthropic's
+// {type: "any"} / {type: "tool", name}, Bedrock's {any: {}} / {tool: {name}}, Gemini's
+// functionCallingConfig {mode: "ANY", allowedFunctionNames}.
+function toolChoice(choice) {
+  if (choice == null) return undefined;
+  if (typeof choice === "string") return CHOICES[choice.toLowerCase()];
+  if (choice.mode) {
+    const only = choice.allowedFunctionNames ?? choice.allowed_function_names;
+    if (only?.length === 1 && String(choice.mode).toLowerCase() !== "none") return { type: "tool", toolName: only[0] };
+    return CHOICES[String(choice.mode).toLowerCase()];
+  }
+  const name = choice.name ?? choice.function?.name ?? choice.tool?.name;
+  if (name) return { type: "tool", toolName: name };
+  if (typeof choice.type === "string") return CHOICES[choice.type];
+  return Object.keys(choice).map((key) => CHOICES[key]).find(Boolean);
+}
+
+function callSettings(c) {
+  const body = c.settings?.body ?? {};
+  const key = OPTIONS_KEY[c.api];
+  const settings = { providerOptions: { [key]: {} }, headers: {} };
+  const options = settings.providerOptions[key];
+  const maxTokens =
+    body.max_tokens ?? body.max_output_tokens ?? body.max_completion_tokens ?? body.inferenceConfig?.maxTokens ?? body.generationConfig?.maxOutputTokens;
+  if (typeof maxTokens === "number") settings.maxOutputTokens = maxTokens;
+  const choice = toolChoice(body.tool_choice ?? body.toolConfig?.toolChoice ?? body.toolConfig?.functionCallingConfig);
+  if (choice) settings.toolChoice = choice;
+  if (typeof body.store === "boolean") options.store = body.store;
+  if (typeof body.parallel_tool_calls === "boolean") options.parallelToolCalls = body.parallel_tool_calls;
+  if (Array.isArray(body.mcp_servers)) options.mcpServers = camelKeys(body.mcp_servers);
+  if (body.generationConfig?.thinkingConfig) options.thinkingConfig = body.generationConfig.thinkingConfig;
+  if (body.reasoning && typeof body.reasoning === "object") {
+    if (body.reasoning.effort) options.reasoningEffort = body.reasoning.effort;
+    if (body.reasoning.summary) options.reasoningSummary = body.reasoning.summary;
+  }
+  // Beta headers name features the recording used; the Anthropic provider merges them with its own.
+  for (const [name, value] of Object.entries(c.settings?.headers ?? {})) {
+    if (name.toLowerCase().endsWith("-beta")) settings.headers[name] = value;
+  }
+  return settings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The loop.
+
+async function runOnce(c, model, tools, settings, input) {
+  const common = {
+    model,
+    tools,
+    ...input,
+    ...settings,
+    maxRetries: 0,
+    stopWhen: stepCountIs(MAX_STEPS),
+  };
+  if (!c.stream) {
+    const result = await generateText(common);
+    return { text: result.text, content: result.content, messages: result.response.messages };
+  }
+  let failure;
+  const result = streamText({ ...common, onError: ({ error }) => (failure ??= error) });
+  for await (const part of result.fullStream) {
+    if (part.type === "error") failure ??= part.error;
+  }
+  if (failure) throw failure;
+  const response = await result.response;
+  return { text: await result.text, content: await result.content, messages: response.messages };
+}
+
+// A tool that needs approval (an MCP server's with `require_approval`) stops the loop with an approval
+// request; the application answers it in a tool message and calls the SDK again, as the AI SDK's
+// tool-approval guide shows. The replay says whether to approve ("true").
+async function run(c) {
+  const declared = declareTools(c);
+  if (declared.skip) return { skipped: declared.skip };
+  const model = PROVIDERS[c.api](c);
+  const settings = callSettings(c);
+  let messages = [{ role: "user", content: c.prompt }];
+  let outcome = await runOnce(c, model, declared.tools, settings, { prompt: c.prompt });
+  for (let round = 0; round < MAX_APPROVAL_ROUNDS; round++) {
+    const requests = (outcome.content ?? []).filter((part) => part.type === "tool-approval-request");
+    if (requests.length === 0) break;
+    const responses = [];
+    for (const request of requests) {
+      const call = request.toolCall ?? {};
+      // The SDK names a provider's MCP tool `mcp.<tool>`; the recording names the tool.
+      const name = call.providerExecuted && !(call.toolName in declared.tools) ? call.toolName.replace(/^[^.]*\./, "") : call.toolName;
+      const verdict = await askReplay(c, name, call.input, call.toolCallId);
+      // A provider-executed call's approval goes to the provider (an MCP server's, run by OpenAI);
+      // the SDK forwards only responses marked so.
+      responses.push({
+        type: "tool-approval-response",
+        approvalId: request.approvalId,
+        approved: String(verdict).trim() === "true",
+        ...(call.providerExecuted ? { providerExecuted: true } : {}),
+      });
+    }
+    messages = [...messages, ...outcome.messages, { role: "tool", content: responses }];
+    outcome = await runOnce(c, model, declared.tools, settings, { messages });
+  }
+  return { ok: true, output: outcome.text ?? "" };
+}
+
+function compatibleOnly() {
+  const reason = "this column serves openai-chat through @ai-sdk/openai-compatible only; the vercel-ai column serves the rest";
+  return Object.fromEntries([...Object.keys(PROVIDERS), ...Object.keys(UNSUPPORTED)].filter((api) => api !== "openai-chat").map((api) => [api, reason]));
+}
+
+function describe(error) {
+  const parts = [String(error?.message ?? error)];
+  if (error?.statusCode) parts.push(`(HTTP ${error.statusCode})`);
+  const body = error?.responseBody ?? error?.lastError?.responseBody;
+  if (body) parts.push(`body: ${String(body).slice(0, 500)}`);
+  return parts.join(" ");
+}
+
+// Stack frames name files under this directory relative to it (`node_modules/ai/dist/index.js:5917`),
+// so that results recorded on two machines read the same.
+const HERE = new URL(".", import.meta.url).href;
+
+function detail(error) {
+  const lines = [String(error?.stack ?? error)];
+  let cause = error?.cause;
+  for (let depth = 0; cause && depth < 3; depth++, cause = cause.cause) lines.push(`caused by: ${cause?.stack ?? cause}`);
+  return lines.join("\n").replaceAll(HERE, "");
+}
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  const command = JSON.parse(line);
+  if (command.cmd === "start") {
+    const libraries = Object.fromEntries(PACKAGES.map((p) => [p, installedVersion(p)]));
+    libraries.node = process.version;
+    answer({
+      version: PROTOCOL,
+      implementation: {
+        name: COMPATIBLE ? "vercel-ai-openai-compatible" : "vercel-ai",
+        language: "javascript",
+        version: libraries.ai,
+        libraries,
+        apis: COMPATIBLE ? ["openai-chat"] : Object.keys(PROVIDERS),
+        unsupported: COMPATIBLE ? compatibleOnly() : UNSUPPORTED,
+        homepage: "https://ai-sdk.dev",
+        notes: COMPATIBLE
+          ? "openai-chat through @ai-sdk/openai-compatible's createOpenAICompatible"
+          : "openai-chat through @ai-sdk/openai's openai.chat(); kimi-chat through @ai-sdk/moonshotai; openresponses through @ai-sdk/open-responses",
+      },
+    });
+  } else if (command.cmd === "run") {
+    try {
+      const result = await run(command.case);
+      answer({ seq: command.seq, ...result });
+    } catch (error) {
+      answer({ seq: command.seq, errored: { message: describe(error), detail: detail(error) } });
+    }
+  } else if (command.cmd === "stop") {
+    break;
+  }
+}

@@ -1,0 +1,87 @@
+"""The Vercel AI SDK's harness (harnesses/vercel-ai): the SDK's own tool loop over a few scenarios.
+
+CI does not install the SDK (the minimal harnesses hold the protocol there); these run wherever
+`npm ci --prefix harnesses/vercel-ai` was run, and skip with that command as the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.connectors.harness import HarnessAdapter
+from conformance.corpus import Corpus
+from conformance.runner import RunOptions, run_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = ROOT / "harnesses" / "vercel-ai"
+INSTALL = "npm ci --prefix harnesses/vercel-ai"
+
+if shutil.which("node") is None or not (HARNESS / "node_modules" / "ai").is_dir():
+    pytest.skip(f"the Vercel AI SDK harness is not installed: {INSTALL}", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[HarnessAdapter]:
+    adapter = HarnessAdapter(f"node {HARNESS / 'run.mjs'}")
+    try:
+        yield adapter
+    finally:
+        adapter.close()
+
+
+def _run(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> tuple[str, str, set[str]]:
+    result = run_scenario(harness, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
+    return result.outcome, result.summary, {v.code for v in result.errors}
+
+
+def test_it_names_the_sdk_and_the_installed_versions(harness: HarnessAdapter) -> None:
+    lock = json.loads((HARNESS / "package-lock.json").read_text(encoding="utf-8"))
+    identity = harness.identity()
+    assert identity["name"] == "vercel-ai" and identity["language"] == "javascript"
+    assert harness.version == lock["packages"]["node_modules/ai"]["version"]
+    for package in ("@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/google", "@ai-sdk/amazon-bedrock"):
+        assert f"{package} {lock['packages'][f'node_modules/{package}']['version']}" in identity["libraries"]
+    assert "ollama-chat" not in harness.apis and "openresponses" in harness.apis
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/gemini-compat-empty-ids",  # vercel/ai#7834, fixed: an empty served id gets one of the SDK's
+        "openai-responses/streamed-function-and-custom",  # streamText, a Responses custom tool
+        "anthropic-messages/programmatic-tool-calling",  # calls whose caller is a server tool
+        "gemini/parallel-same-tool-idless",
+        "bedrock-converse/streamed-parallel-calls",  # event-stream frames
+        "kimi-chat/index-continues-across-turns",
+        "openresponses/streamed-same-tool-twice",  # the AI Gateway's Open Responses endpoint
+    ],
+)
+def test_the_sdk_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = _run(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_an_approved_mcp_call_loses_its_history_when_nothing_is_stored(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: with store false the SDK sends the mcp_approval_response but drops the
+    mcp_list_tools, mcp_approval_request and mcp_call items it answers."""
+    outcome, summary, codes = _run(harness, corpus, "openai-responses/mcp-approval-flow")
+    assert outcome == "fail", summary
+    assert codes == {"pairing/call-dropped", "roundtrip/call-lost"}
+
+
+def test_a_foundry_agent_response_with_its_own_tool_items_is_refused(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: @ai-sdk/azure's Responses model rejects Foundry item types it does not model."""
+    outcome, summary, _ = _run(harness, corpus, "azure-foundry/azure-function-and-search")
+    assert outcome == "error", summary
+    assert "Invalid JSON response" in summary
+
+
+def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = _run(harness, corpus, "openai-chat/custom-tool-call")
+    assert outcome == "skip"
+    assert "custom (free-form) tools for the OpenAI Responses API only" in summary
