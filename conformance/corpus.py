@@ -149,6 +149,10 @@ class Corpus:
     bugs: dict[str, BugCase]
     case_roots: tuple[Path, ...]
     cassette_roots: tuple[Path, ...]
+    # (api, code, wire type) -> the error text quoted: looked up once, not per violation.
+    _error_texts: dict[tuple[str, str, str | None], ErrorText | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def cassette_path(self, scenario: Scenario) -> Path:
         for root in self.cassette_roots:
@@ -166,6 +170,12 @@ class Corpus:
         """The provider's verbatim error for a violation: the wire type's own, else one of a wire
         type of the same family (a call and its result share theirs). Never another family's: a
         function-call error quoted on a computer-use item would mislead."""
+        key = (api, code, wire_type)
+        if key not in self._error_texts:
+            self._error_texts[key] = self._find_error_text(api, code, wire_type)
+        return self._error_texts[key]
+
+    def _find_error_text(self, api: str, code: str, wire_type: str | None) -> ErrorText | None:
         own = self.wire_types.get(wire_type) if wire_type else None
         if wire_type is not None and own is None:
             return None

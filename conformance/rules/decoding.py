@@ -1,12 +1,13 @@
-"""decode/* and stream/*: the neutral view a codec decodes holds every call with its wire id."""
+"""decode/* and stream/*: the neutral view a codec decodes holds every call with its wire id and arguments."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from conformance.exchange import Exchange
 from conformance.neutral import ToolCallPart, tool_calls
-from conformance.rules.context import CheckContext
+from conformance.rules.context import CheckContext, arguments_value, same_arguments
 from conformance.violations import Violation
 from conformance.wire import WireCall
 
@@ -67,6 +68,7 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                 )
             )
         for call, part in _pair(truth, decoded):
+            out.extend(_arguments(ctx, call, part, stream))
             if not call.call_id:
                 continue  # no id on the wire, or an empty one: the decoder may keep it empty or mint one
             got = part.get("call_id")
@@ -124,6 +126,40 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                 )
             )
     return out
+
+
+def _arguments(ctx: CheckContext, call: WireCall, part: ToolCallPart, stream: bool) -> list[Violation]:
+    """The decoded arguments are the value the wire's arguments hold (a stream's, once its
+    fragments are joined). Calls the provider ran are left out: what their neutral arguments
+    hold (code, queries, an action) is the codec's choice."""
+    if call.provider_executed or same_arguments(call.arguments, part.get("arguments")):
+        return []
+    wire, got = arguments_value(call.arguments), arguments_value(part.get("arguments"))
+    if stream:
+        message = (
+            f"The streamed call {call.name} ({call.call_id or 'no id'}) carries the arguments {_short(wire)} "
+            f"once its fragments are joined, but was reassembled with {_short(got)}."
+        )
+    else:
+        message = (
+            f"The call {call.name} ({call.call_id or 'no id'}) has the arguments {_short(wire)} on the wire, "
+            f"but was decoded with {_short(got)}."
+        )
+    return [
+        ctx.violation(
+            "stream/arguments-garbled" if stream else "decode/arguments-mismatch",
+            call.path,
+            message,
+            wire_type=call.wire_type,
+            expected=wire,
+            received=got,
+        )
+    ]
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _hybrid(ctx: CheckContext, where: str, message: Any, earlier: set[Any]) -> list[Violation]:
