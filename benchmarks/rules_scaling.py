@@ -23,13 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conformance.cassette import load_cassette  # noqa: E402
-from conformance.connectors.codec import run_codec  # noqa: E402
-from conformance.corpus import Corpus, ExpectedCall, ExpectedTurn, PriorHistory, Scenario, load_corpus  # noqa: E402
-from conformance.dialects import dialect_for, supported_apis  # noqa: E402
-from conformance.exchange import Exchange  # noqa: E402
-from conformance.reference import ADAPTER as REFERENCE  # noqa: E402
-from conformance.rules import CheckContext, check  # noqa: E402
+from conformance.cassette import load_cassette
+from conformance.connectors.codec import run_codec
+from conformance.corpus import Corpus, ExpectedCall, ExpectedTurn, PriorHistory, Scenario, load_corpus
+from conformance.dialects import dialect_for, supported_apis
+from conformance.exchange import Exchange
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.rules import CheckContext, check
 
 LENGTHS = (100, 1_000, 10_000, 100_000)
 TOOL = "lookup"  # a tool no bundled scenario uses, so the long history's ids never meet the scenario's

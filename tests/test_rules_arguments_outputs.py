@@ -26,8 +26,8 @@ from conformance.corpus import Corpus
 from conformance.neutral import ToolResultPart
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.gemini import GeminiCodec
-from conformance.runner import run_scenario
 from conformance.rules.pairing import mentions
+from conformance.runner import run_scenario
 
 # Per API: a scenario with one client call, one with two parallel calls (non-streamed), one streamed.
 SCENARIOS: dict[str, tuple[str, str, str]] = {

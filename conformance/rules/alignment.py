@@ -45,19 +45,19 @@ def align_turn(served: tuple[WireCall, ...], sent: tuple[WireCall, ...]) -> list
 
     for i, call in enumerate(served):
         if call.call_id is not None:
-            k = take(by_id.get(call.call_id))
-            if k is not None:
-                matched[i] = sent[k]
+            same_id = take(by_id.get(call.call_id))
+            if same_id is not None:
+                matched[i] = sent[same_id]
     for i, call in enumerate(served):
         if matched[i] is None:
-            k = take(by_name.get(call.name))
-            if k is not None:
-                matched[i] = sent[k]
+            same_name = take(by_name.get(call.name))
+            if same_name is not None:
+                matched[i] = sent[same_name]
     for i in range(len(served)):
         if matched[i] is None and free:
-            k = next(iter(free))
-            del free[k]
-            matched[i] = sent[k]
+            first = next(iter(free))
+            del free[first]
+            matched[i] = sent[first]
     return matched
 
 
@@ -104,8 +104,8 @@ def echoes(
             chosen[index] = free.pop()
     result: list[Echo] = []
     for index, served, served_results in reversed(served_turns):
-        position = chosen[index]
-        message = calling[position] if position is not None else None
+        at = chosen[index]
+        message = calling[at] if at is not None else None
         sent = message.calls if message else ()
         results_by_id: dict[str, list[WireResult]] = {}
         for r in served_results:

@@ -40,15 +40,17 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
         out.extend(_opaque(ctx, served, sent))
         out.extend(_arguments(ctx, served, sent))
         out.extend(_item_id(ctx, served, sent, served_ids))
-        if served.call_id == "":
-            # An empty id on the wire (Gemini's OpenAI-compatible endpoint) identifies nothing: the
+        if served.call_id == "" or (served.call_id is None and _id_required(ctx, sent)):
+            # An empty id on the wire (Gemini's OpenAI-compatible endpoint), or none where the request
+            # needs one (a compatible server streaming calls without ids), identifies nothing: the
             # adapter mints one and sends it on the call and its results. Sending it back empty is the fault.
             if not sent.call_id:
                 out.append(
                     ctx.violation(
                         "roundtrip/empty-id",
                         sent.id_path,
-                        f"The call {served.name} came with an empty id and is sent back with {sent.call_id!r}; "
+                        f"The call {served.name} came with {'an empty id' if served.call_id == '' else 'no id'} "
+                        f"and is sent back with {sent.call_id!r}; "
                         "its results cannot name it.",
                         wire_type=sent.wire_type,
                         expected="an id the adapter mints, on the call and on its results",
@@ -176,6 +178,14 @@ def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: fr
             diagnosis=slug,
         )
     ]
+
+
+def _id_required(ctx: CheckContext, call: WireCall) -> bool:
+    """Whether the API takes the call back only with an id (Chat Completions), so that a call served
+    without one must be given one, rather than sent back without (Gemini, Ollama)."""
+    case = ctx.corpus.wire_types.get(call.wire_type)
+    field = case.id_field(call.id_field) if case else None
+    return field is not None and field.presence == "required" and not field.nullable
 
 
 def _arguments(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:

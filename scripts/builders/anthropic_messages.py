@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
 from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
 from conformance.ids import IdMap
 
@@ -266,10 +266,10 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
         message["container"] = container
     if not scenario.stream:
         return JSON, json.dumps(message, indent=2, ensure_ascii=False) + "\n"
-    return SSE, _stream(message)
+    return SSE, _stream(message, stream_shape(scenario).fragments)
 
 
-def _stream(message: dict[str, Any]) -> str:
+def _stream(message: dict[str, Any], fragments: int = 3) -> str:
     start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
     start["usage"] = {**message["usage"], "output_tokens": 1}
     start.pop("container", None)
@@ -285,7 +285,7 @@ def _stream(message: dict[str, Any]) -> str:
         )
         if index == 0:
             events.append(sse({"type": "ping"}, "ping"))
-        for delta in _deltas(block):
+        for delta in _deltas(block, fragments):
             events.append(sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
         events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
     final: dict[str, Any] = {"stop_reason": message["stop_reason"], "stop_sequence": None}
@@ -297,13 +297,13 @@ def _stream(message: dict[str, Any]) -> str:
     return "".join(events)
 
 
-def _deltas(block: dict[str, Any]) -> list[dict[str, Any]]:
+def _deltas(block: dict[str, Any], fragments: int = 3) -> list[dict[str, Any]]:
     if block["type"] == "text":
         return [{"type": "text_delta", "text": piece} for piece in split(block["text"], 3)]
     if "input" not in block:
         return []  # result blocks arrive whole
     # An empty fragment first (recorded streams send one even for an empty input), then the JSON in pieces.
-    pieces = ["", *split(compact(block["input"]))] if block["input"] else [""]
+    pieces = ["", *split(compact(block["input"]), fragments)] if block["input"] else [""]
     return [{"type": "input_json_delta", "partial_json": piece} for piece in pieces]
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
 from conformance.corpus import ExpectedCall, Scenario
 from conformance.ids import IdMap
 
@@ -456,7 +456,7 @@ def stream_events(flavor: Flavor, scenario: Scenario, index: int, items: list[di
                 if item["type"] == "function_call"
                 else ("input", "response.custom_tool_call_input")
             )
-            for piece in split(item[key]):
+            for piece in split(item[key], stream_shape(scenario).fragments):
                 emit(f"{event}.delta", {"item_id": item["id"], "output_index": k, "delta": piece})
             done = {"item_id": item["id"], "output_index": k, key: item[key]}
             if item["type"] == "function_call":
