@@ -95,6 +95,8 @@ class PriorHistory:
 
     api: str
     turns: tuple[ExpectedTurn, ...]
+    model: str | None = None
+    cassette: str | None = None  # that API's responses for the turns: an adapter's own decoder reads them
 
 
 @dataclass(frozen=True)
@@ -155,11 +157,15 @@ class Corpus:
     )
 
     def cassette_path(self, scenario: Scenario) -> Path:
+        return self.find_cassette(scenario.cassette)
+
+    def find_cassette(self, relative: str) -> Path:
+        """A cassette under the first root that holds it (else where the first root would)."""
         for root in self.cassette_roots:
-            candidate = root / scenario.cassette
+            candidate = root / relative
             if candidate.is_file():
                 return candidate
-        return self.cassette_roots[0] / scenario.cassette
+        return self.cassette_roots[0] / relative
 
     def limits(self, wire_type: str, id_field: str) -> tuple[Limit, ...]:
         case = self.wire_types.get(wire_type)
@@ -262,8 +268,12 @@ def _scenario(d: Mapping[str, Any], path: Path) -> Scenario:
         turns=_turns(d["turns"]),
         path=path,
         data=d,
-        history=PriorHistory(d["history"]["api"], _turns(d["history"]["turns"])) if d.get("history") else None,
+        history=_history(d["history"]) if d.get("history") else None,
     )
+
+
+def _history(raw: Mapping[str, Any]) -> PriorHistory:
+    return PriorHistory(raw["api"], _turns(raw["turns"]), model=raw.get("model"), cassette=raw.get("cassette"))
 
 
 def _turns(raw: Any) -> tuple[ExpectedTurn, ...]:

@@ -10,7 +10,7 @@ from typing import Any
 from conformance.adapters import CodecAdapter
 from conformance.cassette import CassetteError, load_cassette
 from conformance.connectors.client import ClientAdapter, run_client
-from conformance.connectors.codec import AdapterFault, run_codec, short_traceback
+from conformance.connectors.codec import AdapterFault, PlayedHistory, run_codec, short_traceback
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
 from conformance.dialects.base import Dialect, DialectError
@@ -137,7 +137,7 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
     path = corpus.cassette_path(scenario)
     try:
         cassette = load_cassette(path)
-        exchange = run_codec(codec, scenario, cassette, dialect)
+        exchange = run_codec(codec, scenario, cassette, dialect, _played_history(adapter, scenario, corpus))
     except AdapterFault as fault:
         return CaseResult(
             scenario.id,
@@ -149,6 +149,19 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
     return _judged(scenario, exchange, _context(corpus, scenario, profile), dialect, "adapter")
+
+
+def _played_history(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus) -> PlayedHistory | None:
+    """Chained mode: a history begun on another API is played through the adapter's own codec for
+    that API when it has one and the scenario names the history's cassette; else the history is
+    built from the scenario's declared turns."""
+    history = scenario.history
+    if history is None or not history.cassette:
+        return None
+    codec = adapter.codec(history.api)
+    if codec is None:
+        return None
+    return PlayedHistory(codec, load_cassette(corpus.find_cassette(history.cassette)), dialect_for(history.api))
 
 
 def _judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: Dialect, who: str) -> CaseResult:

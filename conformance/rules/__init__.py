@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from conformance.dialects import dialect_for
 from conformance.exchange import Exchange
 from conformance.rules import decoding, determinism, idformat, pairing, roundtrip
 from conformance.rules.alignment import echoes
@@ -58,4 +60,15 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))
+    if exchange.history_api and exchange.history_turns:
+        # A history played through the adapter's codec for its own API: that decoder is checked too,
+        # against that API's wire.
+        played = Exchange(
+            api=exchange.history_api,
+            turns=exchange.history_turns,
+            decoded=exchange.history_decoded,
+            redecoded=exchange.history_redecoded,
+        )
+        history_ctx = dataclasses.replace(ctx, dialect=dialect_for(exchange.history_api))
+        found.extend(decoding.check(history_ctx, played, "history."))
     return dedupe(found, _key)

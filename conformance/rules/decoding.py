@@ -35,11 +35,12 @@ def _ids(message: Any) -> list[Any]:
     return [c.get("call_id") for c in tool_calls(message)]
 
 
-def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
+def check(ctx: CheckContext, exchange: Exchange, prefix: str = "") -> list[Violation]:
+    """`prefix` locates the responses (`history.` for a history played on another API)."""
     out: list[Violation] = []
     earlier: set[Any] = set()  # provider-run call ids of earlier turns, where results may follow later
     for turn, message, again in zip(exchange.turns, exchange.decoded, exchange.redecoded, strict=True):
-        where = f"response[{turn.index}]"
+        where = f"{prefix}response[{turn.index}]"
         truth = turn.served.calls
         decoded = tool_calls(message)
         stream = turn.served.stream

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -88,4 +89,23 @@ def stream_shape(scenario: Scenario) -> StreamShape:
         indices=tuple(raw.get("indices", ())),
         id=str(raw.get("id", "first")),
         name=str(raw.get("name", "first")),
+    )
+
+
+def history_scenario(scenario: Scenario) -> Scenario:
+    """A cross-provider scenario's history as a scenario of its own API: the turns its history
+    cassette serves, with the requests a client of that API sent before each."""
+    history = scenario.history
+    if history is None or not history.cassette:
+        raise ValueError(f"{scenario.id} has no history cassette")
+    return dataclasses.replace(
+        scenario,
+        id=f"{scenario.id}.history",
+        api=history.api,
+        model=history.model or scenario.model,
+        cassette=history.cassette,
+        stream=False,
+        turns=history.turns,
+        history=None,
+        data={k: v for k, v in scenario.data.items() if k not in ("stream_shape", "history")},
     )
