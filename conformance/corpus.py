@@ -76,17 +76,19 @@ class ExpectedCall:
     item_id: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     provider_executed: bool = False
+    interrupted: bool = False  # the run stopped before the tool answered: no output, nothing to answer
 
 
 @dataclass(frozen=True)
 class ExpectedTurn:
     calls: tuple[ExpectedCall, ...]
     text: str | None
+    prompt: str | None = None  # a new run of the session begins with this user message
 
     @property
     def client_calls(self) -> tuple[ExpectedCall, ...]:
-        """The calls the client answers (server tools answer themselves)."""
-        return tuple(c for c in self.calls if not c.provider_executed)
+        """The calls the client answers (server tools answer themselves, interrupted ones never return)."""
+        return tuple(c for c in self.calls if not c.provider_executed and not c.interrupted)
 
 
 @dataclass(frozen=True)
@@ -284,15 +286,17 @@ def _turns(raw: Any) -> tuple[ExpectedTurn, ...]:
                     id=c.get("id"),
                     name=c["name"],
                     arguments=c["arguments"],
-                    output=c["output"],
+                    output=c.get("output", ""),
                     wire_type=c.get("wire_type"),
                     item_id=c.get("item_id"),
                     extra=c.get("extra", {}),
                     provider_executed=bool(c.get("provider_executed", False)),
+                    interrupted=bool(c.get("interrupted", False)),
                 )
                 for c in t.get("calls", ())
             ),
             text=t.get("text"),
+            prompt=t.get("prompt"),
         )
         for t in raw
     )

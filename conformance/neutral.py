@@ -51,6 +51,9 @@ Part = TextPart | ToolCallPart | ToolResultPart
 class Message(TypedDict):
     role: Literal["system", "user", "assistant", "tool"]
     parts: list[Part]
+    # What the provider issued with the whole turn and a later request may name (the OpenAI
+    # Responses response id, which previous_response_id continues).
+    extra: NotRequired[dict[str, Any]]
 
 
 class ToolSpec(TypedDict):
@@ -68,6 +71,9 @@ class Conversation(TypedDict):
     stream: bool
     tools: list[ToolSpec]
     messages: list[Message]
+    # The provider keeps the session's responses (OpenAI Responses `store: true`): a request may
+    # continue the last one by its id (previous_response_id) and send only what came after it.
+    store: NotRequired[bool]
 
 
 def tool_calls(message: Any) -> list[ToolCallPart]:

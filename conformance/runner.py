@@ -35,7 +35,17 @@ def _context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckContext:
         expected_outputs={c.id: c.output for c in calls if c.id},
         tool_names=frozenset(t["name"] for t in scenario.tools),
         expected_calls=calls,
+        runs=_runs(scenario),
     )
+
+
+def _runs(scenario: Scenario) -> tuple[int, ...]:
+    """The session run of each served response: a turn with a prompt begins a new one."""
+    run, runs = 0, []
+    for turn in scenario.turns:
+        run += 1 if turn.prompt else 0
+        runs.append(run)
+    return tuple(runs)
 
 
 @dataclass(frozen=True)

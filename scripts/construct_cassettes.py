@@ -51,11 +51,18 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str)
 
 
+# The builders that write sessions: a turn that opens a new run (prompt), a call whose run was cut off.
+SESSION_BUILDERS = {"openai-chat", "anthropic-messages", "openai-responses", "azure-foundry", "openresponses"}
+
+
 def render(scenario: Scenario, of: str | None = None) -> str:
     """The cassette of a scenario; `of`: the scenario whose history it plays (a history cassette)."""
     build = builder(scenario.api)
     if build is None:
         raise SystemExit(f"{scenario.id}: no cassette builder for {scenario.api} (scripts/builders/)")
+    session = any(t.prompt or any(c.interrupted for c in t.calls) for t in scenario.turns)
+    if session and scenario.api not in SESSION_BUILDERS:
+        raise SystemExit(f"{scenario.id}: the {scenario.api} builder does not write sessions yet")
     what = (
         f"the turns of its history on {scenario.api} (what an adapter's own {scenario.api} decoder reads in "
         "chained mode)"

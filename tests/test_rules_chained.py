@@ -84,7 +84,7 @@ def chained(scenario: Any, target: Any, source: Any) -> CodecAdapter:
     return CodecAdapter(name="buggy", version="0", codecs={scenario.api: target, scenario.history.api: source})
 
 
-CHAINED = [
+CASES = [
     ("format/id-pattern", AnthropicIdsAsStored(), SignatureInId(), "anthropic-messages/from-gemini-signed"),
     ("format/id-length", BedrockIdsAsStored(), SignatureInId(), "bedrock-converse/from-gemini-signed"),
     ("format/id-pattern", BedrockIdsAsStored(), SignatureInId(), "bedrock-converse/from-gemini-signed"),
@@ -96,8 +96,8 @@ CHAINED = [
 
 @pytest.mark.parametrize(
     ("code", "target", "source", "scenario_id"),
-    CHAINED,
-    ids=[f"{c[0]}-{type(c[2]).__name__}-{c[3]}" for c in CHAINED],
+    CASES,
+    ids=[f"{c[0]}-{type(c[2]).__name__}-{c[3]}" for c in CASES],
 )
 def test_what_the_decoder_puts_in_ids_reaches_the_other_apis_encoder(
     code: str, target: Any, source: Any, scenario_id: str, corpus: Corpus

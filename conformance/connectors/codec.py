@@ -105,13 +105,16 @@ def answers(message: Message, scenario: Scenario, turn: int, result_type: Any) -
 def answer_turn(
     message: Message, turns: tuple[ExpectedTurn, ...], turn: int, result_type: Any, *, reverse: bool
 ) -> list[Part]:
-    """The harness's results for a decoded turn: each call's canned output under its own id."""
-    expected = list(turns[turn].client_calls) if turn < len(turns) else []
+    """The harness's results for a decoded turn: each call's canned output under its own id. A call
+    whose run was interrupted before its tool answered gets none."""
+    expected = [c for c in turns[turn].calls if not c.provider_executed] if turn < len(turns) else []
     used: set[int] = set()
     parts: list[Part] = []
     client_calls = [c for c in tool_calls(message) if not c.get("provider_executed")]
     for position, call in enumerate(client_calls):
         match = _canned(call, expected, used, position)
+        if match is not None and match.interrupted:
+            continue
         output = match.output if match else json.dumps({"error": "no canned output for this call"})
         parts.append(
             {
@@ -238,12 +241,17 @@ def run_codec(
         "tools": [dict(t) for t in scenario.tools],  # type: ignore[misc]
         "messages": [user(scenario.prompt), *begun],
     }
+    if (scenario.data.get("session") or {}).get("previous_response_id"):
+        conversation["store"] = True
     turns: list[Turn] = []
     decoded: list[Any] = []
     redecoded: list[Any] = []
     for interaction in cassette:
         i = interaction.index
         served = dialect.served(interaction.response, f"response[{i}]")
+        prompt = scenario.turns[i].prompt if i < len(scenario.turns) else None
+        if prompt:
+            conversation["messages"].append(user(prompt))  # a new run of the session begins
         body = _check_body(_call("encode", i, codec.encode, conversation), i)
         # Encoded again from the same conversation: ids minted by the adapter must not change.
         again_body = _check_body(_call("encode", i, codec.encode, conversation), i)

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from conformance.dialects import dialect_for
 from conformance.exchange import Exchange
-from conformance.rules import decoding, determinism, idformat, pairing, roundtrip
+from conformance.rules import continuation, decoding, determinism, idformat, pairing, roundtrip
 from conformance.rules.alignment import echoes
 from conformance.rules.context import CheckContext, dedupe
 from conformance.violations import Violation
@@ -55,6 +55,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         # A request continuing a stored history does not send the served calls back.
         echoed = [] if history.continues else echoes(exchange, turn.index, history, ctx.replayable)
         found.extend(pairing.check_request(ctx, history, echoed))
+        found.extend(continuation.check_request(ctx, exchange, turn.index, history))
         found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
         found.extend(idformat.check_request(ctx, history))
         found.extend(determinism.check_turn(ctx, turn, history))

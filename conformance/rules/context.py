@@ -57,6 +57,9 @@ class CheckContext:
     tool_names: frozenset[str] = frozenset()
     # every call of the scenario, prior history included, with its canned output
     expected_calls: tuple[ExpectedCall, ...] = ()
+    # sessions: the run each served response belongs to (a new run starts with a new user prompt).
+    # A memory may forget an earlier run's calls, each with its results; never the current run's.
+    runs: tuple[int, ...] = ()
     # Lookups built once, so that finding a call's scenario counterpart costs the same at any length.
     _by_id: dict[str, ExpectedCall] = field(init=False, repr=False, default_factory=dict)
     _by_call: dict[tuple[str, str | None], list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
@@ -102,6 +105,11 @@ class CheckContext:
             return None
         found = self._by_call.get((call.name, canonical(arguments)))
         return found[0] if found else None
+
+    def earlier_run(self, served_turn: int, request: int) -> bool:
+        """Whether response `served_turn` belongs to a run before the one request `request` is part of."""
+        runs = self.runs
+        return served_turn < len(runs) and request < len(runs) and runs[served_turn] < runs[request]
 
     def replayable(self, call: Any) -> bool:
         """Whether the API takes the call back as request input (history replay): its wire type is

@@ -140,7 +140,7 @@ class _Pairing:
         self.place_results()
         self.server_results()
         self.missing_results()
-        self.out.extend(_outputs(self.ctx, self.history, self.state.pairs))
+        self.out.extend(outputs(self.ctx, self.history, self.state.pairs))
         return self.out
 
     # --- where each result goes ------------------------------------------------------------
@@ -390,7 +390,7 @@ def _duplicate_calls(ctx: CheckContext, history: History) -> list[Violation]:
 # --- outputs -------------------------------------------------------------------------------
 
 
-def _outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, WireCall]]) -> list[Violation]:
+def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, WireCall]]) -> list[Violation]:
     """Each result carries its own call's canned output.
 
     Silent at the provider: the model gets another call's answer (token-js PR #36 swapped two
@@ -417,8 +417,8 @@ def _outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, 
         if result.provider_executed:
             continue
         own = ctx.expected_for(call)
-        if own is None or mentions(result.output, own.output, parse):
-            continue
+        if own is None or own.interrupted or mentions(result.output, own.output, parse):
+            continue  # an interrupted call never returned: what the repair says is its own
         other = next(
             (
                 c

@@ -20,10 +20,12 @@ from conformance.wire import History, WireCall, WireResult
 def check_request(ctx: CheckContext, index: int, history: History, found: list[Echo]) -> list[Violation]:
     out: list[Violation] = []
     served_ids = frozenset(e.served.call_id for e in found if e.served.call_id)
-    results_by_id: dict[str | None, list[WireResult]] | None = None  # built on the first altered id
+    results_by_id: dict[str | None, list[WireResult]] = {}  # filled on the first need
     for echo in found:
         served = echo.served
         if echo.sent is None:
+            if ctx.earlier_run(echo.served_turn, index) and not _answered(history, served, results_by_id):
+                continue  # a memory that forgets an earlier run drops its calls with their results
             out.append(
                 ctx.violation(
                     "roundtrip/call-lost",
@@ -121,11 +123,7 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
                 diagnosis=slug,
             )
         )
-        if results_by_id is None:
-            results_by_id = {}
-            for result in history.results():
-                results_by_id.setdefault(result.call_id, []).append(result)
-        for result in results_by_id.get(sent.call_id, ()):
+        for result in _results(history, results_by_id).get(sent.call_id, ()):
             if result.call_id == sent.call_id:
                 out.append(
                     ctx.violation(
@@ -178,6 +176,20 @@ def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: fr
             diagnosis=slug,
         )
     ]
+
+
+def _results(history: History, index: dict[str | None, list[WireResult]]) -> dict[str | None, list[WireResult]]:
+    """The request's results by the id they carry, read once per request, on the first need."""
+    if not index:
+        index[None] = []
+        for result in history.results():
+            index.setdefault(result.call_id, []).append(result)
+    return index
+
+
+def _answered(history: History, served: WireCall, index: dict[str | None, list[WireResult]]) -> bool:
+    """Whether the request still holds a result for a served call (by its id)."""
+    return bool(served.call_id) and bool(_results(history, index).get(served.call_id))
 
 
 def _id_required(ctx: CheckContext, call: WireCall) -> bool:

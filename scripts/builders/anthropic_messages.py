@@ -15,6 +15,7 @@ from typing import Any
 from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
 from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
 from conformance.ids import IdMap
+from conformance.reference.session import INTERRUPTED
 
 API = "anthropic-messages"
 URI = "https://api.anthropic.com/v1/messages"
@@ -143,10 +144,16 @@ def _own_turn(scenario: Scenario, index: int, ids: IdMap) -> list[dict[str, Any]
             block["id"] = ids.call(block["id"], block["name"])
         elif "tool_use_id" in block:
             block["tool_use_id"] = ids.result(block["tool_use_id"]) or block["tool_use_id"]
-    client = [c for c in scenario.turns[index].calls if not c.provider_executed]
+    client = [c for c in scenario.turns[index].calls if not c.provider_executed and not c.interrupted]
     if scenario.answer_order == "reversed":
         client.reverse()
     results = [{"type": "tool_result", "tool_use_id": ids.result(c.id, c.name), "content": c.output} for c in client]
+    # A run cut off before a tool answered: the repair a correct client makes before the next run.
+    results += [
+        {"type": "tool_result", "tool_use_id": ids.result(c.id, c.name), "content": INTERRUPTED}
+        for c in scenario.turns[index].calls
+        if c.interrupted
+    ]
     messages = [{"role": "assistant", "content": content}]
     if results:
         messages.append({"role": "user", "content": results})
@@ -202,8 +209,16 @@ def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
     ids = IdMap(API)
     for turn in prior_turns(scenario):
         messages.extend(_history_turn(turn, ids, scenario.answer_order == "reversed"))
-    for index in range(upto):
-        messages.extend(_own_turn(scenario, index, ids))
+    for index in range(upto + 1):
+        prompt = scenario.turns[index].prompt if index < len(scenario.turns) else None
+        if prompt:  # a new run of the session: joins the results' user message, as one user turn
+            block = {"type": "text", "text": prompt}
+            if messages[-1]["role"] == "user":
+                messages[-1]["content"].append(block)
+            else:
+                messages.append({"role": "user", "content": [block]})
+        if index < upto:
+            messages.extend(_own_turn(scenario, index, ids))
     body: dict[str, Any] = {
         "model": scenario.model,
         "max_tokens": 4096,

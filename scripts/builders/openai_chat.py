@@ -10,6 +10,7 @@ from typing import Any
 from builders.common import JSON, SSE, StreamShape, compact, interaction, prior_turns, seed, split, stream_shape
 from conformance.corpus import ExpectedCall, Scenario
 from conformance.ids import IdMap
+from conformance.reference.session import INTERRUPTED
 
 API = "openai-chat"
 
@@ -31,6 +32,8 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
     ids = IdMap(API)
     custom = _custom_tools(scenario)
     for turn in (*prior_turns(scenario), *scenario.turns[:upto]):
+        if turn.prompt:
+            messages.append({"role": "user", "content": turn.prompt})  # a new run of the session
         if not turn.calls:
             messages.append({"role": "assistant", "content": turn.text})
             continue
@@ -42,10 +45,15 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
                 "tool_calls": [_tool_call(i, c, custom) for i, c in zip(mapped, turn.calls, strict=True)],
             }
         )
-        answered = list(zip(mapped, turn.calls, strict=True))
+        answered = [(i, c) for i, c in zip(mapped, turn.calls, strict=True) if not c.interrupted]
         if scenario.answer_order == "reversed":
             answered.reverse()
         messages.extend({"role": "tool", "tool_call_id": i, "content": c.output} for i, c in answered)
+        # A run cut off before a tool answered: the repair a correct client makes before the next run.
+        interrupted = [i for i, c in zip(mapped, turn.calls, strict=True) if c.interrupted]
+        messages.extend({"role": "tool", "tool_call_id": i, "content": INTERRUPTED} for i in interrupted)
+    if upto < len(scenario.turns) and scenario.turns[upto].prompt:
+        messages.append({"role": "user", "content": scenario.turns[upto].prompt})
     body: dict[str, Any] = {"model": scenario.model, "messages": messages}
     body["tools"] = [
         {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
