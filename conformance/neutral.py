@@ -2,7 +2,7 @@
 
 Plain JSON-serialisable data, so that an out-of-process adapter can speak it too:
 
-    Message  = {"role": "user" | "assistant" | "tool" | "system", "parts": [Part, ...]}
+    Message  = {"role": "user" | "assistant" | "tool" | "system", "parts": [Part, ...], "extra"?: {...}}
     Part     = {"type": "text", "text": str}
              | {"type": "tool_call", "call_id": str | None, "name": str, "arguments": object,
                 "wire_type": str, "extra": {...}}
@@ -10,9 +10,11 @@ Plain JSON-serialisable data, so that an out-of-process adapter can speak it too
                 "wire_type": str, "extra": {...}}
 
 `extra` carries opaque fields that must round-trip (Gemini `thought_signature`, Anthropic
-`caller`). A `tool` message holds the results of one assistant turn's calls. A call the provider
-ran itself (a server tool, a hybrid item) has `provider_executed: true`, and its result, when the
-wire has a separate one, sits in the same assistant message; the harness does not answer it.
+`caller`); a message's own `extra` what the provider issued with the whole turn (the OpenAI
+Responses response id a stored session continues). A `tool` message holds the results of one
+assistant turn's calls. A call the provider ran itself (a server tool, a hybrid item) has
+`provider_executed: true`, and its result, when the wire has a separate one, sits in the same
+assistant message; the harness does not answer it.
 """
 
 from __future__ import annotations

@@ -92,6 +92,13 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
             "skip",
             summary=f"begins with a {scenario.history.api} history, which only a codec adapter can be handed",
         )
+    if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
+        return CaseResult(
+            scenario.id,
+            scenario.api,
+            "skip",
+            summary="a session of several runs, which only a codec adapter can be handed run by run",
+        )
     dialect = dialect_for(scenario.api)
     ctx = _context(corpus, scenario, options.profile)
     path = corpus.cassette_path(scenario)
