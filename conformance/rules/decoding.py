@@ -13,11 +13,14 @@ from conformance.wire import WireCall
 
 
 def _pair(truth: tuple[WireCall, ...], decoded: list[ToolCallPart]) -> list[tuple[WireCall, ToolCallPart]]:
-    """Each wire call with the decoded call standing for it: same id, else same name, else position."""
+    """Each wire call with the decoded call standing for it: same id, else same name and arguments
+    (a decoder that lost one of two id-less calls kept the other, not a garbled first), else same
+    name, else position."""
     matched: list[ToolCallPart | None] = [None] * len(truth)
     free = list(decoded)
     tests = (
         lambda call, part: bool(call.call_id) and part.get("call_id") == call.call_id,
+        lambda call, part: part.get("name") == call.name and same_arguments(call.arguments, part.get("arguments")),
         lambda call, part: part.get("name") == call.name,
         lambda call, part: True,
     )
