@@ -31,13 +31,15 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
     messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
     ids = IdMap(API)
     custom = _custom_tools(scenario)
-    for turn in (*prior_turns(scenario), *scenario.turns[:upto]):
+    prior = prior_turns(scenario)
+    for k, turn in enumerate((*prior, *scenario.turns[:upto])):
         if turn.prompt:
             messages.append({"role": "user", "content": turn.prompt})  # a new run of the session
         if not turn.calls:
             messages.append({"role": "assistant", "content": turn.text})
             continue
-        mapped = [ids.call(c.id, c.name) for c in turn.calls]
+        # Ids this API served go back verbatim, whatever they look like; a history's are mapped.
+        mapped = [ids.call(c.id, c.name, native=k >= len(prior)) for c in turn.calls]
         messages.append(
             {
                 "role": "assistant",
@@ -145,6 +147,8 @@ SERVED_BY: dict[str, str] = {
     "openai-chat/streamed-interleaved-parallel-calls": "openrouter",
     "openai-chat/streamed-indices-from-one": "litellm-proxy",
     "openai-chat/streamed-name-after-arguments": "compatible",
+    # A history played on a LiteLLM gateway that served several models (its notes say which).
+    "bedrock-converse/from-openai-chat.history": "litellm-gateway",
 }
 
 
@@ -353,6 +357,7 @@ SERVERS: dict[str, tuple[str, Callable[[Scenario, int], tuple[str, str]]]] = {
     "vllm": (VLLM_URI, _vllm_response),
     "vllm-speculative": (VLLM_URI, partial(_vllm_response, speculative=True)),
     **{name: (uri, partial(_compatible_response, server=name)) for name, (uri, _, _) in COMPATIBLE.items()},
+    "litellm-gateway": ("http://localhost:4000/v1/chat/completions", _chat_response),
 }
 
 
