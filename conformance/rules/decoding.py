@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from conformance.exchange import Exchange
@@ -18,7 +19,7 @@ def _pair(truth: tuple[WireCall, ...], decoded: list[ToolCallPart]) -> list[tupl
     name, else position."""
     matched: list[ToolCallPart | None] = [None] * len(truth)
     free = list(decoded)
-    tests = (
+    tests: tuple[Callable[[WireCall, ToolCallPart], bool], ...] = (
         lambda call, part: bool(call.call_id) and part.get("call_id") == call.call_id,
         lambda call, part: part.get("name") == call.name and same_arguments(call.arguments, part.get("arguments")),
         lambda call, part: part.get("name") == call.name,
