@@ -63,6 +63,12 @@ def _retired(case_roots: Sequence[Path], problems: list[Problem]) -> dict[str, P
     return retired
 
 
+def _wire_apis(api: str) -> set[str]:
+    """The APIs whose wire types a scenario of `api` may carry: its own, and the one its dialect
+    reads plain function calls as (Azure Foundry's function items are OpenAI Responses items)."""
+    return {api, dialect_for(api).call_type.split("/", 1)[0]}
+
+
 def check_corpus(
     extra_cases: Sequence[Path] = (),
     extra_cassettes: Sequence[Path] = (),
@@ -109,9 +115,13 @@ def check_corpus(
         for i, wire_type in enumerate(scenario.wire_types):
             if wire_type not in corpus.wire_types:
                 at(scenario.id, ["wire_types", i], "reference", f"no wire-type case {wire_type!r}")
-            elif corpus.wire_types[wire_type].api != scenario.api and "cross-provider" not in scenario.features:
+            elif (
+                corpus.wire_types[wire_type].api not in _wire_apis(scenario.api)
+                and "cross-provider" not in scenario.features
+            ):
                 at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not {a(scenario.api)} wire type")
         exercised.update(_check_cassette(corpus, scenario.id, at))
+        _check_history_cassette(corpus, scenario.id, at)
 
     for case in corpus.wire_types.values():
         if case.id in exercised:
@@ -214,6 +224,37 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
     for wire_type in sorted(carried - set(scenario.wire_types)):
         at(case_id, ["wire_types"], "cassette", f"the cassette carries {wire_type}, which wire_types does not declare")
     return carried
+
+
+def _check_history_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
+    """A history's own cassette (chained mode) serves the calls its turns declare, on its API."""
+    history = corpus.scenarios[case_id].history
+    if history is None or not history.cassette:
+        return
+    where = ["history", "cassette"]
+    path = corpus.find_cassette(history.cassette)
+    if not path.is_file():
+        at(case_id, where, "cassette", f"history cassette {history.cassette!r} not found")
+        return
+    try:
+        cassette = load_cassette(path)
+    except CassetteError as exc:
+        at(case_id, where, "cassette", str(exc))
+        return
+    if len(cassette) != len(history.turns):
+        at(case_id, where, "cassette", f"{len(history.turns)} history turns, the cassette has {len(cassette)}")
+        return
+    dialect = dialect_for(history.api)
+    for interaction, turn in zip(cassette, history.turns, strict=True):
+        try:
+            served = dialect.served(interaction.response, f"response[{interaction.index}]")
+        except (ValueError, StreamError, DialectError) as exc:
+            at(case_id, ["history", "turns", interaction.index], "cassette", f"{path}: {exc}")
+            continue
+        got = [(c.call_id, c.name) for c in served.calls]
+        want = [(c.id, c.name) for c in turn.calls]
+        if got != want:
+            at(case_id, ["history", "turns", interaction.index], "cassette", f"{path} serves {got}, declared {want}")
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:

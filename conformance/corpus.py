@@ -108,17 +108,19 @@ class ExpectedCall:
     item_id: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     provider_executed: bool = False
+    interrupted: bool = False  # the run stopped before the tool answered: no output, nothing to answer
 
 
 @dataclass(frozen=True)
 class ExpectedTurn:
     calls: tuple[ExpectedCall, ...]
     text: str | None
+    prompt: str | None = None  # a new run of the session begins with this user message
 
     @property
     def client_calls(self) -> tuple[ExpectedCall, ...]:
-        """The calls the client answers (server tools answer themselves)."""
-        return tuple(c for c in self.calls if not c.provider_executed)
+        """The calls the client answers (server tools answer themselves, interrupted ones never return)."""
+        return tuple(c for c in self.calls if not c.provider_executed and not c.interrupted)
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ class PriorHistory:
 
     api: str
     turns: tuple[ExpectedTurn, ...]
+    model: str | None = None
+    cassette: str | None = None  # that API's responses for the turns: an adapter's own decoder reads them
 
 
 @dataclass(frozen=True)
@@ -181,13 +185,21 @@ class Corpus:
     bugs: dict[str, BugCase]
     case_roots: tuple[Path, ...]
     cassette_roots: tuple[Path, ...]
+    # (api, code, wire type) -> the error text quoted: looked up once, not per violation.
+    _error_texts: dict[tuple[str, str, str | None], ErrorText | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def cassette_path(self, scenario: Scenario) -> Path:
+        return self.find_cassette(scenario.cassette)
+
+    def find_cassette(self, relative: str) -> Path:
+        """A cassette under the first root that holds it (else where the first root would)."""
         for root in self.cassette_roots:
-            candidate = root / scenario.cassette
+            candidate = root / relative
             if candidate.is_file():
                 return candidate
-        return self.cassette_roots[0] / scenario.cassette
+        return self.cassette_roots[0] / relative
 
     def limits(self, wire_type: str, id_field: str) -> tuple[Limit, ...]:
         case = self.wire_types.get(wire_type)
@@ -198,6 +210,12 @@ class Corpus:
         """The provider's verbatim error for a violation: the wire type's own, else one of a wire
         type of the same family (a call and its result share theirs). Never another family's: a
         function-call error quoted on a computer-use item would mislead."""
+        key = (api, code, wire_type)
+        if key not in self._error_texts:
+            self._error_texts[key] = self._find_error_text(api, code, wire_type)
+        return self._error_texts[key]
+
+    def _find_error_text(self, api: str, code: str, wire_type: str | None) -> ErrorText | None:
         own = self.wire_types.get(wire_type) if wire_type else None
         if wire_type is not None and own is None:
             return None
@@ -315,8 +333,12 @@ def _scenario(d: Mapping[str, Any], path: Path) -> Scenario:
         turns=_turns(d["turns"]),
         path=path,
         data=d,
-        history=PriorHistory(d["history"]["api"], _turns(d["history"]["turns"])) if d.get("history") else None,
+        history=_history(d["history"]) if d.get("history") else None,
     )
+
+
+def _history(raw: Mapping[str, Any]) -> PriorHistory:
+    return PriorHistory(raw["api"], _turns(raw["turns"]), model=raw.get("model"), cassette=raw.get("cassette"))
 
 
 def _turns(raw: Any) -> tuple[ExpectedTurn, ...]:
@@ -327,15 +349,17 @@ def _turns(raw: Any) -> tuple[ExpectedTurn, ...]:
                     id=c.get("id"),
                     name=c["name"],
                     arguments=c["arguments"],
-                    output=c["output"],
+                    output=c.get("output", ""),
                     wire_type=c.get("wire_type"),
                     item_id=c.get("item_id"),
                     extra=c.get("extra", {}),
                     provider_executed=bool(c.get("provider_executed", False)),
+                    interrupted=bool(c.get("interrupted", False)),
                 )
                 for c in t.get("calls", ())
             ),
             text=t.get("text"),
+            prompt=t.get("prompt"),
         )
         for t in raw
     )

@@ -2,7 +2,7 @@
 
 Plain JSON-serialisable data, so that an out-of-process adapter can speak it too:
 
-    Message  = {"role": "user" | "assistant" | "tool" | "system", "parts": [Part, ...]}
+    Message  = {"role": "user" | "assistant" | "tool" | "system", "parts": [Part, ...], "extra"?: {...}}
     Part     = {"type": "text", "text": str}
              | {"type": "tool_call", "call_id": str | None, "name": str, "arguments": object,
                 "wire_type": str, "extra": {...}}
@@ -10,9 +10,11 @@ Plain JSON-serialisable data, so that an out-of-process adapter can speak it too
                 "wire_type": str, "extra": {...}}
 
 `extra` carries opaque fields that must round-trip (Gemini `thought_signature`, Anthropic
-`caller`). A `tool` message holds the results of one assistant turn's calls. A call the provider
-ran itself (a server tool, a hybrid item) has `provider_executed: true`, and its result, when the
-wire has a separate one, sits in the same assistant message; the harness does not answer it.
+`caller`); a message's own `extra` what the provider issued with the whole turn (the OpenAI
+Responses response id a stored session continues). A `tool` message holds the results of one
+assistant turn's calls. A call the provider ran itself (a server tool, a hybrid item) has
+`provider_executed: true`, and its result, when the wire has a separate one, sits in the same
+assistant message; the harness does not answer it.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ Part = TextPart | ToolCallPart | ToolResultPart
 class Message(TypedDict):
     role: Literal["system", "user", "assistant", "tool"]
     parts: list[Part]
+    # What the provider issued with the whole turn and a later request may name (the OpenAI
+    # Responses response id, which previous_response_id continues).
+    extra: NotRequired[dict[str, Any]]
 
 
 class ToolSpec(TypedDict):
@@ -68,6 +73,9 @@ class Conversation(TypedDict):
     stream: bool
     tools: list[ToolSpec]
     messages: list[Message]
+    # The provider keeps the session's responses (OpenAI Responses `store: true`): a request may
+    # continue the last one by its id (previous_response_id) and send only what came after it.
+    store: NotRequired[bool]
 
 
 def tool_calls(message: Any) -> list[ToolCallPart]:

@@ -10,7 +10,7 @@ from typing import Any
 from conformance.adapters import Adapter, CodecAdapter, OutOfProcess
 from conformance.cassette import CassetteError, load_cassette
 from conformance.connectors.client import ClientAdapter, Replay, run_client
-from conformance.connectors.codec import AdapterFault, run_codec, short_traceback
+from conformance.connectors.codec import AdapterFault, PlayedHistory, run_codec, short_traceback
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
 from conformance.dialects.base import Dialect, DialectError
@@ -39,7 +39,17 @@ def scenario_context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckC
         expected_outputs={c.id: c.output for c in calls if c.id},
         tool_names=frozenset(t["name"] for t in scenario.tools),
         expected_calls=calls,
+        runs=_runs(scenario),
     )
+
+
+def _runs(scenario: Scenario) -> tuple[int, ...]:
+    """The session run of each served response: a turn with a prompt begins a new one."""
+    run, runs = 0, []
+    for turn in scenario.turns:
+        run += 1 if turn.prompt else 0
+        runs.append(run)
+    return tuple(runs)
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,13 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
             scenario.api,
             "skip",
             summary=f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed",
+        )
+    if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
+        return CaseResult(
+            scenario.id,
+            scenario.api,
+            "skip",
+            summary="a session of several runs, which only a codec adapter can be handed run by run",
         )
     dialect = dialect_for(scenario.api)
     ctx = scenario_context(corpus, scenario, options.profile)
@@ -159,7 +176,7 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
     path = corpus.cassette_path(scenario)
     try:
         cassette = load_cassette(path)
-        exchange = run_codec(codec, scenario, cassette, dialect)
+        exchange = run_codec(codec, scenario, cassette, dialect, _played_history(adapter, scenario, corpus))
     except AdapterFault as fault:
         return CaseResult(
             scenario.id,
@@ -171,6 +188,19 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
     return _judged(scenario, exchange, scenario_context(corpus, scenario, profile), dialect, "adapter")
+
+
+def _played_history(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus) -> PlayedHistory | None:
+    """Chained mode: a history begun on another API is played through the adapter's own codec for
+    that API when it has one and the scenario names the history's cassette; else the history is
+    built from the scenario's declared turns."""
+    history = scenario.history
+    if history is None or not history.cassette:
+        return None
+    codec = adapter.codec(history.api)
+    if codec is None:
+        return None
+    return PlayedHistory(codec, load_cassette(corpus.find_cassette(history.cassette)), dialect_for(history.api))
 
 
 def _judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: Dialect, who: str) -> CaseResult:

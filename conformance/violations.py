@@ -78,6 +78,13 @@ CODES: dict[str, Code] = {
             "its call's name, in the same order.",
         ),
         Code(
+            "pairing/output-lost",
+            "error",
+            "A result answers its call but does not carry the output its tool returned",
+            "Send each call's own output in its result, as the tool returned it; never a placeholder "
+            "or an empty text in its place, and never the output of another call of the same tool.",
+        ),
+        Code(
             "roundtrip/id-altered",
             "error",
             "A provider-issued id comes back changed",
@@ -108,6 +115,13 @@ CODES: dict[str, Code] = {
             "An opaque field the provider issued with a call is not sent back unchanged",
             "Carry provider fields you do not interpret (Gemini thought_signature, Anthropic caller) "
             "in the message model and send them back on the same part, byte for byte.",
+        ),
+        Code(
+            "roundtrip/arguments-altered",
+            "error",
+            "A call goes back with other arguments than the provider issued",
+            "Keep the arguments the model produced as they were decoded, and send them back unchanged "
+            "(the same JSON value; re-spacing is harmless), on the call they belong to.",
         ),
         Code(
             "roundtrip/invented-id",
@@ -153,6 +167,13 @@ CODES: dict[str, Code] = {
             "Decode every call entry of the response, not only the first or the last.",
         ),
         Code(
+            "decode/arguments-mismatch",
+            "error",
+            "The decoder's arguments differ from the call's arguments on the wire",
+            "Parse each call's own arguments field (JSON text for OpenAI-style APIs, an object for "
+            "Anthropic, Gemini and Bedrock) into the call's arguments; keep text that is not JSON as text.",
+        ),
+        Code(
             "decode/unstable-id",
             "warning",
             "Decoding the same response twice gives different ids",
@@ -167,7 +188,7 @@ CODES: dict[str, Code] = {
         ),
         Code(
             "encode/unstable-id",
-            "warning",
+            "error",
             "Encoding the same history twice gives different ids",
             "Mint ids deterministically from the history (a hash of the source id, or of the name and "
             "position for id-less calls), never from a counter, the clock or a random source.",
@@ -184,6 +205,13 @@ CODES: dict[str, Code] = {
             "error",
             "Several streamed calls were reassembled into fewer calls",
             "Accumulate deltas per call index (and start a new call when a new id arrives).",
+        ),
+        Code(
+            "stream/arguments-garbled",
+            "error",
+            "A streamed call's arguments were reassembled into something else than its fragments",
+            "Append each argument fragment to the call its delta names (by index, item id or block "
+            "index), in order, and parse the joined text once the call is complete.",
         ),
         Code(
             "stream/call-split",

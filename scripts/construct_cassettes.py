@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from builders.common import history_scenario  # noqa: E402
+
 from conformance.corpus import Scenario, load_corpus  # noqa: E402
 
 
@@ -49,21 +51,44 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str)
 
 
-def render(scenario: Scenario) -> str:
+# The builders that write sessions: a turn that opens a new run (prompt), a call whose run was cut off.
+SESSION_BUILDERS = {"openai-chat", "anthropic-messages", "openai-responses", "azure-foundry", "openresponses"}
+
+
+def render(scenario: Scenario, of: str | None = None) -> str:
+    """The cassette of a scenario; `of`: the scenario whose history it plays (a history cassette)."""
     build = builder(scenario.api)
     if build is None:
         raise SystemExit(f"{scenario.id}: no cassette builder for {scenario.api} (scripts/builders/)")
+    session = any(t.prompt or any(c.interrupted for c in t.calls) for t in scenario.turns)
+    if session and scenario.api not in SESSION_BUILDERS:
+        raise SystemExit(f"{scenario.id}: the {scenario.api} builder does not write sessions yet")
+    what = (
+        f"the turns of its history on {scenario.api} (what an adapter's own {scenario.api} decoder reads in "
+        "chained mode)"
+        if of
+        else "the scenario's turns"
+    )
     document = {
         "provenance": {
             "kind": "constructed",
-            "scenario": scenario.id,
-            "how": "Built by scripts/construct_cassettes.py from the scenario's turns, in the shapes of "
+            "scenario": of or scenario.id,
+            "how": f"Built by scripts/construct_cassettes.py from {what}, in the shapes of "
             "the provider's published API reference and SDK types; no live provider was called.",
         },
         "interactions": build(scenario),
         "version": 1,
     }
     return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def cassettes(scenario: Scenario) -> list[tuple[Path, str]]:
+    """Every cassette a constructed scenario names, with its text: its own, and its history's."""
+    out = [(ROOT / "cassettes" / scenario.cassette, render(scenario))]
+    if scenario.history is not None and scenario.history.cassette:
+        played = history_scenario(scenario)
+        out.append((ROOT / "cassettes" / scenario.history.cassette, render(played, of=scenario.id)))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,14 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     for scenario in sorted(corpus.scenarios.values(), key=lambda s: s.id):
         if scenario.provenance != "constructed":
             continue
-        target = ROOT / "cassettes" / scenario.cassette
-        text = render(scenario)
-        if target.exists() and target.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(target)
-        if not args.check:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+        for target, text in cassettes(scenario):
+            if target.exists() and target.read_text(encoding="utf-8") == text:
+                continue
+            stale.append(target)
+            if not args.check:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
     for path in stale:
         print(("stale: " if args.check else "wrote: ") + str(path.relative_to(ROOT)))
     return 1 if (args.check and stale) else 0

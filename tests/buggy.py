@@ -6,6 +6,7 @@ Every rule has at least one of these that trips it, on a scenario where the refe
 from __future__ import annotations
 
 import itertools
+import json
 import uuid
 from typing import Any
 
@@ -205,3 +206,123 @@ class FreshIdsPerEncode(OpenAIChatCodec):
 
     def result_id(self, part: ToolResultPart) -> str | None:
         return self._current.get(str(part["call_id"]))
+
+
+# --- Any API: mutants of the neutral model ------------------------------------------------------
+# Each wraps the reference codec of any API and does one thing wrong to what it decodes or to the
+# conversation it is asked to encode, the way real adapters have: a family of bugs checked on
+# every API at once, not one wire at a time.
+
+
+class Wrapped:
+    """A codec over another, changing what it decodes or what it is given to encode."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def decode(self, response: dict[str, Any]) -> Message:
+        return self.decoded(self.inner.decode(response))
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        return dict(self.inner.encode(self.given(conversation)))
+
+    def decoded(self, message: Message) -> Message:
+        return message
+
+    def given(self, conversation: Conversation) -> Conversation:
+        return conversation
+
+
+def client_results(conversation: Conversation) -> list[list[ToolResultPart]]:
+    """The client results of each tool message."""
+    return [
+        [p for p in m["parts"] if p["type"] == "tool_result" and not p.get("provider_executed")]
+        for m in conversation["messages"]
+        if m["role"] == "tool"
+    ]
+
+
+def client_calls(message: Message) -> list[ToolCallPart]:
+    return [p for p in message["parts"] if p["type"] == "tool_call" and not p.get("provider_executed")]
+
+
+class PlaceholderOutputs(Wrapped):
+    """History repair fills every result with a placeholder, under the right id, though the tool
+    answered (pi's transformMessages when a user message lands mid-cycle)."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for results in client_results(conversation):
+            for part in results:
+                part["output"] = "No result provided"
+        return conversation
+
+
+class EmptyOutputs(Wrapped):
+    """Outputs that are not plain text are serialized to nothing."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for results in client_results(conversation):
+            for part in results:
+                part["output"] = ""
+        return conversation
+
+
+class OutputsRotated(Wrapped):
+    """A turn's outputs are attached to its results in the order the tools finished, not by call:
+    each result keeps its id and carries the next call's output."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for results in client_results(conversation):
+            if len(results) > 1:
+                outputs = [p["output"] for p in results]
+                for part, output in zip(results, outputs[1:] + outputs[:1], strict=True):
+                    part["output"] = output
+        return conversation
+
+
+class ArgumentsEmptied(Wrapped):
+    """Arguments the decoder cannot map to its own schema become an empty object."""
+
+    def decoded(self, message: Message) -> Message:
+        for part in client_calls(message):
+            part["arguments"] = {}
+        return message
+
+
+class ArgumentsSwapped(Wrapped):
+    """Two calls of a response trade arguments (the decoder looks them up by tool name and position)."""
+
+    def decoded(self, message: Message) -> Message:
+        calls = client_calls(message)
+        if len(calls) > 1:
+            calls[0]["arguments"], calls[1]["arguments"] = calls[1]["arguments"], calls[0]["arguments"]
+        return message
+
+
+class FragmentsMisjoined(Wrapped):
+    """A stream accumulator that appends every argument fragment to the last call it opened: the first
+    calls keep `{}` and the last gets every call's JSON glued together; one call alone loses its
+    last fragment."""
+
+    def decoded(self, message: Message) -> Message:
+        calls = client_calls(message)
+        if len(calls) > 1:
+            texts = [a if isinstance(a, str) else json.dumps(a) for a in (c["arguments"] for c in calls)]
+            for part in calls[:-1]:
+                part["arguments"] = {}
+            calls[-1]["arguments"] = "".join(texts)
+        elif calls:
+            text = json.dumps(calls[0]["arguments"])
+            calls[0]["arguments"] = text[:-2] if len(text) > 2 else "{"
+        return message
+
+
+class HistoryArgumentsDropped(Wrapped):
+    """Calls are stored without their arguments and go back in the history with `{}`."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for message in conversation["messages"]:
+            if message["role"] == "assistant":
+                for part in client_calls(message):
+                    part["arguments"] = {}
+        return conversation

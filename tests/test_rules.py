@@ -137,3 +137,12 @@ def test_an_orphan_result_says_what_its_id_looks_like(corpus: Corpus) -> None:
     orphans = [v for v in result.violations if v.code == "pairing/orphan-result"]
     assert len(orphans) == 1 and "the id is the tool's output text" in orphans[0].message
     assert "pairing/missing-result" in {v.code for v in result.violations}
+
+
+def test_ids_minted_afresh_per_encode_are_an_error_by_default(corpus: Corpus) -> None:
+    """Silent at the provider, but every turn's prompt changes and the prompt cache never hits."""
+    scenario = corpus.scenarios["openai-chat/three-turn-chain"]
+    result = run_scenario(adapter(FreshIdsPerEncode()), scenario, corpus)
+    unstable = [v for v in result.violations if v.code == "encode/unstable-id"]
+    assert unstable and {v.severity for v in unstable} == {"error"}
+    assert result.outcome == "fail"

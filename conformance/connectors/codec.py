@@ -3,6 +3,13 @@
 For each recorded response: the codec encodes the conversation so far into a request, the
 response is served, the codec decodes it, and the suite answers every decoded call with the
 scenario's canned output under the call's own id.
+
+A history begun on another API (cross-provider scenarios) reaches the encoder one of two ways.
+Chained: when the adapter has a codec for that API and the scenario names the history's own
+cassette, the adapter's decoder reads those responses and the suite answers their calls, so
+whatever the decoder puts in an id (a signature, a provider prefix, a composite) is what the
+other API's encoder is given. Otherwise the history is built from the scenario's declared turns,
+as that API's decoder should have given it.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ import copy
 import json
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.adapters import Codec
@@ -91,12 +99,22 @@ def _canned(call: ToolCallPart, expected: list[ExpectedCall], used: set[int], po
 
 
 def answers(message: Message, scenario: Scenario, turn: int, result_type: Any) -> list[Part]:
-    expected = list(scenario.turns[turn].client_calls) if turn < len(scenario.turns) else []
+    return answer_turn(message, scenario.turns, turn, result_type, reverse=scenario.answer_order == "reversed")
+
+
+def answer_turn(
+    message: Message, turns: tuple[ExpectedTurn, ...], turn: int, result_type: Any, *, reverse: bool
+) -> list[Part]:
+    """The harness's results for a decoded turn: each call's canned output under its own id. A call
+    whose run was interrupted before its tool answered gets none."""
+    expected = [c for c in turns[turn].calls if not c.provider_executed] if turn < len(turns) else []
     used: set[int] = set()
     parts: list[Part] = []
     client_calls = [c for c in tool_calls(message) if not c.get("provider_executed")]
     for position, call in enumerate(client_calls):
         match = _canned(call, expected, used, position)
+        if match is not None and match.interrupted:
+            continue
         output = match.output if match else json.dumps({"error": "no canned output for this call"})
         parts.append(
             {
@@ -107,7 +125,7 @@ def answers(message: Message, scenario: Scenario, turn: int, result_type: Any) -
                 "wire_type": result_type(call.get("wire_type", "")) or "",
             }
         )
-    if scenario.answer_order == "reversed":
+    if reverse:
         parts.reverse()
     return parts
 
@@ -171,20 +189,69 @@ def _prior_turn(turn: ExpectedTurn, source: Dialect, reverse: bool) -> list[Mess
     return turn_messages
 
 
-def run_codec(codec: Codec, scenario: Scenario, cassette: Cassette, dialect: Dialect) -> Exchange:
+@dataclass(frozen=True)
+class PlayedHistory:
+    """A history begun on another API, played through the adapter's own codec for that API."""
+
+    codec: Codec
+    cassette: Cassette
+    dialect: Dialect
+
+
+@dataclass
+class _Decoded:
+    turns: list[Turn] = field(default_factory=list)
+    decoded: list[Any] = field(default_factory=list)
+    redecoded: list[Any] = field(default_factory=list)
+
+
+def _play_history(scenario: Scenario, played: PlayedHistory) -> tuple[list[Message], _Decoded]:
+    """The history's responses decoded by the adapter, each turn's calls answered by the harness."""
+    assert scenario.history is not None
+    messages: list[Message] = []
+    record = _Decoded()
+    reverse = scenario.answer_order == "reversed"
+    for interaction in played.cassette:
+        i = interaction.index
+        served = played.dialect.served(interaction.response, f"history.response[{i}]")
+        message = _check_message(_call("history decode", i, played.codec.decode, served.payload), i)
+        again = _check_message(_call("history decode", i, played.codec.decode, served.payload), i)
+        record.turns.append(Turn(index=i, request=None, served=served))
+        record.decoded.append(message)
+        record.redecoded.append(again)
+        messages.append(message)
+        results = answer_turn(message, scenario.history.turns, i, played.dialect.result_type, reverse=reverse)
+        if results:
+            messages.append({"role": "tool", "parts": results})
+    return messages, record
+
+
+def run_codec(
+    codec: Codec, scenario: Scenario, cassette: Cassette, dialect: Dialect, history: PlayedHistory | None = None
+) -> Exchange:
+    prior = _Decoded()
+    if history is not None and scenario.history is not None:
+        begun, prior = _play_history(scenario, history)
+    else:
+        begun = prior_messages(scenario)
     conversation: Conversation = {
         "api": scenario.api,
         "model": scenario.model,
         "stream": scenario.stream,
         "tools": [dict(t) for t in scenario.tools],  # type: ignore[misc]
-        "messages": [user(scenario.prompt), *prior_messages(scenario)],
+        "messages": [user(scenario.prompt), *begun],
     }
+    if (scenario.data.get("session") or {}).get("previous_response_id"):
+        conversation["store"] = True
     turns: list[Turn] = []
     decoded: list[Any] = []
     redecoded: list[Any] = []
     for interaction in cassette:
         i = interaction.index
         served = dialect.served(interaction.response, f"response[{i}]")
+        prompt = scenario.turns[i].prompt if i < len(scenario.turns) else None
+        if prompt:
+            conversation["messages"].append(user(prompt))  # a new run of the session begins
         body = _check_body(_call("encode", i, codec.encode, conversation), i)
         # Encoded again from the same conversation: ids minted by the adapter must not change.
         again_body = _check_body(_call("encode", i, codec.encode, conversation), i)
@@ -201,4 +268,13 @@ def run_codec(codec: Codec, scenario: Scenario, cassette: Cassette, dialect: Dia
         results = answers(message, scenario, i, dialect.result_type)
         if results:
             conversation["messages"].append({"role": "tool", "parts": results})
-    return Exchange(api=scenario.api, turns=tuple(turns), decoded=tuple(decoded), redecoded=tuple(redecoded))
+    return Exchange(
+        api=scenario.api,
+        turns=tuple(turns),
+        decoded=tuple(decoded),
+        redecoded=tuple(redecoded),
+        history_api=scenario.history.api if prior.turns and scenario.history else None,
+        history_turns=tuple(prior.turns),
+        history_decoded=tuple(prior.decoded),
+        history_redecoded=tuple(prior.redecoded),
+    )

@@ -411,6 +411,20 @@ class ResponsesItems:
         field_name = kind.arguments if kind and isinstance(kind.arguments, str) else "arguments"
         return {**slot.item, field_name: "".join(slot.pieces)}
 
+    # --- stored responses -------------------------------------------------------------------
+    def response_id(self, served: Served) -> str | None:
+        """The id of a served response, which a later request's previous_response_id may name."""
+        payload = served.payload
+        if not payload.get("stream"):
+            found = (payload.get("body") or {}).get("id")
+            return found if isinstance(found, str) else None
+        for event in payload.get("events") or []:
+            data = event.get("data") if isinstance(event, dict) else None
+            response = data.get("response") if isinstance(data, dict) else None
+            if isinstance(response, dict) and isinstance(response.get("id"), str):
+                return str(response["id"])
+        return None
+
     # --- the rest of the contract ----------------------------------------------------------
     def result_type(self, call_wire_type: str) -> str | None:
         for kind in self.items.values():

@@ -17,6 +17,7 @@ from typing import Any
 
 from conformance.ids import IdMap
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.session import repaired
 
 API = "anthropic-messages"
 
@@ -148,7 +149,12 @@ class AnthropicMessagesCodec:
             pending.block["text"] = pending.block.get("text", "") + delta.get("text", "")
 
     # --- encode -------------------------------------------------------------------------
+    def repair(self, conversation: Conversation) -> Conversation:
+        """A run cut off before a tool answered leaves a call without a result: give it one."""
+        return repaired(conversation)
+
     def encode(self, conversation: Conversation) -> dict[str, Any]:
+        conversation = self.repair(conversation)
         # Ids this API issued go back verbatim; ids from a history begun elsewhere are mapped
         # into this API's grammar, the same way every time.
         self.ids = IdMap(API)

@@ -13,6 +13,7 @@ from typing import Any
 from conformance.ids import IdMap
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
 from conformance.reference.openai_chat import parse_arguments
+from conformance.reference.session import repaired
 
 API = "bedrock-converse"
 
@@ -117,7 +118,12 @@ class BedrockConverseCodec:
                 blocks[index].pieces.append(delta["toolResult"])
 
     # --- encode -------------------------------------------------------------------------
+    def repair(self, conversation: Conversation) -> Conversation:
+        """A run cut off before a tool answered leaves a call without a result: give it one."""
+        return repaired(conversation)
+
     def encode(self, conversation: Conversation) -> dict[str, Any]:
+        conversation = self.repair(conversation)
         # Ids Bedrock issued go back verbatim; ids from a history begun elsewhere are mapped
         # into toolUseId's grammar, the same way every time.
         self.ids = IdMap(API)

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.session import repaired
 
 API = "gemini"
 CALL = "gemini/FunctionCall"
@@ -173,7 +174,12 @@ class GeminiCodec:
         }
 
     # --- encode -------------------------------------------------------------------------
+    def repair(self, conversation: Conversation) -> Conversation:
+        """A run cut off before a tool answered leaves a call without a result: give it one."""
+        return repaired(conversation)
+
     def encode(self, conversation: Conversation) -> dict[str, Any]:
+        conversation = self.repair(conversation)
         contents: list[dict[str, Any]] = []
         system: list[str] = []
         calls: SentCalls = []  # the last model turn's client calls, id sent

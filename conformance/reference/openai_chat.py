@@ -12,6 +12,7 @@ from typing import Any
 
 from conformance.ids import IdMap
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart, ToolSpec
+from conformance.reference.session import repaired
 
 API = "openai-chat"
 
@@ -48,7 +49,12 @@ class ChatMessagesEncoder:
     always_send_stream = False
     ids: IdMap
 
+    def repair(self, conversation: Conversation) -> Conversation:
+        """A run cut off before a tool answered leaves a call without a result: give it one."""
+        return repaired(conversation)
+
     def encode(self, conversation: Conversation) -> dict[str, Any]:
+        conversation = self.repair(conversation)
         self.ids = IdMap(self.api)
         messages: list[dict[str, Any]] = []
         for message in conversation["messages"]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from conformance.ids import IdMap
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.session import repaired
 
 API = "openai-responses"
 
@@ -117,8 +118,23 @@ class ResponsesCodec:
     # --- decode -------------------------------------------------------------------------
     def decode(self, response: dict[str, Any]) -> Message:
         if response.get("stream"):
-            return self.decode_stream(response["events"])
-        return self.decode_items(response["body"].get("output") or [])
+            message = self.decode_stream(response["events"])
+        else:
+            message = self.decode_items(response["body"].get("output") or [])
+        stored = self.response_id(response)
+        if stored:
+            message["extra"] = {"response_id": stored}  # what a later request may continue
+        return message
+
+    def response_id(self, response: dict[str, Any]) -> str | None:
+        if not response.get("stream"):
+            found = (response.get("body") or {}).get("id")
+            return found if isinstance(found, str) else None
+        for event in response.get("events") or []:
+            found = ((event.get("data") or {}).get("response") or {}).get("id")
+            if isinstance(found, str):
+                return found
+        return None
 
     def decode_items(self, items: list[dict[str, Any]]) -> Message:
         parts: list[Part] = []
@@ -222,21 +238,42 @@ class ResponsesCodec:
         return {**slot.item, (kind.arguments if kind and kind.arguments else "arguments"): text}
 
     # --- encode -------------------------------------------------------------------------
+    def repair(self, conversation: Conversation) -> Conversation:
+        """A run cut off before a tool answered leaves a call without a result: give it one."""
+        return repaired(conversation)
+
     def encode(self, conversation: Conversation) -> dict[str, Any]:
+        conversation = self.repair(conversation)
         # Ids this API issued go back verbatim; ids from a history begun elsewhere are mapped
         # into this API's grammar, the same way every time.
         self.ids = IdMap(self.api)
         self.answers: dict[str, str] = {}  # call id sent -> the output type that answers it
+        messages, continued = self.after_stored(conversation)
         items: list[dict[str, Any]] = []
-        for message in conversation["messages"]:
+        for message in messages:
             items.extend(self.encode_message(message))
-        # Stateless: the whole history goes every time, nothing is stored at the provider.
-        body: dict[str, Any] = {"model": conversation["model"], "input": items, "store": False}
+        # Stateless unless the session stores responses: then each request continues the last one
+        # by its id and sends only what came after it (the outputs of its calls, a new prompt).
+        body: dict[str, Any] = {"model": conversation["model"], "input": items}
+        body["store"] = bool(conversation.get("store"))
+        if continued:
+            body["previous_response_id"] = continued
         if conversation["tools"]:
             body["tools"] = [self.encode_tool(dict(t)) for t in conversation["tools"]]
         if conversation["stream"]:
             body["stream"] = True
         return body
+
+    def after_stored(self, conversation: Conversation) -> tuple[list[Message], str | None]:
+        """The messages to send, and the stored response they continue (None: the whole history)."""
+        messages = conversation["messages"]
+        if not conversation.get("store"):
+            return messages, None
+        for k in range(len(messages) - 1, -1, -1):
+            stored = (messages[k].get("extra") or {}).get("response_id")
+            if messages[k]["role"] == "assistant" and stored:
+                return messages[k + 1 :], str(stored)
+        return messages, None
 
     def encode_tool(self, tool: dict[str, Any]) -> dict[str, Any]:
         if tool.get("type") == "custom":

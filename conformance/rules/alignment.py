@@ -9,6 +9,7 @@ one with the same name, else the next unmatched by position.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,22 +28,36 @@ class Echo:
 
 def align_turn(served: tuple[WireCall, ...], sent: tuple[WireCall, ...]) -> list[WireCall | None]:
     matched: list[WireCall | None] = [None] * len(served)
-    free = list(sent)
+    free = dict.fromkeys(range(len(sent)))  # positions of the sent calls not matched yet, in order
+    by_id: dict[str | None, deque[int]] = {}
+    by_name: dict[str | None, deque[int]] = {}
+    for k, call in enumerate(sent):
+        by_id.setdefault(call.call_id, deque()).append(k)
+        by_name.setdefault(call.name, deque()).append(k)
+
+    def take(candidates: deque[int] | None) -> int | None:
+        while candidates:
+            k = candidates.popleft()
+            if k in free:
+                del free[k]
+                return k
+        return None
+
     for i, call in enumerate(served):
         if call.call_id is not None:
-            same = next((s for s in free if s.call_id == call.call_id), None)
-            if same is not None:
-                matched[i] = same
-                free.remove(same)
+            same_id = take(by_id.get(call.call_id))
+            if same_id is not None:
+                matched[i] = sent[same_id]
     for i, call in enumerate(served):
         if matched[i] is None:
-            same_name = next((s for s in free if s.name == call.name), None)
+            same_name = take(by_name.get(call.name))
             if same_name is not None:
-                matched[i] = same_name
-                free.remove(same_name)
+                matched[i] = sent[same_name]
     for i in range(len(served)):
         if matched[i] is None and free:
-            matched[i] = free.pop(0)
+            first = next(iter(free))
+            del free[first]
+            matched[i] = sent[first]
     return matched
 
 
@@ -62,23 +77,41 @@ def echoes(
         if t.index < request_index and (kept := tuple(c for c in t.served.calls if replayable(c)))
     ]
     calling = [m for m in history.messages if m.calls]
-    chosen: dict[int, WireMessage | None] = {}
+    # Calling messages by the ids their calls carry, in history order.
+    holding: dict[str, list[int]] = {}
+    for position, m in enumerate(calling):
+        for c in m.calls:
+            if c.call_id:
+                positions = holding.setdefault(c.call_id, [])
+                if not positions or positions[-1] != position:
+                    positions.append(position)
+    chosen: dict[int, int | None] = {}
+    taken: set[int] = set()
     # First by id: a turn whose ids appear in a calling message is that message, wherever a
     # truncation cut the history (some keep the first exchange and cut the middle).
     for index, served, _ in served_turns:
-        ids = {c.call_id for c in served if c.call_id}
-        taken = [id(m) for m in chosen.values() if m is not None]
-        chosen[index] = next((m for m in calling if id(m) not in taken and ids & {c.call_id for c in m.calls}), None)
+        candidates = sorted({p for c in served if c.call_id for p in holding.get(c.call_id, ())})
+        # A message may hold the calls of several served turns (Responses items need not be grouped
+        # by turn: all calls, then all outputs, is a valid order): then the turns share it.
+        found = next((p for p in candidates if p not in taken), candidates[0] if candidates else None)
+        chosen[index] = found
+        if found is not None:
+            taken.add(found)
     # The rest by position, from the most recent backwards (truncation mostly removes the oldest).
-    free = [m for m in calling if all(m is not c for c in chosen.values())]
+    free = [p for p in range(len(calling)) if p not in taken]
     for index, _, _ in reversed(served_turns):
         if chosen[index] is None and free:
             chosen[index] = free.pop()
     result: list[Echo] = []
     for index, served, served_results in reversed(served_turns):
-        message = chosen[index]
+        at = chosen[index]
+        message = calling[at] if at is not None else None
         sent = message.calls if message else ()
+        results_by_id: dict[str, list[WireResult]] = {}
+        for r in served_results:
+            if r.call_id:
+                results_by_id.setdefault(r.call_id, []).append(r)
         for served_call, echo in zip(served, align_turn(served, sent), strict=True):
-            own = tuple(r for r in served_results if served_call.call_id and r.call_id == served_call.call_id)
+            own = tuple(results_by_id.get(served_call.call_id, ())) if served_call.call_id else ()
             result.append(Echo(served_call, index, echo, message if echo else None, own))
     return result

@@ -3,13 +3,48 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.corpus import Corpus, ExpectedCall
 from conformance.dialects.base import Dialect
 from conformance.violations import CODES, Violation, severity_of
+
+
+def canonical(value: Any) -> str | None:
+    """A JSON value as one string, key order aside; text that is JSON reads as the value it holds.
+
+    Two forms of the same arguments or output (an object, its JSON text, the text re-spaced)
+    give the same string, so that they can be looked up and compared in constant time.
+    """
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return json.dumps(value)
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+
+
+def arguments_value(raw: Any) -> Any:
+    """A call's arguments as the value they stand for, whatever form the wire or a codec gives
+    them in: JSON text (OpenAI, a reassembled stream) is parsed, an absent or empty text is the
+    empty object (what every API reads it as), text that is not JSON stays text (custom tools)."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def same_arguments(a: Any, b: Any) -> bool:
+    return bool(arguments_value(a) == arguments_value(b))
 
 
 @dataclass
@@ -22,11 +57,42 @@ class CheckContext:
     tool_names: frozenset[str] = frozenset()
     # every call of the scenario, prior history included, with its canned output
     expected_calls: tuple[ExpectedCall, ...] = ()
+    # sessions: the run each served response belongs to (a new run starts with a new user prompt).
+    # A memory may forget an earlier run's calls, each with its results; never the current run's.
+    runs: tuple[int, ...] = ()
+    # Lookups built once, so that finding a call's scenario counterpart costs the same at any length.
+    _by_id: dict[str, ExpectedCall] = field(init=False, repr=False, default_factory=dict)
+    _by_call: dict[tuple[str, str | None], list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
+    _by_output: dict[str | None, list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for call in self.expected_calls:
+            if call.id:
+                self._by_id.setdefault(call.id, call)
+            self._by_call.setdefault((call.name, canonical(dict(call.arguments))), []).append(call)
+            if call.output.strip():
+                self._by_output.setdefault(canonical(call.output), []).append(call)
+
+    def calls_answered_by(self, output: Any) -> list[ExpectedCall]:
+        """The scenario calls whose canned output a result's output holds whole: as its text, or
+        as one of its blocks' or values' text, or as the same JSON value."""
+        found: list[ExpectedCall] = []
+        stack = [output]
+        while stack:
+            node = stack.pop()
+            for call in self._by_output.get(canonical(node), ()):
+                if call not in found:
+                    found.append(call)
+            if isinstance(node, dict):
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        return found
 
     def expected_for(self, call: Any) -> ExpectedCall | None:
         """The scenario call a wire call stands for: same id, else same name and arguments."""
         if call.call_id:
-            same = next((c for c in self.expected_calls if c.id == call.call_id), None)
+            same = self._by_id.get(call.call_id)
             if same is not None:
                 return same
         arguments = call.arguments
@@ -35,10 +101,15 @@ class CheckContext:
                 arguments = json.loads(arguments)
             except ValueError:
                 return None
-        return next(
-            (c for c in self.expected_calls if c.name == call.name and dict(c.arguments) == arguments),
-            None,
-        )
+        if not isinstance(arguments, dict):
+            return None
+        found = self._by_call.get((call.name, canonical(arguments)))
+        return found[0] if found else None
+
+    def earlier_run(self, served_turn: int, request: int) -> bool:
+        """Whether response `served_turn` belongs to a run before the one request `request` is part of."""
+        runs = self.runs
+        return served_turn < len(runs) and request < len(runs) and runs[served_turn] < runs[request]
 
     def replayable(self, call: Any) -> bool:
         """Whether the API takes the call back as request input (history replay): its wire type is
@@ -73,16 +144,16 @@ class CheckContext:
         )
 
 
-def dedupe(violations: list[Violation], key: Any) -> list[Violation]:
+def dedupe(violations: Iterable[Violation], key: Callable[[Violation], Hashable]) -> list[Violation]:
     """Keep the first violation per key; later ones become its `related` locations."""
-    first: dict[Any, Violation] = {}
-    order: list[Any] = []
+    first: dict[Hashable, Violation] = {}
+    later: dict[Hashable, list[str]] = {}
     for v in violations:
         k = key(v)
         if k not in first:
             first[k] = v
-            order.append(k)
         else:
-            kept = first[k]
-            first[k] = Violation(**{**kept.__dict__, "related": (*kept.related, v.location)})
-    return [first[k] for k in order]
+            later.setdefault(k, []).append(v.location)
+    return [
+        Violation(**{**v.__dict__, "related": (*v.related, *later[k])}) if k in later else v for k, v in first.items()
+    ]

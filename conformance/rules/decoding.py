@@ -1,22 +1,27 @@
-"""decode/* and stream/*: the neutral view a codec decodes holds every call with its wire id."""
+"""decode/* and stream/*: the neutral view a codec decodes holds every call with its wire id and arguments."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from conformance.exchange import Exchange
 from conformance.neutral import ToolCallPart, tool_calls
-from conformance.rules.context import CheckContext
+from conformance.rules.context import CheckContext, arguments_value, same_arguments
 from conformance.violations import Violation
 from conformance.wire import WireCall
 
 
 def _pair(truth: tuple[WireCall, ...], decoded: list[ToolCallPart]) -> list[tuple[WireCall, ToolCallPart]]:
-    """Each wire call with the decoded call standing for it: same id, else same name, else position."""
+    """Each wire call with the decoded call standing for it: same id, else same name and arguments
+    (a decoder that lost one of two id-less calls kept the other, not a garbled first), else same
+    name, else position."""
     matched: list[ToolCallPart | None] = [None] * len(truth)
     free = list(decoded)
-    tests = (
+    tests: tuple[Callable[[WireCall, ToolCallPart], bool], ...] = (
         lambda call, part: bool(call.call_id) and part.get("call_id") == call.call_id,
+        lambda call, part: part.get("name") == call.name and same_arguments(call.arguments, part.get("arguments")),
         lambda call, part: part.get("name") == call.name,
         lambda call, part: True,
     )
@@ -34,11 +39,12 @@ def _ids(message: Any) -> list[Any]:
     return [c.get("call_id") for c in tool_calls(message)]
 
 
-def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
+def check(ctx: CheckContext, exchange: Exchange, prefix: str = "") -> list[Violation]:
+    """`prefix` locates the responses (`history.` for a history played on another API)."""
     out: list[Violation] = []
     earlier: set[Any] = set()  # provider-run call ids of earlier turns, where results may follow later
     for turn, message, again in zip(exchange.turns, exchange.decoded, exchange.redecoded, strict=True):
-        where = f"response[{turn.index}]"
+        where = f"{prefix}response[{turn.index}]"
         truth = turn.served.calls
         decoded = tool_calls(message)
         stream = turn.served.stream
@@ -67,6 +73,7 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                 )
             )
         for call, part in _pair(truth, decoded):
+            out.extend(_arguments(ctx, call, part, stream))
             if not call.call_id:
                 continue  # no id on the wire, or an empty one: the decoder may keep it empty or mint one
             got = part.get("call_id")
@@ -124,6 +131,40 @@ def check(ctx: CheckContext, exchange: Exchange) -> list[Violation]:
                 )
             )
     return out
+
+
+def _arguments(ctx: CheckContext, call: WireCall, part: ToolCallPart, stream: bool) -> list[Violation]:
+    """The decoded arguments are the value the wire's arguments hold (a stream's, once its
+    fragments are joined). Calls the provider ran are left out: what their neutral arguments
+    hold (code, queries, an action) is the codec's choice."""
+    if call.provider_executed or same_arguments(call.arguments, part.get("arguments")):
+        return []
+    wire, got = arguments_value(call.arguments), arguments_value(part.get("arguments"))
+    if stream:
+        message = (
+            f"The streamed call {call.name} ({call.call_id or 'no id'}) carries the arguments {_short(wire)} "
+            f"once its fragments are joined, but was reassembled with {_short(got)}."
+        )
+    else:
+        message = (
+            f"The call {call.name} ({call.call_id or 'no id'}) has the arguments {_short(wire)} on the wire, "
+            f"but was decoded with {_short(got)}."
+        )
+    return [
+        ctx.violation(
+            "stream/arguments-garbled" if stream else "decode/arguments-mismatch",
+            call.path,
+            message,
+            wire_type=call.wire_type,
+            expected=wire,
+            received=got,
+        )
+    ]
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _hybrid(ctx: CheckContext, where: str, message: Any, earlier: set[Any]) -> list[Violation]:

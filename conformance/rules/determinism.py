@@ -22,8 +22,8 @@ def _ids(history: History) -> list[tuple[str, str | None]]:
 
 
 def check_turn(ctx: CheckContext, turn: Turn, history: History) -> list[Violation]:
-    if turn.request_again is None:
-        return []
+    if turn.request_again is None or turn.request_again == turn.request:
+        return []  # the same body twice holds the same ids: nothing to read again
     try:
         again = ctx.dialect.history(turn.request_again, f"request[{turn.index}]")
     except DialectError:

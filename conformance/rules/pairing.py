@@ -1,14 +1,19 @@
-"""pairing/*: every result answers a call where its API looks for it, and every call is answered once.
+"""pairing/*: every result answers a call where its API looks for it, is answered once, and
+carries that call's own output.
 
 Where a result may answer a call depends on the dialect's placement (see dialects.base): the tool
 messages right after the calling message, the one next message, or anywhere later. Results
 without ids (Gemini) answer the calls of that window by name, in order; server-tool results
 answer calls of their own message.
+
+Every step is linear in the length of the history: calls are found through indexes built as the
+messages are read, never by scanning the messages before each result.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,51 +30,75 @@ class _State:
     pairs: list[tuple[WireResult, WireCall]] = field(default_factory=list)
 
 
-def _window(ctx: CheckContext, messages: tuple[WireMessage, ...], index: int) -> list[WireCall]:
-    """The client calls a result in message `index` may answer."""
-    placement = ctx.dialect.placement
-    if placement == "anywhere-after":
-        return [c for m in messages[:index] for c in m.calls if not c.provider_executed]
-    if placement == "next-message":
-        return [c for c in messages[index - 1].calls if not c.provider_executed] if index else []
-    j = index - 1  # following-messages: back over result-only messages to the calling one
-    while j >= 0 and messages[j].results and not messages[j].calls:
-        j -= 1
-    return [c for c in messages[j].calls if not c.provider_executed] if j >= 0 else []
+class _Calls:
+    """Calls in history order, found by id or, for id-less results, by name, in constant time
+    however long the history: the window of an API whose results may sit anywhere later grows
+    with every message, and is not rebuilt for each one."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, list[WireCall]] = {}
+        self._by_name: dict[str | None, list[WireCall]] = {}
+        self._all: list[WireCall] = []
+        self._next: dict[Any, int] = {}  # per list: where its first unanswered call may be
+
+    def add(self, calls: Iterable[WireCall]) -> None:
+        for call in calls:
+            if call.call_id:
+                self._by_id.setdefault(call.call_id, []).append(call)
+            self._by_name.setdefault(call.name, []).append(call)
+            self._all.append(call)
+
+    def __len__(self) -> int:
+        return len(self._all)
+
+    def _first_unanswered(self, key: Any, calls: list[WireCall], state: _State) -> WireCall | None:
+        # Answered calls stay answered, so the scan resumes where it stopped last time.
+        i = self._next.get(key, 0)
+        while i < len(calls) and calls[i].path in state.answered:
+            i += 1
+        self._next[key] = i
+        return calls[i] if i < len(calls) else None
+
+    def match(self, result: WireResult, state: _State) -> WireCall | None:
+        if result.call_id:
+            same = self._by_id.get(result.call_id)
+            if not same:
+                return None
+            return self._first_unanswered(("id", result.call_id), same, state) or same[0]
+        # No id: the first unanswered call with the result's name.
+        if result.name is None:
+            return self._first_unanswered("all", self._all, state)
+        return self._first_unanswered(("name", result.name), self._by_name.get(result.name, []), state)
 
 
-def _match(result: WireResult, window: list[WireCall], state: _State) -> WireCall | None:
-    if result.call_id:
-        same = [c for c in window if c.call_id == result.call_id]
-        return next((c for c in same if c.path not in state.answered), same[0] if same else None)
-    # No id: the first unanswered call of the window with the result's name.
-    return next(
-        (c for c in window if c.path not in state.answered and (result.name is None or c.name == result.name)),
-        None,
-    )
+class _Turn:
+    """The calls of one message: a window of a few calls, matched by scanning them."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self, calls: tuple[WireCall, ...], *, provider: bool) -> None:
+        self.calls = [c for c in calls if c.provider_executed == provider] if calls else []
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def match(self, result: WireResult, state: _State) -> WireCall | None:
+        first: WireCall | None = None
+        for c in self.calls:
+            if result.call_id:
+                if c.call_id != result.call_id:
+                    continue
+            elif result.name is not None and c.name != result.name:
+                continue
+            if c.path not in state.answered:
+                return c
+            if first is None and result.call_id:
+                first = c  # an id names its call even when that call is answered already
+        return first
 
 
-def _idless_results(ctx: CheckContext, messages: tuple[WireMessage, ...], index: int) -> list[WireResult]:
-    """The id-less client results answering one turn, counted at message `index`.
-
-    Where each result is a message of its own (following-messages: Ollama before ids), the turn's
-    results are the whole run of result messages, counted once at its last message.
-    """
-
-    def idless(message: WireMessage) -> list[WireResult]:
-        return [r for r in message.results if not r.call_id and not r.provider_executed]
-
-    if ctx.dialect.placement != "following-messages" or messages[index].calls:
-        return idless(messages[index])
-    following = messages[index + 1] if index + 1 < len(messages) else None
-    if following is not None and following.results and not following.calls:
-        return []  # the run goes on: counted at its last message
-    run: list[WireResult] = []
-    j = index
-    while j >= 0 and messages[j].results and not messages[j].calls:
-        run = idless(messages[j]) + run
-        j -= 1
-    return run
+def _client(calls: Iterable[WireCall]) -> list[WireCall]:
+    return [c for c in calls if not c.provider_executed]
 
 
 def _id_required(ctx: CheckContext, result: WireResult) -> bool:
@@ -84,17 +113,138 @@ def needs_result(ctx: CheckContext, call: WireCall) -> bool:
 
 
 def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) -> list[Violation]:
-    out: list[Violation] = []
-    dropped = {e.served.call_id for e in echoes_here if e.sent is None and e.served.call_id}
-    served_ids = {e.served.call_id for e in echoes_here if e.served.call_id}
-    state = _State()
-    every_call = history.calls()
+    return _Pairing(ctx, history, echoes_here).run()
 
-    out.extend(_duplicate_calls(ctx, history))
 
-    def orphan(result: WireResult) -> None:
-        if result.call_id in dropped:
-            out.append(
+class _Pairing:
+    """One request's results placed against its calls."""
+
+    def __init__(self, ctx: CheckContext, history: History, echoes_here: list[Echo]) -> None:
+        self.ctx = ctx
+        self.history = history
+        self.echoes = echoes_here
+        self.dropped = {e.served.call_id for e in echoes_here if e.sent is None and e.served.call_id}
+        self.served_ids = {e.served.call_id for e in echoes_here if e.served.call_id}
+        self.state = _State()
+        self.out: list[Violation] = []
+        self._required: dict[tuple[str, str], bool] = {}
+
+    def id_required(self, result: WireResult) -> bool:
+        key = (result.wire_type, result.id_field)
+        if key not in self._required:
+            self._required[key] = _id_required(self.ctx, result)
+        return self._required[key]
+
+    def run(self) -> list[Violation]:
+        self.out.extend(_duplicate_calls(self.ctx, self.history))
+        self.place_results()
+        self.server_results()
+        self.missing_results()
+        self.out.extend(outputs(self.ctx, self.history, self.state.pairs))
+        return self.out
+
+    # --- where each result goes ------------------------------------------------------------
+    def place_results(self) -> None:
+        ctx, messages = self.ctx, self.history.messages
+        placement = ctx.dialect.placement
+        everywhere: dict[str, WireCall] = {}  # the first call of the history with each id
+        for message in messages:
+            for call in message.calls:
+                if call.call_id:
+                    everywhere.setdefault(call.call_id, call)
+        earlier = _Calls()  # anywhere-after: the client calls of the messages before this one
+        provider_calls = _Calls()  # anywhere-after: the provider-run calls up to this message
+        calling = -1  # following-messages: the calling message the results since then follow
+        window: _Calls | _Turn = _Turn((), provider=False)
+        window_of = -2  # the message `window` was built for
+        run: list[WireResult] = []  # following-messages: the id-less results of this run of results
+        for index, message in enumerate(messages):
+            if placement == "anywhere-after" and message.calls:
+                provider_calls.add(c for c in message.calls if c.provider_executed)
+            if message.results:
+                own: _Calls | _Turn
+                if placement == "anywhere-after":
+                    window, own = earlier, provider_calls
+                else:
+                    before = index - 1 if placement == "next-message" else calling
+                    if before != window_of:
+                        window = _Turn(messages[before].calls if before >= 0 else (), provider=False)
+                        window_of = before
+                    own = _Turn(message.calls, provider=True)
+                idless = [self.place(result, window, own, everywhere) for result in message.results]
+                found = [r for r in idless if r is not None]
+                if placement == "following-messages" and not message.calls:
+                    run.extend(found)
+                    following = messages[index + 1] if index + 1 < len(messages) else None
+                    if following is not None and following.results and not following.calls:
+                        continue  # the run goes on: counted at its last message
+                    found, run = run, []
+                # Without ids, results pair with one turn's calls by count: where results may sit
+                # anywhere later there is no such turn to count against.
+                if found and placement != "anywhere-after" and len(window) and len(found) != len(window):
+                    self.count_mismatch(message, found, len(window))
+            if placement == "anywhere-after":
+                earlier.add(_client(message.calls))
+            elif message.calls or not message.results:
+                calling = index if message.calls else -1
+
+    def place(
+        self, result: WireResult, window: _Calls | _Turn, own: _Calls | _Turn, everywhere: dict[str, WireCall]
+    ) -> WireResult | None:
+        """Pair one result; return it when it is an id-less client result that pairs by count."""
+        ctx, state = self.ctx, self.state
+        if not result.call_id and self.id_required(result):
+            self.out.append(
+                ctx.violation(
+                    "pairing/orphan-result",
+                    result.id_path,
+                    f"The result has no id ({result.call_id!r}); {ctx.dialect.api} pairs a result with its call "
+                    "only by id, so it answers nothing.",
+                    wire_type=result.wire_type,
+                    expected="the id of the call it answers",
+                    received=result.call_id,
+                )
+            )
+            return None
+        counted = result if not result.call_id and not result.provider_executed else None
+        # A server's result answers a provider-run call of its own message (or, where results may
+        # sit anywhere later, of an earlier one: a Responses program's output follows the calls it made).
+        call = (own if result.provider_executed else window).match(result, state)
+        if call is not None:
+            if call.path in state.answered:
+                self.duplicate(result)
+            else:
+                state.answered[call.path] = result
+                state.pairs.append((result, call))
+                if counted is not None and call.call_id and call.call_id in self.served_ids:
+                    self.not_echoed(result, call)
+            return counted
+        elsewhere = everywhere.get(result.call_id) if result.call_id else None
+        if elsewhere is not None and elsewhere.path in state.answered:
+            self.duplicate(result)
+        elif elsewhere is not None:
+            state.answered[elsewhere.path] = result
+            state.pairs.append((result, elsewhere))
+            self.out.append(
+                ctx.violation(
+                    "pairing/not-adjacent",
+                    result.id_path,
+                    f"The result for {result.call_id!r} answers the call at {elsewhere.path}, but "
+                    f"{ctx.dialect.api} only pairs it with calls of the turn it directly follows.",
+                    wire_type=result.wire_type,
+                    expected=f"the result right after {elsewhere.path}",
+                    received=f"the result at {result.path}",
+                )
+            )
+        elif not self.history.continues:  # else the call may be in the stored history
+            self.orphan(result)
+        return counted
+
+    # --- what is wrong ---------------------------------------------------------------------
+    def orphan(self, result: WireResult) -> None:
+        ctx = self.ctx
+        if result.call_id in self.dropped:
+            self.out.append(
                 ctx.violation(
                     "pairing/call-dropped",
                     result.id_path,
@@ -107,12 +257,12 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
             )
             return
         why = ""
-        if result.call_id and result.call_id not in served_ids:
+        if result.call_id and result.call_id not in self.served_ids:
             names = {*ctx.tool_names, *([result.name] if result.name else [])}
             looks = resembles(result.call_id, names=names, output=str(result.output))
             why = f" ({looks})" if looks else ""
         shown = result.call_id if result.call_id else f"(no id, name {result.name!r})"
-        out.append(
+        self.out.append(
             ctx.violation(
                 "pairing/orphan-result",
                 result.id_path,
@@ -123,9 +273,9 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
             )
         )
 
-    def duplicate(result: WireResult) -> None:
-        out.append(
-            ctx.violation(
+    def duplicate(self, result: WireResult) -> None:
+        self.out.append(
+            self.ctx.violation(
                 "pairing/duplicate-result",
                 result.id_path,
                 f"The call {result.call_id or result.name!r} is answered more than once.",
@@ -135,160 +285,173 @@ def check_request(ctx: CheckContext, history: History, echoes_here: list[Echo]) 
             )
         )
 
-    for index, message in enumerate(history.messages):
-        window = _window(ctx, history.messages, index)
-        for result in message.results:
-            if not result.call_id and _id_required(ctx, result):
-                out.append(
-                    ctx.violation(
-                        "pairing/orphan-result",
-                        result.id_path,
-                        f"The result has no id ({result.call_id!r}); {ctx.dialect.api} pairs a result with its call "
-                        "only by id, so it answers nothing.",
-                        wire_type=result.wire_type,
-                        expected="the id of the call it answers",
-                        received=result.call_id,
-                    )
-                )
-                continue
-            if result.provider_executed:
-                # Where results may sit anywhere later, a server's output may follow its call in a
-                # later item (a Responses program's output arrives after the calls it made).
-                scope = history.messages[: index + 1] if ctx.dialect.placement == "anywhere-after" else (message,)
-                own = [c for m in scope for c in m.calls if c.provider_executed]
-                call = _match(result, own, state)
-            else:
-                call = _match(result, window, state)
-            if call is not None:
-                if call.path in state.answered:
-                    duplicate(result)
-                else:
-                    state.answered[call.path] = result
-                    state.pairs.append((result, call))
-                continue
-            elsewhere = [c for c in every_call if result.call_id and c.call_id == result.call_id]
-            if elsewhere and elsewhere[0].path in state.answered:
-                duplicate(result)
-            elif elsewhere:
-                state.answered[elsewhere[0].path] = result
-                state.pairs.append((result, elsewhere[0]))
-                out.append(
-                    ctx.violation(
-                        "pairing/not-adjacent",
-                        result.id_path,
-                        f"The result for {result.call_id!r} answers the call at {elsewhere[0].path}, but "
-                        f"{ctx.dialect.api} only pairs it with calls of the turn it directly follows.",
-                        wire_type=result.wire_type,
-                        expected=f"the result right after {elsewhere[0].path}",
-                        received=f"the result at {result.path}",
-                    )
-                )
-            elif not history.continues:  # else the call may be in the stored history
-                orphan(result)
-        idless = _idless_results(ctx, history.messages, index)
-        if idless and window and len(idless) != len(window):
-            out.append(
-                ctx.violation(
-                    "pairing/count-mismatch",
-                    message.path,
-                    f"The turn answers {len(window)} call(s) with {len(idless)} id-less result(s); without "
-                    "ids, results pair with calls by count and name.",
-                    wire_type=idless[0].wire_type,
-                    expected=f"{len(window)} results",
-                    received=f"{len(idless)} results",
-                )
-            )
-
-    for echo in echoes_here:
-        # A server tool's result is the provider's, but the history must carry it with its call.
-        sent = echo.sent
-        if sent is None or not echo.served_results:
-            continue
-        answered = state.answered.get(sent.path)
-        if answered is not None and answered.provider_executed:
-            continue
-        why = (
-            "but the history sends it back as a call of the client's, answered by the client"
-            if answered is not None
-            else "but the history sends the call back without it"
-        )
-        out.append(
-            ctx.violation(
-                "pairing/missing-result",
-                sent.id_path,
-                f"The server tool call {sent.call_id!r} ({sent.name}) was served with the provider's result, {why}.",
-                wire_type=sent.wire_type,
-                expected=f"the {echo.served_results[0].wire_type} served with it",
-                received="none",
+    def not_echoed(self, result: WireResult, call: WireCall) -> None:
+        """An id-less result answering a call the provider issued an id for: where the API lets a
+        result go without an id (Gemini, Ollama), it still pairs by the id when the call has one."""
+        self.out.append(
+            self.ctx.violation(
+                "roundtrip/empty-id",
+                result.id_path,
+                f"The call {call.name} was issued with the id {call.call_id!r}, but its result goes back "
+                f"without it; {self.ctx.dialect.api} pairs a result with a call that has an id by that id.",
+                wire_type=result.wire_type,
+                expected=call.call_id,
+                received=result.call_id,
+                hint="Send the result with the id of the call it answers, byte for byte; an empty id is no id.",
             )
         )
 
-    for call in every_call:
-        if needs_result(ctx, call) and call.path not in state.answered:
-            out.append(
-                ctx.violation(
+    def count_mismatch(self, message: WireMessage, idless: list[WireResult], calls: int) -> None:
+        self.out.append(
+            self.ctx.violation(
+                "pairing/count-mismatch",
+                message.path,
+                f"The turn answers {calls} call(s) with {len(idless)} id-less result(s); without "
+                "ids, results pair with calls by count and name.",
+                wire_type=idless[0].wire_type,
+                expected=f"{calls} results",
+                received=f"{len(idless)} results",
+            )
+        )
+
+    def server_results(self) -> None:
+        """A server tool's result is the provider's, but the history must carry it with its call."""
+        for echo in self.echoes:
+            sent = echo.sent
+            if sent is None or not echo.served_results:
+                continue
+            answered = self.state.answered.get(sent.path)
+            if answered is not None and answered.provider_executed:
+                continue
+            why = (
+                "but the history sends it back as a call of the client's, answered by the client"
+                if answered is not None
+                else "but the history sends the call back without it"
+            )
+            self.out.append(
+                self.ctx.violation(
                     "pairing/missing-result",
-                    call.id_path,
-                    f"The call {call.call_id!r} ({call.name}) has no result where {ctx.dialect.api} expects it.",
-                    wire_type=call.wire_type,
-                    expected=f"a result for {call.call_id or call.name!r}",
+                    sent.id_path,
+                    f"The server tool call {sent.call_id!r} ({sent.name}) was served with the provider's "
+                    f"result, {why}.",
+                    wire_type=sent.wire_type,
+                    expected=f"the {echo.served_results[0].wire_type} served with it",
                     received="none",
                 )
             )
 
-    out.extend(_by_position(ctx, state.pairs))
-    return out
+    def missing_results(self) -> None:
+        answered_by: dict[str, bool] = {}  # a call's wire type -> whether a client result answers it
+        for message in self.history.messages:
+            for call in message.calls:
+                if call.path in self.state.answered or call.provider_executed:
+                    continue
+                if call.wire_type not in answered_by:
+                    answered_by[call.wire_type] = needs_result(self.ctx, call)
+                if not answered_by[call.wire_type]:
+                    continue
+                self.out.append(
+                    self.ctx.violation(
+                        "pairing/missing-result",
+                        call.id_path,
+                        f"The call {call.call_id!r} ({call.name}) has no result where {self.ctx.dialect.api} "
+                        "expects it.",
+                        wire_type=call.wire_type,
+                        expected=f"a result for {call.call_id or call.name!r}",
+                        received="none",
+                    )
+                )
 
 
 def _duplicate_calls(ctx: CheckContext, history: History) -> list[Violation]:
     out: list[Violation] = []
     first: dict[str, WireCall] = {}
-    for call in history.calls():
-        if not call.call_id:
-            continue
-        if call.call_id in first:
-            out.append(
-                ctx.violation(
-                    "pairing/duplicate-call-id",
-                    call.id_path,
-                    f"The id {call.call_id!r} is used by two calls ({first[call.call_id].name} at "
-                    f"{first[call.call_id].id_path} and {call.name} here); results cannot tell them apart.",
-                    wire_type=call.wire_type,
-                    expected="a distinct id per call",
-                    received=call.call_id,
+    for message in history.messages:
+        for call in message.calls:
+            if not call.call_id:
+                continue
+            if call.call_id in first:
+                out.append(
+                    ctx.violation(
+                        "pairing/duplicate-call-id",
+                        call.id_path,
+                        f"The id {call.call_id!r} is used by two calls ({first[call.call_id].name} at "
+                        f"{first[call.call_id].id_path} and {call.name} here); results cannot tell them apart.",
+                        wire_type=call.wire_type,
+                        expected="a distinct id per call",
+                        received=call.call_id,
+                    )
                 )
-            )
-        else:
-            first[call.call_id] = call
+            else:
+                first[call.call_id] = call
     return out
 
 
-def _by_position(ctx: CheckContext, pairs: list[tuple[WireResult, WireCall]]) -> list[Violation]:
-    """A result paired with one call but carrying another call's canned output.
+# --- outputs -------------------------------------------------------------------------------
 
-    Silent at the provider (token-js PR #36 swapped two cities' temperatures); visible here
-    because the harness knows which output belongs to which call.
+
+def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, WireCall]]) -> list[Violation]:
+    """Each result carries its own call's canned output.
+
+    Silent at the provider: the model gets another call's answer (token-js PR #36 swapped two
+    cities' temperatures), or none (a placeholder such as "No result provided" under the right id).
+    Visible here because the harness knows which output belongs to which call. Another call's
+    output is looked for among the calls of the same turn (positional pairing swaps within a
+    turn), then among every call of the scenario whose output the result carries whole.
     """
+    siblings: dict[str, tuple[WireCall, ...]] = {}
+    for message in history.messages:
+        if len(message.calls) > 1:
+            for call in message.calls:
+                siblings[call.path] = message.calls
+    parsed: dict[str, Any] = {}
+
+    def parse(text: str) -> Any:
+        # Each canned output is parsed once, however many results are compared with it.
+        if text not in parsed:
+            parsed[text] = _parsed(text)
+        return parsed[text]
+
     out: list[Violation] = []
     for result, call in pairs:
         if result.provider_executed:
             continue
         own = ctx.expected_for(call)
-        if own is None:
-            continue
-        if mentions(result.output, own.output):
-            continue
-        other = next((c for c in ctx.expected_calls if c is not own and mentions(result.output, c.output)), None)
-        if other is None:
-            continue
+        if own is None or own.interrupted or mentions(result.output, own.output, parse):
+            continue  # an interrupted call never returned: what the repair says is its own
+        other = next(
+            (
+                c
+                for sibling in siblings.get(call.path, ())
+                if sibling is not call
+                and (c := ctx.expected_for(sibling)) is not None
+                and c is not own
+                and mentions(result.output, c.output, parse)
+            ),
+            None,
+        ) or next((c for c in ctx.calls_answered_by(result.output) if c is not own), None)
         content = result.output if isinstance(result.output, str) else json.dumps(result.output)
         label = result.call_id if result.call_id else f"the result for {call.name}"
+        if other is not None:
+            out.append(
+                ctx.violation(
+                    "pairing/by-position",
+                    result.path,
+                    f"The result sent under {label!r} carries the output of another call "
+                    f"({other.id or other.name} {dict(other.arguments)}): results were matched to calls by position.",
+                    wire_type=result.wire_type,
+                    expected=own.output,
+                    received=content,
+                )
+            )
+            continue
+        shown = content if len(content) <= 80 else f"{content[:77]}..."
         out.append(
             ctx.violation(
-                "pairing/by-position",
+                "pairing/output-lost",
                 result.path,
-                f"The result sent under {label!r} carries the output of another call "
-                f"({other.id or other.name} {dict(other.arguments)}): results were matched to calls by position.",
+                f"The result sent under {label!r} does not carry the output its tool returned "
+                f"({call.name} {_shown_arguments(own.arguments)}); it carries {shown!r}.",
                 wire_type=result.wire_type,
                 expected=own.output,
                 received=content,
@@ -297,22 +460,60 @@ def _by_position(ctx: CheckContext, pairs: list[tuple[WireResult, WireCall]]) ->
     return out
 
 
-def mentions(value: Any, text: str) -> bool:
-    """Whether a result's output (text, blocks or an object, by API) carries a canned output."""
+def _shown_arguments(arguments: Any) -> str:
+    return json.dumps(dict(arguments), ensure_ascii=False) if isinstance(arguments, dict) else str(arguments)
+
+
+_NOT_JSON = object()
+
+
+def _parsed(text: str) -> Any:
     try:
-        parsed: Any = json.loads(text)
+        return json.loads(text)
     except ValueError:
-        parsed = None
+        return _NOT_JSON
+
+
+def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bool:
+    """Whether a result's output (text, blocks or an object, by API) carries a canned output.
+
+    Text carries it when it contains it, or holds the same JSON value however spaced; an object
+    or a list of blocks when one of its values does. An empty output is carried only by a result
+    that carries no text at all: the empty string is contained in every text.
+    """
+    if not text.strip():
+        return not any(node.strip() for node in _strings(value))
+    if isinstance(value, str) and text in value:
+        return True  # the common case, without parsing anything
+    wanted = parse(text)
     stack = [value]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             if text in node:
                 return True
-        elif parsed is not None and node == parsed:
+            if wanted is not _NOT_JSON and node[:1] in ("{", "[") and _parsed(node) == wanted:
+                return True
+            continue
+        if wanted is not _NOT_JSON and node == wanted:
             return True
-        elif isinstance(node, dict):
+        if isinstance(node, dict):
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
     return False
+
+
+def _strings(value: Any) -> list[str]:
+    """The text a result carries: its strings, except the `type` that names a block's kind."""
+    stack = [value]
+    found: list[str] = []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, dict):
+            stack.extend(v for k, v in node.items() if k != "type")
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found

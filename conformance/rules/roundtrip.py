@@ -1,25 +1,31 @@
 """roundtrip/*: what the provider issued with a call comes back unchanged.
 
 The call id (on the call and on its results), the item id where the wire has one besides the
-call id (OpenAI Responses `fc_...`), and opaque fields (Gemini `thought_signature`, Anthropic
-`caller`). Where the wire had no id, none is sent back.
+call id (OpenAI Responses `fc_...`), opaque fields (Gemini `thought_signature`, Anthropic
+`caller`), and the arguments. Where the wire had no id, none is sent back.
 """
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from conformance.rules.alignment import Echo
-from conformance.rules.context import CheckContext
+from conformance.rules.context import CheckContext, arguments_value, same_arguments
 from conformance.rules.diagnose import diagnose
 from conformance.violations import Violation
-from conformance.wire import History, WireCall
+from conformance.wire import History, WireCall, WireResult
 
 
 def check_request(ctx: CheckContext, index: int, history: History, found: list[Echo]) -> list[Violation]:
     out: list[Violation] = []
-    served_ids = [e.served.call_id for e in found if e.served.call_id]
+    served_ids = frozenset(e.served.call_id for e in found if e.served.call_id)
+    results_by_id: dict[str | None, list[WireResult]] = {}  # filled on the first need
     for echo in found:
         served = echo.served
         if echo.sent is None:
+            if ctx.earlier_run(echo.served_turn, index) and not _answered(history, served, results_by_id):
+                continue  # a memory that forgets an earlier run drops its calls with their results
             out.append(
                 ctx.violation(
                     "roundtrip/call-lost",
@@ -34,16 +40,19 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
             continue
         sent = echo.sent
         out.extend(_opaque(ctx, served, sent))
+        out.extend(_arguments(ctx, served, sent))
         out.extend(_item_id(ctx, served, sent, served_ids))
-        if served.call_id == "":
-            # An empty id on the wire (Gemini's OpenAI-compatible endpoint) identifies nothing: the
+        if served.call_id == "" or (served.call_id is None and _id_required(ctx, sent)):
+            # An empty id on the wire (Gemini's OpenAI-compatible endpoint), or none where the request
+            # needs one (a compatible server streaming calls without ids), identifies nothing: the
             # adapter mints one and sends it on the call and its results. Sending it back empty is the fault.
             if not sent.call_id:
                 out.append(
                     ctx.violation(
                         "roundtrip/empty-id",
                         sent.id_path,
-                        f"The call {served.name} came with an empty id and is sent back with {sent.call_id!r}; "
+                        f"The call {served.name} came with {'an empty id' if served.call_id == '' else 'no id'} "
+                        f"and is sent back with {sent.call_id!r}; "
                         "its results cannot name it.",
                         wire_type=sent.wire_type,
                         expected="an id the adapter mints, on the call and on its results",
@@ -100,7 +109,7 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
             call_name=served.name,
             tool_names=ctx.tool_names,
             outputs=outputs,
-            other_ids=[i for i in served_ids if i != served.call_id],
+            other_ids=served_ids,
         )
         out.append(
             ctx.violation(
@@ -114,7 +123,7 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
                 diagnosis=slug,
             )
         )
-        for result in history.results():
+        for result in _results(history, results_by_id).get(sent.call_id, ()):
             if result.call_id == sent.call_id:
                 out.append(
                     ctx.violation(
@@ -131,7 +140,7 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
     return out
 
 
-def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: list[str]) -> list[Violation]:
+def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: frozenset[str]) -> list[Violation]:
     # The item id may be left out on input (the server assigns one); when sent, it must be the served one.
     if not served.item_id or not sent.item_id or sent.item_id == served.item_id:
         return []
@@ -167,6 +176,52 @@ def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: li
             diagnosis=slug,
         )
     ]
+
+
+def _results(history: History, index: dict[str | None, list[WireResult]]) -> dict[str | None, list[WireResult]]:
+    """The request's results by the id they carry, read once per request, on the first need."""
+    if not index:
+        index[None] = []
+        for result in history.results():
+            index.setdefault(result.call_id, []).append(result)
+    return index
+
+
+def _answered(history: History, served: WireCall, index: dict[str | None, list[WireResult]]) -> bool:
+    """Whether the request still holds a result for a served call (by its id)."""
+    return bool(served.call_id) and bool(_results(history, index).get(served.call_id))
+
+
+def _id_required(ctx: CheckContext, call: WireCall) -> bool:
+    """Whether the API takes the call back only with an id (Chat Completions), so that a call served
+    without one must be given one, rather than sent back without (Gemini, Ollama)."""
+    case = ctx.corpus.wire_types.get(call.wire_type)
+    field = case.id_field(call.id_field) if case else None
+    return field is not None and field.presence == "required" and not field.nullable
+
+
+def _arguments(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
+    """The arguments a call goes back with are the ones the provider served (as a value: a JSON
+    text re-spaced or with its keys reordered is the same arguments)."""
+    if same_arguments(served.arguments, sent.arguments):
+        return []
+    issued, got = arguments_value(served.arguments), arguments_value(sent.arguments)
+    return [
+        ctx.violation(
+            "roundtrip/arguments-altered",
+            sent.path,
+            f"The call {served.name} ({served.call_id or 'no id'}) goes back with the arguments "
+            f"{_short(got)}, but the provider issued {_short(issued)}.",
+            wire_type=sent.wire_type,
+            expected=issued,
+            received=got,
+        )
+    ]
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
 from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
 from conformance.ids import IdMap
+from conformance.reference.session import INTERRUPTED
 
 API = "anthropic-messages"
 URI = "https://api.anthropic.com/v1/messages"
@@ -143,10 +144,16 @@ def _own_turn(scenario: Scenario, index: int, ids: IdMap) -> list[dict[str, Any]
             block["id"] = ids.call(block["id"], block["name"])
         elif "tool_use_id" in block:
             block["tool_use_id"] = ids.result(block["tool_use_id"]) or block["tool_use_id"]
-    client = [c for c in scenario.turns[index].calls if not c.provider_executed]
+    client = [c for c in scenario.turns[index].calls if not c.provider_executed and not c.interrupted]
     if scenario.answer_order == "reversed":
         client.reverse()
     results = [{"type": "tool_result", "tool_use_id": ids.result(c.id, c.name), "content": c.output} for c in client]
+    # A run cut off before a tool answered: the repair a correct client makes before the next run.
+    results += [
+        {"type": "tool_result", "tool_use_id": ids.result(c.id, c.name), "content": INTERRUPTED}
+        for c in scenario.turns[index].calls
+        if c.interrupted
+    ]
     messages = [{"role": "assistant", "content": content}]
     if results:
         messages.append({"role": "user", "content": results})
@@ -202,8 +209,16 @@ def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
     ids = IdMap(API)
     for turn in prior_turns(scenario):
         messages.extend(_history_turn(turn, ids, scenario.answer_order == "reversed"))
-    for index in range(upto):
-        messages.extend(_own_turn(scenario, index, ids))
+    for index in range(upto + 1):
+        prompt = scenario.turns[index].prompt if index < len(scenario.turns) else None
+        if prompt:  # a new run of the session: joins the results' user message, as one user turn
+            block = {"type": "text", "text": prompt}
+            if messages[-1]["role"] == "user":
+                messages[-1]["content"].append(block)
+            else:
+                messages.append({"role": "user", "content": [block]})
+        if index < upto:
+            messages.extend(_own_turn(scenario, index, ids))
     body: dict[str, Any] = {
         "model": scenario.model,
         "max_tokens": 4096,
@@ -266,10 +281,10 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
         message["container"] = container
     if not scenario.stream:
         return JSON, json.dumps(message, indent=2, ensure_ascii=False) + "\n"
-    return SSE, _stream(message)
+    return SSE, _stream(message, stream_shape(scenario).fragments)
 
 
-def _stream(message: dict[str, Any]) -> str:
+def _stream(message: dict[str, Any], fragments: int = 3) -> str:
     start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
     start["usage"] = {**message["usage"], "output_tokens": 1}
     start.pop("container", None)
@@ -285,7 +300,7 @@ def _stream(message: dict[str, Any]) -> str:
         )
         if index == 0:
             events.append(sse({"type": "ping"}, "ping"))
-        for delta in _deltas(block):
+        for delta in _deltas(block, fragments):
             events.append(sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
         events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
     final: dict[str, Any] = {"stop_reason": message["stop_reason"], "stop_sequence": None}
@@ -297,13 +312,13 @@ def _stream(message: dict[str, Any]) -> str:
     return "".join(events)
 
 
-def _deltas(block: dict[str, Any]) -> list[dict[str, Any]]:
+def _deltas(block: dict[str, Any], fragments: int = 3) -> list[dict[str, Any]]:
     if block["type"] == "text":
         return [{"type": "text_delta", "text": piece} for piece in split(block["text"], 3)]
     if "input" not in block:
         return []  # result blocks arrive whole
     # An empty fragment first (recorded streams send one even for an empty input), then the JSON in pieces.
-    pieces = ["", *split(compact(block["input"]))] if block["input"] else [""]
+    pieces = ["", *split(compact(block["input"]), fragments)] if block["input"] else [""]
     return [{"type": "input_json_delta", "partial_json": piece} for piece in pieces]
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from builders.common import JSON, compact, prior_turns, seed, split
+from builders.common import JSON, compact, prior_turns, seed, split, stream_shape
 from conformance import eventstream
 from conformance.corpus import ExpectedTurn, Scenario
 from conformance.ids import IdMap
@@ -128,7 +128,7 @@ def _stream(scenario: Scenario, index: int) -> bytes:
     for call in turn.calls:
         start = {"toolUse": {"toolUseId": call.id, "name": call.name}}
         frames.append(_frame("contentBlockStart", {"contentBlockIndex": block, "start": start}, pad()))
-        for piece in split(compact(call.arguments)):
+        for piece in split(compact(call.arguments), stream_shape(scenario).fragments):
             delta = {"toolUse": {"input": piece}}
             frames.append(_frame("contentBlockDelta", {"contentBlockIndex": block, "delta": delta}, pad()))
         frames.append(_frame("contentBlockStop", {"contentBlockIndex": block}, pad()))

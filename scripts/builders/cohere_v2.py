@@ -8,7 +8,7 @@ import json
 import uuid
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
 from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
 from conformance.ids import IdMap
 
@@ -100,7 +100,7 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
         for k, call in enumerate(turn.calls):
             opening = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
             events.append(event({"type": "tool-call-start", "index": k, "delta": {"message": {"tool_calls": opening}}}))
-            for piece in split(compact(call.arguments)):
+            for piece in split(compact(call.arguments), stream_shape(scenario).fragments):
                 fragment = {"tool_calls": {"function": {"arguments": piece}}}
                 events.append(event({"type": "tool-call-delta", "index": k, "delta": {"message": fragment}}))
             events.append(event({"type": "tool-call-end", "index": k}))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from conformance.corpus import ExpectedTurn, Scenario
@@ -57,3 +59,53 @@ def sse(data: Any, event: str | None = None) -> str:
 def prior_turns(scenario: Scenario) -> tuple[ExpectedTurn, ...]:
     """The turns of a history begun on another API (cross-provider scenarios), else none."""
     return scenario.history.turns if scenario.history else ()
+
+
+@dataclass(frozen=True)
+class StreamShape:
+    """How a constructed stream delivers each response's calls (the scenario's `stream_shape`).
+
+    Real servers of one wire differ: some repeat a call's id on every delta, send `""` after the
+    first, or none at all; number calls from 1; send the name after the first argument fragment;
+    interleave parallel calls; split arguments token by token. Each scenario that uses a shape
+    cites where a server emits it. Builders honour the options their wire has.
+    """
+
+    fragments: int = 3  # argument fragments per call
+    interleave: bool = False  # parallel calls' deltas alternate instead of following one another
+    indices: tuple[int, ...] = ()  # the stream index of each call of a turn, in order (default 0, 1, ...)
+    id: str = "first"  # on which deltas the call id appears: first, every, empty-after-first, absent
+    name: str = "first"  # first: with the opening delta; late: after the first argument fragment
+
+    def index(self, k: int) -> int:
+        return self.indices[k] if k < len(self.indices) else k
+
+
+def stream_shape(scenario: Scenario) -> StreamShape:
+    raw = scenario.data.get("stream_shape") or {}
+    return StreamShape(
+        fragments=int(raw.get("fragments", 3)),
+        interleave=bool(raw.get("interleave", False)),
+        indices=tuple(raw.get("indices", ())),
+        id=str(raw.get("id", "first")),
+        name=str(raw.get("name", "first")),
+    )
+
+
+def history_scenario(scenario: Scenario) -> Scenario:
+    """A cross-provider scenario's history as a scenario of its own API: the turns its history
+    cassette serves, with the requests a client of that API sent before each."""
+    history = scenario.history
+    if history is None or not history.cassette:
+        raise ValueError(f"{scenario.id} has no history cassette")
+    return dataclasses.replace(
+        scenario,
+        id=f"{scenario.id}.history",
+        api=history.api,
+        model=history.model or scenario.model,
+        cassette=history.cassette,
+        stream=False,
+        turns=history.turns,
+        history=None,
+        data={k: v for k, v in scenario.data.items() if k not in ("stream_shape", "history")},
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, seed, split
+from builders.common import JSON, SSE, compact, interaction, seed, split, stream_shape
 from builders.mistral_chat import arguments, chat_request
 from conformance.corpus import Scenario
 
@@ -53,7 +53,7 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
     for k, call in enumerate(turn.calls):
         opening = {"index": k, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
         events.append(chunk({"tool_calls": [opening]}))
-        for piece in split(arguments(call)):
+        for piece in split(arguments(call), stream_shape(scenario).fragments):
             events.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": piece}}]}))
     if not turn.calls and turn.text:
         events.extend(chunk({"content": piece}) for piece in split(turn.text, 4))

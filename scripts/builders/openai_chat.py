@@ -8,9 +8,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split
+from builders.common import JSON, SSE, StreamShape, compact, interaction, prior_turns, seed, split, stream_shape
 from conformance.corpus import ExpectedCall, Scenario
 from conformance.ids import IdMap
+from conformance.reference.session import INTERRUPTED
 
 API = "openai-chat"
 
@@ -43,22 +44,31 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
     messages: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
     ids = IdMap(API)
     custom = _custom_tools(scenario)
-    for turn in (*prior_turns(scenario), *scenario.turns[:upto]):
+    prior = prior_turns(scenario)
+    for k, turn in enumerate((*prior, *scenario.turns[:upto])):
+        if turn.prompt:
+            messages.append({"role": "user", "content": turn.prompt})  # a new run of the session
         if not turn.calls:
             messages.append({"role": "assistant", "content": turn.text})
             continue
-        mapped = [ids.call(c.id, c.name) for c in turn.calls]
+        # Ids this API served go back verbatim, whatever they look like; a history's are mapped.
+        mapped = [ids.call(c.id, c.name, native=k >= len(prior)) for c in turn.calls]
         messages.append(
             {
                 "role": "assistant",
-                "content": None,
+                "content": turn.text,
                 "tool_calls": [_tool_call(i, c, custom) for i, c in zip(mapped, turn.calls, strict=True)],
             }
         )
-        answered = list(zip(mapped, turn.calls, strict=True))
+        answered = [(i, c) for i, c in zip(mapped, turn.calls, strict=True) if not c.interrupted]
         if scenario.answer_order == "reversed":
             answered.reverse()
         messages.extend({"role": "tool", "tool_call_id": i, "content": c.output} for i, c in answered)
+        # A run cut off before a tool answered: the repair a correct client makes before the next run.
+        interrupted = [i for i, c in zip(mapped, turn.calls, strict=True) if c.interrupted]
+        messages.extend({"role": "tool", "tool_call_id": i, "content": INTERRUPTED} for i in interrupted)
+    if upto < len(scenario.turns) and scenario.turns[upto].prompt:
+        messages.append({"role": "user", "content": scenario.turns[upto].prompt})
     body: dict[str, Any] = {"model": scenario.model, "messages": messages}
     body["tools"] = [
         {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
@@ -144,6 +154,14 @@ SERVED_BY: dict[str, str] = {
     "openai-chat/gemini-compat-empty-ids": "gemini",
     "openai-chat/kimi-k2-chain": "vllm",
     "openai-chat/kimi-k2-first-chunk-duplicate-index": "vllm-speculative",
+    "openai-chat/streamed-id-on-every-delta": "deepseek",
+    "openai-chat/streamed-empty-ids-after-first": "dashscope",
+    "openai-chat/streamed-calls-without-ids": "stepfun",
+    "openai-chat/streamed-interleaved-parallel-calls": "openrouter",
+    "openai-chat/streamed-indices-from-one": "litellm-proxy",
+    "openai-chat/streamed-name-after-arguments": "compatible",
+    # A history played on a LiteLLM gateway that served several models (its notes say which).
+    "bedrock-converse/from-openai-chat.history": "litellm-gateway",
 }
 
 
@@ -252,6 +270,89 @@ def _vllm_response(scenario: Scenario, index: int, *, speculative: bool = False)
     return SSE, "".join(events)
 
 
+def tool_call_deltas(calls: tuple[ExpectedCall, ...], shape: StreamShape) -> list[dict[str, Any]]:
+    """The `tool_calls` entries a stream delivers a turn's calls in, one a chunk, in the shape given."""
+    per_call: list[list[dict[str, Any]]] = []
+    for k, call in enumerate(calls):
+        index = shape.index(k)
+        pieces = split(compact(call.arguments), shape.fragments)
+        own = {} if shape.id == "absent" else {"id": call.id}
+        if shape.name == "late":
+            # The opening delta carries the id and the first fragment; the name follows with the next.
+            deltas = [{"index": index, **own, "type": "function", "function": {"arguments": pieces[0]}}]
+            rest, named = pieces[1:] or [""], False
+        else:
+            deltas = [{"index": index, **own, "type": "function", "function": {"name": call.name, "arguments": ""}}]
+            rest, named = pieces, True
+        for piece in rest:
+            function: dict[str, Any] = {"arguments": piece} if named else {"name": call.name, "arguments": piece}
+            named = True
+            if shape.id == "every":
+                deltas.append({"index": index, "id": call.id, "type": "function", "function": function})
+            elif shape.id == "empty-after-first":
+                deltas.append({"id": "", "type": "function", "index": index, "function": function})
+            else:
+                deltas.append({"index": index, "function": function})
+        per_call.append(deltas)
+    if not shape.interleave:
+        return [d for deltas in per_call for d in deltas]
+    ordered: list[dict[str, Any]] = []
+    for step in range(max((len(d) for d in per_call), default=0)):
+        ordered += [deltas[step] for deltas in per_call if step < len(deltas)]
+    return ordered
+
+
+# Servers whose streams have a shape of their own (the scenario's stream_shape): the address, the
+# model name they report, and the fields every chunk carries besides choices.
+COMPATIBLE: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
+    "deepseek": (
+        "https://api.deepseek.com/chat/completions",
+        {"object": "chat.completion.chunk", "system_fingerprint": "fp_8802369eaa_prod0623_fp8_kvcache"},
+        {"logprobs": None},
+    ),
+    "dashscope": (
+        "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions",
+        {"object": "chat.completion.chunk", "system_fingerprint": None, "usage": None},
+        {"logprobs": None},
+    ),
+    "stepfun": ("https://api.stepfun.com/v1/chat/completions", {"object": "chat.completion.chunk"}, {}),
+    "openrouter": (
+        "https://openrouter.ai/api/v1/chat/completions",
+        {"provider": "Google", "object": "chat.completion.chunk"},
+        {"native_finish_reason": None, "logprobs": None},
+    ),
+    "litellm-proxy": (
+        "http://localhost:4000/v1/chat/completions",
+        {"object": "chat.completion.chunk", "provider_specific_fields": {}},
+        {},
+    ),
+    "compatible": ("http://localhost:8080/v1/chat/completions", {"object": "chat.completion.chunk"}, {}),
+}
+
+
+def _compatible_response(scenario: Scenario, index: int, server: str) -> tuple[str, str]:
+    """A compatible server's stream: the turn's text first, then its calls in the scenario's stream_shape."""
+    if not scenario.stream:
+        raise SystemExit(f"{scenario.id}: the {server} builder writes streams only")
+    _, fields, choice_fields = COMPATIBLE[server]
+    turn = scenario.turns[index]
+    digest = seed(scenario, index)
+    head = {"id": f"chatcmpl-{digest[:32]}", "created": _created(digest), "model": scenario.model, **fields}
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason, **choice_fields}
+        return f"data: {compact({**head, 'choices': [choice]})}\n\n"
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    for piece in split(turn.text or "", 4) if turn.text else []:
+        events.append(chunk({"content": piece}))
+    for entry in tool_call_deltas(turn.calls, stream_shape(scenario)):
+        events.append(chunk({"tool_calls": [entry]}))
+    events.append(chunk({}, "tool_calls" if turn.calls else "stop"))
+    events.append("data: [DONE]\n\n")
+    return SSE, "".join(events)
+
+
 def _base62(digest: str, length: int) -> str:
     alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
     number = int(digest, 16)
@@ -268,6 +369,8 @@ SERVERS: dict[str, tuple[str, Callable[[Scenario, int], tuple[str, str]]]] = {
     "gemini": (GEMINI_URI, _gemini_response),
     "vllm": (VLLM_URI, _vllm_response),
     "vllm-speculative": (VLLM_URI, partial(_vllm_response, speculative=True)),
+    **{name: (uri, partial(_compatible_response, server=name)) for name, (uri, _, _) in COMPATIBLE.items()},
+    "litellm-gateway": ("http://localhost:4000/v1/chat/completions", _chat_response),
 }
 
 

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
 from conformance.corpus import ExpectedCall, Scenario
 from conformance.ids import IdMap
+from conformance.reference.session import INTERRUPTED
 
 _BASE62 = string.digits + string.ascii_letters
 
@@ -335,8 +336,43 @@ def tool_declarations(flavor: Flavor, scenario: Scenario) -> list[dict[str, Any]
     return tools
 
 
+def _answers(flavor: Flavor, scenario: Scenario, index: int) -> list[dict[str, Any]]:
+    """The output items a client sends for turn `index`'s calls: the tools' outputs, and for a run
+    cut off before a tool answered, the repair a correct client makes before the next run."""
+    calls = [c for c in scenario.turns[index].calls if not c.provider_executed]
+    answered = [c for c in calls if not c.interrupted]
+    if scenario.answer_order == "reversed":
+        answered.reverse()
+    out = [output_item(flavor.item_type(c), c.id, c.output) for c in answered]
+    return out + [output_item(flavor.item_type(c), c.id, INTERRUPTED) for c in calls if c.interrupted]
+
+
+def _prompt(scenario: Scenario, index: int) -> list[dict[str, Any]]:
+    """The user message that opens a new run of the session before response `index`, if one does."""
+    turn = scenario.turns[index] if index < len(scenario.turns) else None
+    return [{"role": "user", "content": turn.prompt}] if turn and turn.prompt else []
+
+
+def continued_request(flavor: Flavor, scenario: Scenario, upto: int) -> dict[str, Any]:
+    """The request a client of a stored session sends: it continues the last response by its id and
+    sends only what came after it (the outputs of its calls, a new run's prompt)."""
+    if upto == 0:
+        items: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}, *_prompt(scenario, 0)]
+        body: dict[str, Any] = {"model": scenario.model, **flavor.extra_request, "input": items, "store": True}
+    else:
+        items = [*_answers(flavor, scenario, upto - 1), *_prompt(scenario, upto)]
+        body = {"model": scenario.model, **flavor.extra_request, "input": items, "store": True}
+        body["previous_response_id"] = response_id(flavor, scenario, upto - 1)
+    body["tools"] = tool_declarations(flavor, scenario)
+    if scenario.stream:
+        body["stream"] = True
+    return body
+
+
 def request(flavor: Flavor, scenario: Scenario, upto: int) -> dict[str, Any]:
     """The request a correct, stateless client sends before response `upto`."""
+    if (scenario.data.get("session") or {}).get("previous_response_id"):
+        return continued_request(flavor, scenario, upto)
     items: list[dict[str, Any]] = [{"role": "user", "content": scenario.prompt}]
     ids = IdMap(flavor.api)
     for turn in prior_turns(scenario):
@@ -355,14 +391,13 @@ def request(flavor: Flavor, scenario: Scenario, upto: int) -> dict[str, Any]:
             answered.reverse()
         items.extend({"type": "function_call_output", "call_id": i, "output": c.output} for i, c in answered)
     for index in range(upto):
+        items.extend(_prompt(scenario, index))
         for item in served_items(flavor, scenario, index):
             kept = replayed(flavor, item)
             if kept is not None:
                 items.append(kept)
-        calls = [c for c in scenario.turns[index].calls if not c.provider_executed]
-        if scenario.answer_order == "reversed":
-            calls.reverse()
-        items.extend(output_item(flavor.item_type(c), c.id, c.output) for c in calls)
+        items.extend(_answers(flavor, scenario, index))
+    items.extend(_prompt(scenario, upto))
     body: dict[str, Any] = {"model": scenario.model, **flavor.extra_request, "input": items, "store": False}
     body["tools"] = tool_declarations(flavor, scenario)
     if computer_use(body["tools"]):
@@ -423,6 +458,10 @@ def envelope(
         "metadata": {},
         **flavor.extra_body,
     }
+    if (scenario.data.get("session") or {}).get("previous_response_id"):
+        # A stored session: the response is kept, and names the one it continues.
+        body["store"] = True
+        body["previous_response_id"] = response_id(flavor, scenario, index - 1) if index else None
     if flavor.azure_ids:
         # Foundry leaves out what it has no value for (user, and usage until the response is done).
         del body["user"]
@@ -461,7 +500,7 @@ def stream_events(flavor: Flavor, scenario: Scenario, index: int, items: list[di
                 if item["type"] == "function_call"
                 else ("input", "response.custom_tool_call_input")
             )
-            for piece in split(item[key]):
+            for piece in split(item[key], stream_shape(scenario).fragments):
                 emit(f"{event}.delta", {"item_id": item["id"], "output_index": k, "delta": piece})
             done = {"item_id": item["id"], "output_index": k, key: item[key]}
             if item["type"] == "function_call":

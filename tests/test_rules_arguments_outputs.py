@@ -1,0 +1,138 @@
+"""Arguments and outputs, on every API: a call keeps the arguments the provider served (decoded,
+reassembled from a stream, sent back), and each result carries its own call's output.
+
+The buggy codecs are mutants of the neutral model (tests/buggy.py) wrapped around each API's
+reference codec, so one family of bugs is checked on every wire at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from buggy import (
+    ArgumentsEmptied,
+    ArgumentsSwapped,
+    EmptyOutputs,
+    FragmentsMisjoined,
+    HistoryArgumentsDropped,
+    OutputsRotated,
+    PlaceholderOutputs,
+    Wrapped,
+)
+
+from conformance.adapters import CodecAdapter
+from conformance.corpus import Corpus
+from conformance.neutral import ToolResultPart
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.reference.gemini import GeminiCodec
+from conformance.rules.pairing import mentions
+from conformance.runner import run_scenario
+
+# Per API: a scenario with one client call, one with two parallel calls (non-streamed), one streamed.
+SCENARIOS: dict[str, tuple[str, str, str]] = {
+    "openai-chat": ("one-call", "parallel-results-reversed", "streamed-parallel-calls"),
+    "openai-responses": ("one-call", "parallel-results-reversed", "streamed-function-and-custom"),
+    "azure-foundry": ("function-call", "parallel-function-calls", "streamed-parallel-function-calls"),
+    "openresponses": ("one-call", "parallel-results-reversed", "streamed-parallel-calls"),
+    "anthropic-messages": ("one-call", "parallel-different-tools", "streamed-parallel-calls"),
+    "gemini": ("one-call", "ids-results-reversed", "streamed-sse-parallel-calls"),
+    "bedrock-converse": ("one-call", "parallel-results-reversed", "streamed-parallel-calls"),
+    "mistral-chat": ("one-call", "parallel-results-reversed", "streamed-parallel-calls"),
+    "kimi-chat": ("one-call", "parallel-same-tool", "streamed-parallel-calls"),
+    "ollama-chat": ("one-call", "parallel-same-tool", "streamed-parallel-calls"),
+    "cohere-v2": ("one-call", "parallel-results-reversed", "streamed-parallel-calls"),
+}
+
+
+def _mutant(kind: type[Wrapped], api: str) -> Wrapped:
+    return kind(REFERENCE.codec(api))
+
+
+def _family() -> list[tuple[str, Any, str]]:
+    cases: list[tuple[str, Any, str]] = []
+    for api, (one, parallel, streamed) in SCENARIOS.items():
+        cases += [
+            ("pairing/output-lost", _mutant(PlaceholderOutputs, api), f"{api}/{one}"),
+            ("pairing/output-lost", _mutant(EmptyOutputs, api), f"{api}/{one}"),
+            ("pairing/by-position", _mutant(OutputsRotated, api), f"{api}/{parallel}"),
+            ("decode/arguments-mismatch", _mutant(ArgumentsEmptied, api), f"{api}/{one}"),
+            ("decode/arguments-mismatch", _mutant(ArgumentsSwapped, api), f"{api}/{parallel}"),
+            ("roundtrip/arguments-altered", _mutant(ArgumentsEmptied, api), f"{api}/{one}"),
+            ("roundtrip/arguments-altered", _mutant(HistoryArgumentsDropped, api), f"{api}/{one}"),
+            ("stream/arguments-garbled", _mutant(FragmentsMisjoined, api), f"{api}/{streamed}"),
+        ]
+    return cases
+
+
+class ResponseIdNotEchoed(GeminiCodec):
+    """The functionResponse goes back with `"id": ""` though Gemini issued the call an id."""
+
+    def result_id(self, part: ToolResultPart, sent: str | None) -> str | None:
+        return ""
+
+
+CASES = [
+    *_family(),
+    # Ids present or not: results without ids pair by name and order, and still must carry their
+    # own call's output.
+    ("pairing/by-position", _mutant(OutputsRotated, "gemini"), "gemini/parallel-same-tool-idless"),
+    ("pairing/by-position", _mutant(OutputsRotated, "ollama-chat"), "ollama-chat/id-less-parallel-same-tool"),
+    ("pairing/by-position", _mutant(OutputsRotated, "anthropic-messages"), "anthropic-messages/parallel-same-tool"),
+    ("roundtrip/empty-id", ResponseIdNotEchoed(), "gemini/ids-results-reversed"),
+]
+
+
+def _adapter(codec: Any, api: str) -> CodecAdapter:
+    return CodecAdapter(name="buggy", version="0", codecs={api: codec})
+
+
+@pytest.mark.parametrize(
+    ("code", "codec", "scenario_id"), CASES, ids=[f"{c[0]}-{type(c[1]).__name__}-{c[2]}" for c in CASES]
+)
+def test_buggy_codec_trips_rule_and_reference_does_not(code: str, codec: Any, scenario_id: str, corpus: Corpus) -> None:
+    scenario = corpus.scenarios[scenario_id]
+    buggy = run_scenario(_adapter(codec, scenario.api), scenario, corpus)
+    assert code in {v.code for v in buggy.violations}, buggy.violations
+    reference = run_scenario(REFERENCE, scenario, corpus, profile="strict")
+    assert reference.outcome == "pass"
+    assert reference.violations == []
+
+
+def test_a_placeholder_is_reported_once_per_result_not_as_another_calls_output(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["openai-chat/parallel-results-reversed"]
+    result = run_scenario(_adapter(_mutant(PlaceholderOutputs, "openai-chat"), "openai-chat"), scenario, corpus)
+    lost = [v for v in result.violations if v.code == "pairing/output-lost"]
+    assert len(lost) == 2 and all(v.received == "No result provided" for v in lost)
+    assert "pairing/by-position" not in {v.code for v in result.violations}
+
+
+def test_swapped_outputs_name_the_call_whose_output_was_sent(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["gemini/parallel-same-tool-idless"]
+    result = run_scenario(_adapter(_mutant(OutputsRotated, "gemini"), "gemini"), scenario, corpus)
+    swapped = [v for v in result.violations if v.code == "pairing/by-position"]
+    assert len(swapped) == 2
+    assert {"Paris", "Tokyo"} <= {word for v in swapped for word in v.message.replace("'", " ").split()}
+
+
+def test_a_stream_glued_into_one_call_says_what_the_fragments_join_into(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["openai-chat/streamed-parallel-calls"]
+    result = run_scenario(_adapter(_mutant(FragmentsMisjoined, "openai-chat"), "openai-chat"), scenario, corpus)
+    garbled = [v for v in result.violations if v.code == "stream/arguments-garbled"]
+    assert {str(v.received) for v in garbled} == {"{}", '{"city": "Paris"}{"timezone": "Europe/Paris"}'}
+
+
+def test_an_empty_output_is_not_in_every_text() -> None:
+    assert not mentions("21 degrees", "")
+    assert mentions("", "")
+    assert mentions([{"type": "text", "text": ""}], "")
+
+
+def test_outputs_are_found_whatever_the_wire_wraps_them_in() -> None:
+    output = '{"city":"Paris","temp_c":21}'
+    assert mentions('{"city": "Paris", "temp_c": 21}', output)  # re-spaced JSON text
+    assert mentions({"city": "Paris", "temp_c": 21}, output)  # Gemini's response object
+    assert mentions([{"type": "text", "text": output}], output)  # Anthropic's blocks
+    assert mentions([{"json": {"temp_c": 21, "city": "Paris"}}], output)  # Bedrock's json block
+    assert mentions({"output": "21 °C"}, "21 °C")
+    assert not mentions({"city": "Paris", "temp_c": 22}, output)
