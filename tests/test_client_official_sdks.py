@@ -30,8 +30,8 @@ from conformance.runner import RunOptions, run_scenario  # noqa: E402
 from conformance.transports.base import Request  # noqa: E402
 
 _CORPUS = load_corpus()
-# Scenarios that begin with another API's history are for codec adapters only.
-SCENARIOS = sorted(s.id for s in _CORPUS.scenarios.values() if s.history is None)
+# Scenarios that begin with another API's history, and sessions of several runs, are for codec adapters only.
+SCENARIOS = sorted(s.id for s in _CORPUS.scenarios.values() if s.history is None and "session" not in s.features)
 REPLAYS = ("in-process", "server")
 RESPONSES_APIS = ("openai-responses", "azure-foundry", "openresponses")
 
@@ -70,14 +70,37 @@ def _expected(scenario_id: str, streams: bool) -> Expected:
             "(openai/types/chat/chat_completion_message_function_tool_call.py:28, `id: str`) and the guide's loop "
             'sends the calls and both tool messages back with `""`, so neither result names its call.',
         )
+    if scenario_id == "openai-chat/streamed-calls-without-ids":
+        return Expected(
+            "fail",
+            frozenset({"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}),
+            "StepFun serves both calls without an id; openai-python keeps none (streamed: the accumulator at "
+            "openai/lib/streaming/chat/_completions.py:447 leaves `id` unset; whole: `id: \"\"`), and the guide's loop "
+            "sends the calls and their results back without ids, so neither result names its call.",
+        )
+    if scenario_id == "openai-chat/streamed-id-on-every-delta" and streams:
+        return Expected(
+            "fail",
+            frozenset({"roundtrip/id-altered", "format/id-length"}),
+            "DeepSeek repeats each call's id on every delta; openai-python's accumulator joins repeated strings "
+            "(openai/lib/streaming/_deltas.py:33-34, `acc_value += delta_value`), so the ids go back repeated "
+            "('call_00_...cEjcall_00_...cEj...'), too long for OpenAI's limit.",
+        )
+    if scenario_id == "openai-chat/streamed-indices-from-one" and streams:
+        return Expected(
+            "error",
+            why="the gateway numbers the calls from index 1; openai-python's accumulator inserts the first at "
+            "position 0 (openai/lib/streaming/_deltas.py:62-65, `acc_value.insert(index, ...)` on an empty list) and "
+            "then reads `tool_calls[1]` (openai/lib/streaming/chat/_completions.py:447): IndexError.",
+        )
     if scenario_id == "openai-chat/ollama-parallel-index-zero" and streams:
         return Expected(
             "fail",
-            frozenset({"roundtrip/call-lost", "roundtrip/id-altered"}),
+            frozenset({"roundtrip/call-lost", "roundtrip/id-altered", "roundtrip/arguments-altered"}),
             "Ollama's OpenAI-compatible stream sends both calls at `index: 0`; openai-python's stream accumulator "
             "(openai/lib/streaming/chat/_completions.py:377) merges deltas by index and joins their strings "
             "(openai/lib/streaming/_deltas.py:33-34, `acc_value += delta_value`), so the two calls become one, "
-            "id 'call_u4kq7zm2call_9xw3ptbd', name 'get_weatherget_weather'.",
+            "id 'call_u4kq7zm2call_9xw3ptbd', name 'get_weatherget_weather', arguments '{\"city\":\"Paris\"}{\"city\":\"Tokyo\"}'.",
         )
     if scenario_id == "openai-chat/custom-tool-call" and streams:
         return Expected(

@@ -157,15 +157,17 @@ class ToolLoop:
     calls: list[tuple[str, Any]] = field(default_factory=list)  # what the client's tools were called with
     _used: set[int] = field(default_factory=set)
 
-    def call_tool(self, name: str, arguments: Any) -> str:
-        """The scenario's canned output for a call: same name and arguments, else the next by name."""
+    def call_tool(self, name: str | None, arguments: Any) -> str:
+        """The scenario's canned output for a call: same name and arguments, else the next by name. A
+        call served without a name (a broken gateway's) is answered by its arguments alone."""
         self.calls.append((name, arguments))
         if isinstance(arguments, str):
             with contextlib.suppress(ValueError):
                 arguments = json.loads(arguments)
         for exact in (True, False):
             for i, (tool, args, output) in enumerate(self.outputs):
-                if i in self._used or tool != name or (exact and dict(args) != arguments):
+                same_tool = tool == name or (not name and exact)
+                if i in self._used or not same_tool or (exact and dict(args) != arguments):
                     continue
                 self._used.add(i)
                 return output
