@@ -72,13 +72,13 @@ def test_calls_streamed_at_one_index_break_the_openai_stream_helper(harness: Har
     assert "JSON" in result.summary
 
 
-def test_results_follow_the_order_tools_finish_in(
-    harness: HarnessAdapter, corpus: Corpus, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_results_follow_the_order_tools_finish_in(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
     """Genkit runs a turn's tools concurrently and appends each result when its tool finishes
     (resolve-tool-requests.mjs, resolveToolRequests). With id-less Gemini calls to one tool, a first
     call that finishes last sends its result in second place, and the results pair with the wrong
-    calls. The replay's tool endpoint here holds the first call until the second has been answered."""
+    calls. The harness answers tools one at a time unless told otherwise; here they overlap, and the
+    replay's tool endpoint holds the first call until the second has been answered."""
+    monkeypatch.setenv("GENKIT_HARNESS_TOOLS", "concurrent")
     second_done = threading.Event()
     seen = {"calls": 0}
     lock = threading.Lock()
@@ -98,6 +98,10 @@ def test_results_follow_the_order_tools_finish_in(
             second_done.set()
 
     monkeypatch.setattr(replay_server.ReplayServer, "_tool", held)
-    result = _run(harness, corpus, "gemini/parallel-same-tool-idless")
+    concurrent = HarnessAdapter(["node", str(HARNESS / "run.mjs")])
+    try:
+        result = _run(concurrent, corpus, "gemini/parallel-same-tool-idless")
+    finally:
+        concurrent.close()
     assert result.outcome == "fail"
     assert {v.code for v in result.errors} == {"pairing/by-position"}

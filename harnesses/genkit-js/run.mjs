@@ -152,6 +152,20 @@ function toolChoice(c) {
   return undefined;
 }
 
+// Genkit runs a turn's tools concurrently and appends each result as its tool finishes. Tools here
+// are answered one at a time, in the order Genkit starts them, so that a run's verdict does not
+// depend on which HTTP answer the scheduler delivers first (docs/findings.md, Genkit (JavaScript)).
+// GENKIT_HARNESS_TOOLS=concurrent lets them overlap, as the suite's test of that finding needs.
+function serialized() {
+  if (process.env.GENKIT_HARNESS_TOOLS === "concurrent") return (task) => task();
+  let last = Promise.resolve();
+  return (task) => {
+    const next = last.then(task);
+    last = next.catch(() => {});
+    return next;
+  };
+}
+
 async function toolOutput(c, name, input) {
   const response = await fetch(c.tools_url, {
     method: "POST",
@@ -172,6 +186,7 @@ async function run(c) {
     };
   }
   const ai = genkit({ plugins: [served.plugin(c)] });
+  const inTurn = serialized();
   const tools = c.tools.map((t) =>
     ai.defineTool(
       {
@@ -179,7 +194,7 @@ async function run(c) {
         description: t.description ?? "",
         inputJsonSchema: t.parameters ?? { type: "object", properties: {} },
       },
-      (input) => toolOutput(c, t.name, input),
+      (input) => inTurn(() => toolOutput(c, t.name, input)),
     ),
   );
   const options = {
