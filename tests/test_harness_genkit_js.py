@@ -78,7 +78,7 @@ def test_results_follow_the_order_tools_finish_in(corpus: Corpus, monkeypatch: p
     call that finishes last sends its result in second place, and the results pair with the wrong
     calls. The harness answers tools one at a time unless told otherwise; here they overlap, and the
     replay's tool endpoint holds the first call until the second has been answered."""
-    monkeypatch.setenv("GENKIT_HARNESS_TOOLS", "concurrent")
+    monkeypatch.setenv("CONFORMANCE_GENKIT_TOOLS", "concurrent")
     second_done = threading.Event()
     seen = {"calls": 0}
     lock = threading.Lock()

@@ -138,9 +138,10 @@ def gemini(loop: ToolLoop) -> str:
     if "thinkingConfig" in generation:
         config["thinking_config"] = generation.pop("thinkingConfig")
     config.update(generation)
-    calling = (body.get("toolConfig") or {}).get("functionCallingConfig")
-    if calling:
-        config["function_calling_config"] = calling
+    if body.get("toolConfig"):
+        # Not a field of Genkit's GeminiConfigSchema, whose extra keys reach google-genai's
+        # GenerateContentConfig as they are.
+        config["tool_config"] = dict(body["toolConfig"])
     for tool in loop.recorded_tools:
         if not isinstance(tool, Mapping):
             continue

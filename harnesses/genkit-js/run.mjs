@@ -155,9 +155,9 @@ function toolChoice(c) {
 // Genkit runs a turn's tools concurrently and appends each result as its tool finishes. Tools here
 // are answered one at a time, in the order Genkit starts them, so that a run's verdict does not
 // depend on which HTTP answer the scheduler delivers first (docs/findings.md, Genkit (JavaScript)).
-// GENKIT_HARNESS_TOOLS=concurrent lets them overlap, as the suite's test of that finding needs.
+// CONFORMANCE_GENKIT_TOOLS=concurrent lets them overlap, as the suite's test of that finding needs.
 function serialized() {
-  if (process.env.GENKIT_HARNESS_TOOLS === "concurrent") return (task) => task();
+  if (process.env.CONFORMANCE_GENKIT_TOOLS === "concurrent") return (task) => task();
   let last = Promise.resolve();
   return (task) => {
     const next = last.then(task);
@@ -179,6 +179,7 @@ async function toolOutput(c, name, input) {
 
 async function run(c) {
   const served = SERVED[c.api];
+  if (!served) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
   const custom = c.tools.find((t) => t.type === "custom");
   if (custom) {
     return {
