@@ -1,0 +1,255 @@
+"""Genkit for Python (`genkit`), run as its documentation shows: `ai.generate` with tools runs the loop.
+
+Each API gets Genkit's first-party model plugin, pointed at `loop.base_url` with `loop.api_key`:
+`genkit-openai` (Genkit's OpenAI-compatible plugin, for OpenAI Chat Completions, Moonshot and
+Mistral), `genkit-google-genai` (Gemini), `genkit-anthropic`, `genkit-ollama` and
+`genkit-amazon-bedrock`. Tools are registered with `ai.tool(name, description, input_schema=...)`
+from the scenario's JSON schema and return the scenario's canned output. A non-streamed scenario
+is run with `await ai.generate(...)`, a streamed one with `ai.generate_stream(...)`, whose chunks are
+drained before the final response is awaited. Genkit's tool loop stops after `max_turns` model
+calls (5 by default); the adapter allows 16 so that no recorded chain is cut short. SDK retries are
+off where the plugin passes client options through (`max_retries=0`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from conformance.connectors.client import ClientAdapter, ToolLoop
+
+PACKAGES = (
+    "genkit",
+    "genkit-openai",
+    "genkit-google-genai",
+    "genkit-anthropic",
+    "genkit-ollama",
+    "genkit-amazon-bedrock",
+)
+MAX_TURNS = 16
+
+
+class GenerationFailed(Exception):
+    """Genkit ended the generation with a failure boxed in the response (`finish_reason` failed or
+    aborted, `response.error` set) instead of raising it, as it does for a model or tool error."""
+
+
+def _text(response: Any) -> str:
+    error = getattr(response, "error", None)
+    if error is not None or str(getattr(response, "finish_reason", "")) in ("failed", "aborted"):
+        status = getattr(error, "status", None) or "?"
+        raise GenerationFailed(
+            f"Genkit returned finish_reason {response.finish_reason!s} ({status}: {response.finish_message})"
+        )
+    return str(response.text)
+
+
+def _tools(ai: Any, loop: ToolLoop) -> list[Any]:
+    for t in loop.tools:
+        if t.get("type", "function") != "function":
+            loop.skip(
+                f"Genkit tools take JSON input against a schema; it cannot declare the free-form {t.get('type')} "
+                f"tool {t['name']!r}"
+            )
+
+    def implementation(name: str) -> Any:
+        async def run(arguments: Any) -> str:
+            return loop.call_tool(name, arguments)
+
+        return run
+
+    return [
+        ai.tool(
+            name=t["name"],
+            description=t.get("description", ""),
+            input_schema=dict(t.get("parameters") or {"type": "object", "properties": {}}),
+        )(implementation(t["name"]))
+        for t in loop.tools
+    ]
+
+
+def _tool_choice(loop: ToolLoop) -> str | None:
+    choice = loop.settings.body.get("tool_choice")
+    if choice in ("auto", "none", "required"):
+        return str(choice)
+    if choice == "any" or (isinstance(choice, Mapping) and choice.get("type") == "any"):
+        return "required"
+    return None
+
+
+def _run(loop: ToolLoop, plugin: Any, model: str, config: Mapping[str, Any] | None = None) -> str:
+    """The documented tool loop: `ai.generate` with the tools, on the prompt, until the model answers."""
+    from genkit import Genkit
+
+    async def main() -> str:
+        ai = Genkit(plugins=[plugin])
+        options: dict[str, Any] = {
+            "model": model,
+            "prompt": loop.prompt,
+            "tools": _tools(ai, loop),
+            "max_turns": MAX_TURNS,
+        }
+        if config:
+            options["config"] = dict(config)
+        if choice := _tool_choice(loop):
+            options["tool_choice"] = choice
+        if not loop.stream:
+            return _text(await ai.generate(**options))
+        streamed = ai.generate_stream(**options)
+        async for _chunk in streamed.stream:
+            pass  # Genkit reassembles the stream itself; the chunks are only drained
+        return _text(await streamed.response)
+
+    return asyncio.run(main())
+
+
+def _chat_completions_config(loop: ToolLoop) -> dict[str, Any]:
+    """The recorded body settings: OpenAIConfig's own fields as they are, the rest as `extra_body`."""
+    from genkit_openai import OpenAIConfig
+
+    known = set(OpenAIConfig.model_fields)
+    body = {k: v for k, v in loop.settings.body.items() if k != "tool_choice"}
+    config = {k: v for k, v in body.items() if k in known}
+    extra = {k: v for k, v in body.items() if k not in known}
+    if extra:
+        config["extra_body"] = extra
+    return config
+
+
+def _openai_compatible(loop: ToolLoop) -> str:
+    from genkit_openai import OpenAI
+
+    # genkit-openai is Genkit's OpenAI-compatible plugin: OpenAI itself and any server that speaks
+    # Chat Completions (Moonshot, Mistral, Gemini's and Ollama's compatible endpoints) alike.
+    plugin = OpenAI(api_key=loop.api_key, base_url=loop.base_url, max_retries=0)
+    return _run(loop, plugin, f"openai/{loop.model}", _chat_completions_config(loop))
+
+
+def gemini(loop: ToolLoop) -> str:
+    from genkit_google_genai import GoogleAI
+
+    body = loop.settings.body
+    config: dict[str, Any] = {}
+    generation = dict(body.get("generationConfig") or {})
+    if "thinkingConfig" in generation:
+        config["thinking_config"] = generation.pop("thinkingConfig")
+    config.update(generation)
+    if body.get("toolConfig"):
+        # Not a field of Genkit's GeminiConfigSchema, whose extra keys reach google-genai's
+        # GenerateContentConfig as they are.
+        config["tool_config"] = dict(body["toolConfig"])
+    for tool in loop.recorded_tools:
+        if not isinstance(tool, Mapping):
+            continue
+        if "codeExecution" in tool or "code_execution" in tool:
+            config["code_execution"] = True
+        elif "googleSearch" in tool or "google_search" in tool:
+            config["google_search_retrieval"] = True
+        elif "urlContext" in tool or "url_context" in tool:
+            config["url_context"] = True
+    version = loop.settings.api_version
+    api_version = version if version and re.fullmatch(r"v1[a-z0-9]*", version) else None
+    plugin = GoogleAI(api_key=loop.api_key, base_url=loop.base_url, api_version=api_version)
+    model = re.sub(r"^.*models/", "", loop.model)
+    return _run(loop, plugin, f"googleai/{model}", config)
+
+
+def anthropic_messages(loop: ToolLoop) -> str:
+    from genkit_anthropic import Anthropic
+
+    body = dict(loop.settings.body)
+    config: dict[str, Any] = {}
+    if isinstance(body.get("max_tokens"), int):
+        config["max_output_tokens"] = body.pop("max_tokens")
+    if isinstance(body.get("tool_choice"), Mapping):
+        config["tool_choice"] = body.pop("tool_choice")
+    betas = loop.settings.headers.get("anthropic-beta")
+    if betas:
+        config["api_version"] = "beta"
+        config["betas"] = [b.strip() for b in betas.split(",") if b.strip()]
+    config.update({k: v for k, v in body.items() if k not in ("system", "tool_choice")})
+    plugin = Anthropic(api_key=loop.api_key, base_url=loop.base_url, max_retries=0)
+    return _run(loop, plugin, f"anthropic/{loop.model}", config)
+
+
+def ollama_chat(loop: ToolLoop) -> str:
+    from genkit_ollama import Ollama
+    from genkit_ollama.models import ModelDefinition
+
+    plugin = Ollama(models=[ModelDefinition(name=loop.model)], server_address=loop.base_url)
+    return _run(loop, plugin, f"ollama/{loop.model}")
+
+
+@contextlib.contextmanager
+def _bedrock_endpoint(base_url: str) -> Iterator[None]:
+    """The plugin builds its boto3 client from a session and region only; a replay server on another
+    host is reached through AWS's documented per-service endpoint variable."""
+    if re.search(r"\.amazonaws\.com", base_url):
+        yield
+        return
+    name = "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"
+    before = os.environ.get(name)
+    os.environ[name] = base_url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+def bedrock_converse(loop: ToolLoop) -> str:
+    import boto3  # type: ignore[import-untyped]
+    from genkit_amazon_bedrock import Bedrock
+
+    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
+    session = boto3.session.Session(
+        aws_access_key_id="conformance",
+        aws_secret_access_key=loop.api_key,
+        region_name=region.group(1) if region else "us-east-1",
+    )
+    config: dict[str, Any] = {}
+    max_tokens = (loop.settings.body.get("inferenceConfig") or {}).get("maxTokens")
+    if isinstance(max_tokens, int):
+        config["max_output_tokens"] = max_tokens
+    with _bedrock_endpoint(loop.base_url):
+        plugin = Bedrock(session=session, region=session.region_name, max_retries=0)
+        return _run(loop, plugin, f"bedrock/{loop.model}", config)
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+ADAPTER = ClientAdapter(
+    name="genkit-python",
+    version=_version("genkit"),
+    clients={
+        "openai-chat": _openai_compatible,
+        "kimi-chat": _openai_compatible,
+        "mistral-chat": _openai_compatible,
+        "gemini": gemini,
+        "anthropic-messages": anthropic_messages,
+        "ollama-chat": ollama_chat,
+        "bedrock-converse": bedrock_converse,
+    },
+    homepage="https://genkit.dev/docs/get-started/?lang=python",
+    notes="; ".join(f"{p} {_version(p)}" for p in PACKAGES),
+    unsupported={
+        "openai-responses": "genkit-openai speaks Chat Completions only; Genkit for Python has no Responses API model",
+        "azure-foundry": "Genkit for Python has no Azure AI Foundry plugin, and genkit-openai has no Responses "
+        "API model",
+        "openresponses": "genkit-openai speaks Chat Completions only; it has no Open Responses model",
+        "cohere-v2": "Genkit for Python has no first-party Cohere plugin",
+    },
+)

@@ -1,0 +1,56 @@
+"""The Genkit for Python client adapter on recorded cassettes: cases it passes, and its confirmed findings.
+
+Skipped unless the `genkit` extra is installed (`python -m pip install '.[genkit]'`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients.genkit_python import ADAPTER
+from conformance.corpus import Corpus
+from conformance.runner import run_scenario
+
+pytest.importorskip("genkit", reason="python -m pip install '.[genkit]'")
+
+PASSING = [
+    ("openai-chat/streamed-parallel-calls", "genkit_openai"),
+    ("gemini/parallel-same-tool-idless", "genkit_google_genai"),
+    ("anthropic-messages/streamed-parallel-calls", "genkit_anthropic"),
+    ("bedrock-converse/parallel-same-tool", "genkit_amazon_bedrock"),
+]
+
+
+@pytest.mark.parametrize(("scenario_id", "plugin"), PASSING, ids=[p[0] for p in PASSING])
+def test_the_framework_tool_loop_passes(corpus: Corpus, scenario_id: str, plugin: str) -> None:
+    pytest.importorskip(plugin)
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
+
+
+def test_empty_served_ids_go_back_as_null(corpus: Corpus) -> None:
+    """genkit-openai turns a served `""` id into `ref=None` (utils.py, tool_call_to_genkit) and writes
+    `"id": null` / `"tool_call_id": null` back (MessageConverter.to_openai)."""
+    pytest.importorskip("genkit_openai")
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/gemini-compat-empty-ids"], corpus)
+    assert result.outcome == "fail"
+    assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
+
+
+def test_ollama_history_loses_its_calls(corpus: Corpus) -> None:
+    """genkit-ollama's build_chat_messages writes no tool_calls on the assistant turn and joins every
+    result of a turn into one tool message without tool_name."""
+    pytest.importorskip("genkit_ollama")
+    result = run_scenario(ADAPTER, corpus.scenarios["ollama-chat/parallel-same-tool"], corpus)
+    assert result.outcome == "fail"
+    assert {v.code for v in result.errors} == {"roundtrip/call-lost", "pairing/orphan-result"}
+    assert {v.expected for v in result.errors if v.code == "roundtrip/call-lost"} == {"call_7v1rj5zt", "call_w8e4n0hd"}
+
+
+def test_a_failure_genkit_boxes_in_the_response_is_raised(corpus: Corpus) -> None:
+    """Two whole calls streamed at index 0 are merged into one whose arguments do not parse; Genkit
+    returns finish_reason `failed` instead of raising, and the adapter raises it."""
+    pytest.importorskip("genkit_openai")
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/ollama-parallel-index-zero"], corpus)
+    assert result.outcome == "error"
+    assert "finish_reason failed" in result.summary

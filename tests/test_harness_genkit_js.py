@@ -1,0 +1,107 @@
+"""The Genkit JS harness (harnesses/genkit-js) on a few scenarios: Genkit's real tool loop, its findings.
+
+Genkit and its plugins are heavy and CI does not install them: the module is skipped, with the
+install command as the reason, when the harness's node_modules is absent. The harness protocol
+itself is held in CI by the minimal harnesses (tests/test_harness.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.connectors.harness import HarnessAdapter
+from conformance.corpus import Corpus
+from conformance.replay import server as replay_server
+from conformance.runner import RunOptions, run_scenario
+
+HARNESS = Path(__file__).resolve().parents[1] / "harnesses" / "genkit-js"
+
+if not (HARNESS / "node_modules" / "genkit").is_dir() or shutil.which("node") is None:
+    pytest.skip("npm ci --prefix harnesses/genkit-js", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[HarnessAdapter]:
+    adapter = HarnessAdapter(["node", str(HARNESS / "run.mjs")])
+    try:
+        yield adapter
+    finally:
+        adapter.close()
+
+
+def _run(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> Any:
+    return run_scenario(harness, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
+
+
+def test_the_harness_says_what_it_serves(harness: HarnessAdapter) -> None:
+    assert harness.name == "genkit-js"
+    served = {"openai-chat", "kimi-chat", "mistral-chat", "gemini", "anthropic-messages", "ollama-chat"}
+    assert set(harness.apis) == served
+    assert "@genkit-ai/compat-oai" in harness.identity()["libraries"]
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    ["openai-chat/parallel-same-tool", "gemini/thought-signature-sequential", "anthropic-messages/parallel-same-tool"],
+)
+def test_genkit_loops_pass(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    result = _run(harness, corpus, scenario_id)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
+
+
+def test_empty_served_ids_go_back_empty(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """compat-oai keeps `""` as the call's ref (model.mjs fromOpenAIToolCall) and sends it back on the
+    call and on its result (toOpenAIMessages: `id: part.toolRequest.ref ?? ""`)."""
+    result = _run(harness, corpus, "openai-chat/gemini-compat-empty-ids")
+    assert result.outcome == "fail"
+    assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
+
+
+def test_calls_streamed_at_one_index_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """compat-oai takes the final message from openai's ChatCompletionStream, which merges deltas by
+    index; two whole calls at index 0 become one call whose arguments do not parse."""
+    result = _run(harness, corpus, "openai-chat/ollama-parallel-index-zero")
+    assert result.outcome == "error"
+    assert "JSON" in result.summary
+
+
+def test_results_follow_the_order_tools_finish_in(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Genkit runs a turn's tools concurrently and appends each result when its tool finishes
+    (resolve-tool-requests.mjs, resolveToolRequests). With id-less Gemini calls to one tool, a first
+    call that finishes last sends its result in second place, and the results pair with the wrong
+    calls. The harness answers tools one at a time unless told otherwise; here they overlap, and the
+    replay's tool endpoint holds the first call until the second has been answered."""
+    monkeypatch.setenv("CONFORMANCE_GENKIT_TOOLS", "concurrent")
+    second_done = threading.Event()
+    seen = {"calls": 0}
+    lock = threading.Lock()
+    answer = replay_server.ReplayServer._tool
+
+    def held(self: replay_server.ReplayServer, scenario_id: str, body: bytes) -> Any:
+        with lock:
+            seen["calls"] += 1
+            first = seen["calls"] == 1
+        if first:
+            second_done.wait(timeout=10)
+            time.sleep(0.3)  # the second answer is on the wire before the first leaves
+            return answer(self, scenario_id, body)
+        try:
+            return answer(self, scenario_id, body)
+        finally:
+            second_done.set()
+
+    monkeypatch.setattr(replay_server.ReplayServer, "_tool", held)
+    concurrent = HarnessAdapter(["node", str(HARNESS / "run.mjs")])
+    try:
+        result = _run(concurrent, corpus, "gemini/parallel-same-tool-idless")
+    finally:
+        concurrent.close()
+    assert result.outcome == "fail"
+    assert {v.code for v in result.errors} == {"pairing/by-position"}
