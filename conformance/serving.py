@@ -33,8 +33,10 @@ class Listing:
 
 
 class ScenarioServer:
-    def __init__(self, corpus: Corpus, profile: str = "default", host: str = "127.0.0.1", port: int = 0) -> None:
-        self.corpus = corpus
+    def __init__(
+        self, corpus: Corpus | None = None, profile: str = "default", host: str = "127.0.0.1", port: int = 0
+    ) -> None:
+        self._corpus = corpus
         self.profile = profile
         self.server = ReplayServer(host, port)
         self.server.results = self.document
@@ -57,6 +59,16 @@ class ScenarioServer:
     @property
     def url(self) -> str:
         return self.server.url
+
+    @property
+    def corpus(self) -> Corpus:
+        if self._corpus is None:
+            raise RuntimeError("the server has no corpus to serve yet")
+        return self._corpus
+
+    @corpus.setter
+    def corpus(self, corpus: Corpus) -> None:
+        self._corpus = corpus
 
     def add(self, scenario: Scenario) -> Listing:
         """Serve a scenario (again, from its first turn, if it was served before)."""

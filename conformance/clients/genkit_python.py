@@ -204,7 +204,7 @@ def _bedrock_endpoint(base_url: str) -> Iterator[None]:
 
 
 def bedrock_converse(loop: ToolLoop) -> str:
-    import boto3  # type: ignore[import-untyped]
+    import boto3
     from genkit_amazon_bedrock import Bedrock
 
     region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)

@@ -142,8 +142,8 @@ def cohere_v2(loop: ToolLoop) -> str:
 
 
 def bedrock_converse(loop: ToolLoop) -> str:
-    import boto3  # type: ignore[import-untyped]
-    from botocore.config import Config  # type: ignore[import-untyped]
+    import boto3
+    from botocore.config import Config
     from pydantic_ai.models.bedrock import BedrockConverseModel
     from pydantic_ai.providers.bedrock import BedrockProvider
 

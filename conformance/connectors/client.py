@@ -154,7 +154,7 @@ class ToolLoop:
     recorded_tools: list[Any] = field(default_factory=list)
     settings: RequestSettings = field(default_factory=RequestSettings)
     scenario_id: str = ""
-    calls: list[tuple[str, Any]] = field(default_factory=list)  # what the client's tools were called with
+    calls: list[tuple[str | None, Any]] = field(default_factory=list)  # what the client's tools were called with
     _used: set[int] = field(default_factory=set)
 
     def call_tool(self, name: str | None, arguments: Any) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shlex
 from collections.abc import Sequence
 from functools import cache
@@ -62,13 +63,20 @@ class HarnessAdapter:
     """An adapter that is a harness program; started once, and again after each fault."""
 
     def __init__(self, command: str | Sequence[str], *, cwd: str | None = None, start_timeout: float = 120) -> None:
+        from conformance.serving import ScenarioServer
+
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise AdapterSpecError("--harness needs a command")
         self.command = " ".join(argv)
+        # The replay server exists before the harness, so that the harness's environment can name it as
+        # the proxy for every other host: a library that honours the standard proxy variables and sends
+        # traffic past `base_url` is refused and reported, never forwarded.
+        self._server: ScenarioServer = ScenarioServer().start()
         self.supervisor = Supervisor(
             argv,
             cwd=cwd,
+            env=_sealed_environment(self._server.url),
             name=f"the harness ({self.command})",
             hello={"cmd": "start", "version": PROTOCOL_VERSION},
             check_greeting=_check_started,
@@ -76,10 +84,10 @@ class HarnessAdapter:
         )
         greeting = self.supervisor.greet()
         if isinstance(greeting, Fault):
+            self._server.stop()
             raise AdapterSpecError(greeting.detail())
         self.implementation: dict[str, Any] = dict(greeting["implementation"])
         self._seq = itertools.count(1)
-        self._server: ScenarioServer | None = None
 
     @property
     def name(self) -> str:
@@ -104,12 +112,8 @@ class HarnessAdapter:
         return info
 
     def _serving(self, corpus: Corpus, profile: str) -> ScenarioServer:
-        from conformance.serving import ScenarioServer
-
-        if self._server is None or self._server.corpus is not corpus or self._server.profile != profile:
-            if self._server is not None:
-                self._server.stop()
-            self._server = ScenarioServer(corpus, profile).start()
+        self._server.corpus = corpus
+        self._server.profile = profile
         return self._server
 
     def run(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
@@ -143,11 +147,19 @@ class HarnessAdapter:
         }
         seq = next(self._seq)
         limit = options.timeout or HARD_LIMIT_SECONDS
+        escaped = len(server.server.escapes)
         answer = self.supervisor.ask({"cmd": "run", "seq": seq, "case": case}, limit)
         try:
-            return self._outcome(scenario, server, answer, seq, limit)
+            result = self._outcome(scenario, server, answer, seq, limit)
         finally:
             server.server.remove(scenario.id)
+        past = server.server.escapes[escaped:]
+        if past and result.outcome in ("pass", "fail"):
+            shown = ", ".join(sorted(set(past)))
+            note = f"the library sent {len(past)} request(s) past the replay, to {shown}: refused, never forwarded"
+            result.outcome = "fail"
+            result.summary = "; ".join(p for p in (result.summary, note) if p)
+        return result
 
     def _outcome(
         self, scenario: Scenario, server: ScenarioServer, answer: dict[str, Any] | Fault, seq: int, limit: float
@@ -175,9 +187,18 @@ class HarnessAdapter:
     def close(self) -> None:
         self.supervisor.tell({"cmd": "stop"})
         self.supervisor.stop()
-        if self._server is not None:
-            self._server.stop()
-            self._server = None
+        self._server.stop()
+
+
+def _sealed_environment(proxy: str) -> dict[str, str]:
+    """The harness's environment: the suite's own, with every standard proxy variable naming the replay
+    server (Node 24's fetch reads them with NODE_USE_ENV_PROXY), loopback exempted."""
+    env = dict(os.environ)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        env[name] = env[name.lower()] = proxy
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
+    env["NODE_USE_ENV_PROXY"] = "1"
+    return env
 
 
 def _check_started(answer: dict[str, Any]) -> str | None:

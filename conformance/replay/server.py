@@ -34,6 +34,9 @@ class ReplayServer:
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.replay = self
         self._thread: threading.Thread | None = None
+        # Requests sent to this server as a proxy (an absolute URL, or CONNECT): a client that sends its
+        # traffic past the replay. Refused, never forwarded, and kept for the report.
+        self.escapes: list[str] = []
         # What `/_conformance/results` answers: the results document of what was played so far.
         self.results: Callable[[], Any] | None = None
 
@@ -161,6 +164,14 @@ class _Handler(BaseHTTPRequestHandler):
         raise AttributeError(name)
 
     def _serve(self) -> None:
+        if self.command.upper() == "CONNECT" or self.path.lower().startswith(("http://", "https://")):
+            # A client configured with this server as its proxy, reaching for a host of its own.
+            target = self.path if self.command.upper() != "CONNECT" else f"https://{self.path}"
+            self.server.replay.escapes.append(target.split("?", 1)[0])
+            self.close_connection = True
+            message = f"the conformance replay lets nothing out: {target.split('?', 1)[0]} was refused"
+            self._send(Answer(403, message.encode(), {"content-type": "text/plain", "connection": "close"}))
+            return
         try:
             body = self._body()
         except ValueError as exc:

@@ -26,7 +26,7 @@ from conformance.connectors.client import REPLAY_API_KEY, ToolLoop
 
 
 def _client(loop: ToolLoop) -> Any:
-    from botocore.config import Config  # type: ignore[import-untyped]
+    from botocore.config import Config
 
     region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
     settings: dict[str, Any] = {
@@ -46,7 +46,7 @@ def _client(loop: ToolLoop) -> Any:
 @functools.cache
 def _botocore_session() -> Any:
     """One session a process, as boto3 keeps its default session, so the service model loads once."""
-    import botocore.session  # type: ignore[import-untyped]
+    import botocore.session
 
     return botocore.session.get_session()
 
