@@ -89,24 +89,23 @@ def run_scenario(
         return done(CaseResult(scenario.id, scenario.api, "timeout", summary=f"the adapter gave {exc}"))
 
 
+def codec_only(scenario: Scenario) -> str | None:
+    """Why a client (in process or a harness) cannot be handed the scenario, if it cannot: a history
+    begun on another API, or a session of several runs, only a codec can be handed."""
+    if scenario.history is not None:
+        return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
+    if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
+        return "a session of several runs, which only a codec adapter can be handed run by run"
+    return None
+
+
 def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, options: RunOptions) -> CaseResult:
     fn = adapter.client(scenario.api)
     if fn is None:
         return CaseResult(scenario.id, scenario.api, "skip", summary=adapter.skip_reason(scenario.api))
-    if scenario.history is not None:
-        return CaseResult(
-            scenario.id,
-            scenario.api,
-            "skip",
-            summary=f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed",
-        )
-    if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
-        return CaseResult(
-            scenario.id,
-            scenario.api,
-            "skip",
-            summary="a session of several runs, which only a codec adapter can be handed run by run",
-        )
+    reason = codec_only(scenario)
+    if reason is not None:
+        return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
     dialect = dialect_for(scenario.api)
     ctx = scenario_context(corpus, scenario, options.profile)
     path = corpus.cassette_path(scenario)

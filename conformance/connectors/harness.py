@@ -121,9 +121,11 @@ class HarnessAdapter:
         if scenario.api not in self.apis:
             reason = unsupported.get(scenario.api) or f"{self.name} serves no {scenario.api}"
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
-        if scenario.history is not None:
-            summary = f"begins with a {scenario.history.api} history, which only a codec adapter can be handed"
-            return CaseResult(scenario.id, scenario.api, "skip", summary=summary)
+        from conformance.runner import codec_only
+
+        reason = codec_only(scenario)
+        if reason is not None:
+            return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
         server = self._serving(corpus, options.profile)
         listing = server.add(scenario)
         loop = server.loops[scenario.id]
