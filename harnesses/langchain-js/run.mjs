@@ -1,0 +1,117 @@
+// LangChain.js under the toolcall-conformance harness protocol (docs/harness.md): for each case it
+// runs LangChain's own tool loop, the v1 agent (`createAgent` from `langchain`), with the case's tools
+// made by `tool(...)` and the integration package for the case's API pointed at the replay server.
+//
+//   npm ci --prefix harnesses/langchain-js
+//   conformance run --harness 'node harnesses/langchain-js/run.mjs'
+//
+// Commands arrive as JSON lines on stdin; answers go to stdout, one JSON line each; everything else
+// (the libraries' logs, LANGCHAIN_JS_HARNESS_TRACE) goes to stderr.
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+// A library that logs with console.log would write into the protocol's stream: logs go to stderr.
+const protocolOut = process.stdout.write.bind(process.stdout);
+for (const level of ["log", "info", "debug"]) console[level] = (...args) => console.error(...args);
+
+const PROTOCOL = 1;
+
+const PACKAGES = [
+  "langchain",
+  "@langchain/core",
+  "@langchain/langgraph",
+  "@langchain/openai",
+  "@langchain/anthropic",
+  "@langchain/google-genai",
+  "@langchain/mistralai",
+  "@langchain/aws",
+  "@langchain/ollama",
+  "@langchain/cohere",
+  "openai",
+  "@anthropic-ai/sdk",
+  "@google/generative-ai",
+  "@mistralai/mistralai",
+  "@aws-sdk/client-bedrock-runtime",
+  "ollama",
+];
+
+function installedVersion(name) {
+  const path = new URL(`./node_modules/${name}/package.json`, import.meta.url);
+  try {
+    return JSON.parse(readFileSync(path, "utf8")).version;
+  } catch {
+    return "not installed";
+  }
+}
+
+function answer(message) {
+  protocolOut(JSON.stringify(message) + "\n");
+}
+
+const trace = process.env.LANGCHAIN_JS_HARNESS_TRACE === "1";
+if (trace) {
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input.url;
+    const body = typeof init?.body === "string" ? init.body : "";
+    console.error(`-> ${init?.method ?? "GET"} ${url} ${body.slice(0, 4000)}`);
+    return original(input, init);
+  };
+}
+
+async function run(c) {
+  // Loaded per case, after the trace hook, so that the SDKs pick up the hooked fetch.
+  const { runAgent } = await import("./agent.mjs");
+  return runAgent(c);
+}
+
+function started() {
+  const libraries = Object.fromEntries(PACKAGES.map((p) => [p, installedVersion(p)]));
+  libraries.node = process.version;
+  return {
+    version: PROTOCOL,
+    implementation: {
+      name: "langchain-js",
+      language: "javascript",
+      version: libraries.langchain,
+      libraries,
+      apis: [],
+      unsupported: {},
+      homepage: "https://github.com/langchain-ai/langchainjs",
+      notes: "createAgent (LangChain v1 agent) with tool(); invoke, or stream with streamMode messages when the case streams",
+    },
+  };
+}
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  let command;
+  try {
+    command = JSON.parse(line);
+  } catch {
+    console.error(`not JSON: ${line.slice(0, 200)}`);
+    continue;
+  }
+  if (command.cmd === "start") {
+    const hello = started();
+    const { APIS, UNSUPPORTED } = await import("./providers.mjs");
+    hello.implementation.apis = APIS;
+    hello.implementation.unsupported = UNSUPPORTED;
+    answer(hello);
+  } else if (command.cmd === "run") {
+    try {
+      const result = await run(command.case);
+      if (result.skipped) answer({ seq: command.seq, skipped: result.skipped });
+      else answer({ seq: command.seq, ok: true, output: String(result.output ?? "") });
+    } catch (error) {
+      answer({
+        seq: command.seq,
+        errored: { message: String(error?.message ?? error).slice(0, 2000), detail: String(error?.stack ?? "") },
+      });
+    }
+  } else if (command.cmd === "stop") {
+    break;
+  }
+}
+process.exit(0);
