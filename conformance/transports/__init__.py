@@ -10,11 +10,11 @@ from collections.abc import Callable
 from conformance.transports.base import Transport
 
 
-def _chat(api: str, owner: str, *hosts: str) -> Callable[[], Transport]:
+def _chat(api: str, owner: str, *hosts: str, whole_calls: bool = False) -> Callable[[], Transport]:
     def make() -> Transport:
         from conformance.transports.chat_completions import ChatCompletions
 
-        return ChatCompletions(api, owner, hosts)
+        return ChatCompletions(api, owner, hosts, whole_calls=whole_calls)
 
     return make
 
@@ -62,7 +62,7 @@ _REGISTRY: dict[str, Callable[[], Transport]] = {
     # The hosts where the provider itself serves the API: only recordings made there are answered with
     # the provider's own error texts (a compatible server may accept what the provider rejects).
     "openai-chat": _chat("openai-chat", "openai", "api.openai.com"),
-    "mistral-chat": _chat("mistral-chat", "mistralai", "api.mistral.ai"),
+    "mistral-chat": _chat("mistral-chat", "mistralai", "api.mistral.ai", whole_calls=True),
     "kimi-chat": _chat("kimi-chat", "moonshot", "api.moonshot.ai", "api.moonshot.cn"),
     "openai-responses": _responses("openai-responses", "api.openai.com"),
     "azure-foundry": _responses(

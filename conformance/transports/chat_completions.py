@@ -32,10 +32,13 @@ _MODELS = re.compile(r"/models(/.+)?/?$")
 
 
 class ChatCompletions:
-    def __init__(self, api: str, owner: str, provider_hosts: tuple[str, ...]) -> None:
+    def __init__(self, api: str, owner: str, provider_hosts: tuple[str, ...], *, whole_calls: bool = False) -> None:
         self.api = api
         self.owner = owner
         self.provider_hosts = provider_hosts
+        # Mistral streams each tool call whole (id, name and arguments in one delta), in the chunk that
+        # finishes the turn; its SDK's chunk model requires the name on every call delta.
+        self.whole_calls = whole_calls
 
     def route(self, request: Request) -> Route | None:
         if _TURN.search(request.path):
@@ -65,7 +68,7 @@ class ChatCompletions:
         return _accumulate(events_in(payload))
 
     def events_of(self, body: Any) -> list[StreamEvent]:
-        return _chunks(body)
+        return _chunks(body, whole_calls=self.whole_calls)
 
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
         if framing != "sse":
@@ -157,9 +160,10 @@ def _join_call(entry: dict[str, Any], open_calls: dict[Any, dict[str, Any]], cal
         call["function"]["arguments"] += function["arguments"]
 
 
-def _chunks(body: Any) -> list[StreamEvent]:
+def _chunks(body: Any, *, whole_calls: bool = False) -> list[StreamEvent]:
     """The chunks OpenAI streams for a completion: the role, the text, each call opened with its
-    id and name and then its arguments, and a last chunk with the finish reason (and usage)."""
+    id and name and then its arguments, and a last chunk with the finish reason (and usage). With
+    `whole_calls` (Mistral), every call goes whole in that last chunk."""
     if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"]:
         raise ReframeError("a chat.completion without choices cannot be streamed")
     choice = body["choices"][0]
@@ -177,10 +181,19 @@ def _chunks(body: Any) -> list[StreamEvent]:
         events.append(chunk({"content": message["content"]}))
     if isinstance(message.get("refusal"), str) and message["refusal"]:
         events.append(chunk({"refusal": message["refusal"]}))
+    if any(call.get("type") == "custom" or "custom" in call for call in calls):
+        # The chunk types (openai-python's ChoiceDeltaToolCall) have no custom tool call.
+        raise ReframeError("a custom tool call has no Chat Completions stream form")
+    extra = {"usage": body["usage"]} if body.get("usage") else {}
+    finish = choice.get("finish_reason") or ("tool_calls" if calls else "stop")
+    if whole_calls and calls:
+        whole = [
+            {"id": call.get("id"), "function": dict(call.get("function") or {}), "index": k}
+            for k, call in enumerate(calls)
+        ]
+        events.append(chunk({"tool_calls": whole}, finish, **extra))
+        return events
     for k, call in enumerate(calls):
-        if call.get("type") == "custom" or "custom" in call:
-            # The chunk types (openai-python's ChoiceDeltaToolCall) have no custom tool call.
-            raise ReframeError("a custom tool call has no Chat Completions stream form")
         function = call.get("function") or {}
         arguments = function.get("arguments") or ""
         opening = {
@@ -192,6 +205,5 @@ def _chunks(body: Any) -> list[StreamEvent]:
         events.append(chunk({"tool_calls": [opening]}))
         if arguments:
             events.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": arguments}}]}))
-    extra = {"usage": body["usage"]} if body.get("usage") else {}
-    events.append(chunk({}, choice.get("finish_reason") or ("tool_calls" if calls else "stop"), **extra))
+    events.append(chunk({}, finish, **extra))
     return events

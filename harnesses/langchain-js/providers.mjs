@@ -9,6 +9,7 @@ import { ChatMistralAI } from "@langchain/mistralai";
 import { ChatOllama } from "@langchain/ollama";
 import { ChatOpenAI } from "@langchain/openai";
 import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
 
 export const UNSUPPORTED = {
   "cohere-v2":
@@ -107,13 +108,17 @@ function mistral(c) {
 function bedrock(c) {
   // ChatBedrockConverse's endpointHost is always https; an AWS SDK client pointed at the base URL is
   // the integration's documented way to reach any other endpoint. Requests are SigV4-signed with
-  // dummy credentials, as against the real service.
+  // dummy credentials, as against the real service. The Bedrock runtime client speaks HTTP/2 by
+  // default (for its bidirectional streams), which over plain HTTP means h2c; the replay speaks
+  // HTTP/1.1, so the client gets the SDK's HTTP/1.1 handler. Converse and ConverseStream are the same
+  // requests over either.
   const region = "us-east-1";
   const client = new BedrockRuntimeClient({
     region,
     endpoint: c.base_url,
     credentials: { accessKeyId: "AKIDCONFORMANCE", secretAccessKey: c.api_key },
     maxAttempts: 1,
+    requestHandler: new NodeHttpHandler(),
   });
   const body = c.settings?.body ?? {};
   const fields = { model: c.model, region, client, maxRetries: 0 };
