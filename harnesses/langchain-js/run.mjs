@@ -44,6 +44,12 @@ function installedVersion(name) {
   }
 }
 
+// Stack traces name files under this directory relative to the repository, not this machine.
+const HERE = new URL(".", import.meta.url);
+function relative(text) {
+  return text.split(HERE.href).join("harnesses/langchain-js/").split(HERE.pathname).join("harnesses/langchain-js/");
+}
+
 function answer(message) {
   protocolOut(JSON.stringify(message) + "\n");
 }
@@ -107,7 +113,10 @@ for await (const line of lines) {
     } catch (error) {
       answer({
         seq: command.seq,
-        errored: { message: String(error?.message ?? error).slice(0, 2000), detail: String(error?.stack ?? "") },
+        errored: {
+          message: relative(String(error?.message ?? error)).slice(0, 2000),
+          detail: relative(String(error?.stack ?? "")),
+        },
       });
     }
   } else if (command.cmd === "stop") {
