@@ -11,6 +11,7 @@ from typing import Any
 
 from conformance.transports import transport_for
 
+PARIS, TOKYO = '{"city": "Paris"}', '{"city": "Tokyo"}'
 COMPLETION: dict[str, Any] = {
     "id": "cmpl-1",
     "object": "chat.completion",
@@ -23,8 +24,8 @@ COMPLETION: dict[str, Any] = {
                 "role": "assistant",
                 "content": "",
                 "tool_calls": [
-                    {"id": "D681PevKs", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
-                    {"id": "kTTkiOmBd", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Tokyo"}'}},
+                    {"id": "D681PevKs", "type": "function", "function": {"name": "get_weather", "arguments": PARIS}},
+                    {"id": "kTTkiOmBd", "type": "function", "function": {"name": "get_weather", "arguments": TOKYO}},
                 ],
             },
         }
@@ -46,8 +47,8 @@ def test_mistral_streams_every_call_whole_in_the_finishing_chunk() -> None:
     [(calls, finish)] = _call_deltas("mistral-chat")
     assert finish == "tool_calls"
     assert [(c["id"], c["function"]["name"], c["function"]["arguments"], c["index"]) for c in calls] == [
-        ("D681PevKs", "get_weather", '{"city": "Paris"}', 0),
-        ("kTTkiOmBd", "get_weather", '{"city": "Tokyo"}', 1),
+        ("D681PevKs", "get_weather", PARIS, 0),
+        ("kTTkiOmBd", "get_weather", TOKYO, 1),
     ]
 
 
@@ -56,4 +57,4 @@ def test_openai_still_opens_each_call_and_then_streams_its_arguments() -> None:
     assert len(deltas) == 4
     opening, arguments = deltas[0][0][0], deltas[1][0][0]
     assert opening["id"] == "D681PevKs" and opening["function"]["name"] == "get_weather"
-    assert "name" not in arguments["function"] and arguments["function"]["arguments"] == '{"city": "Paris"}'
+    assert "name" not in arguments["function"] and arguments["function"]["arguments"] == PARIS
