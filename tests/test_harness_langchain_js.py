@@ -115,3 +115,18 @@ def test_cohere_v2_is_unsupported_with_the_reason(harness: HarnessAdapter, corpu
     outcome, summary, _ = _run(harness, corpus, "cohere-v2/one-call")
     assert outcome == "skip"
     assert "v1 chat API" in summary
+
+
+def test_chatgoogle_sends_gemini_results_back_in_one_turn_with_their_ids(corpus: Corpus) -> None:
+    """docs/findings.md, J1: @langchain/google's ChatGoogle, run with --gemini=google, passes where
+    ChatGoogleGenerativeAI fails; that column serves Gemini only."""
+    variant = HarnessAdapter(f"node {HARNESS / 'run.mjs'} --gemini=google")
+    try:
+        assert variant.name == "langchain-js-google" and variant.apis == ("gemini",)
+        for scenario_id in ("gemini/ids-results-reversed", "gemini/streamed-parallel-calls-one-chunk"):
+            outcome, summary, _ = _run(variant, corpus, scenario_id)
+            assert outcome == "pass", f"{scenario_id}: {summary}"
+        outcome, summary, _ = _run(variant, corpus, "openai-chat/one-call")
+        assert outcome == "skip" and "Gemini only" in summary
+    finally:
+        variant.close()

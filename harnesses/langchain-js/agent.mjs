@@ -80,8 +80,8 @@ function lastAssistant(messages) {
   return undefined;
 }
 
-export async function runAgent(c) {
-  const { model, callOptions } = buildModel(c);
+export async function runAgent(c, variant = {}) {
+  const { model, callOptions } = buildModel(c, variant);
   const tools = buildTools(c);
   const refused = refusedDeclaration(model, tools);
   if (refused) return { skipped: refused };

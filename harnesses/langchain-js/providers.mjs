@@ -4,6 +4,7 @@
 // to the model (`callOptions`); what neither can carry is left out.
 import { ChatAnthropic } from "@langchain/anthropic";
 import { ChatBedrockConverse } from "@langchain/aws";
+import { ChatGoogle } from "@langchain/google";
 import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
 import { ChatMistralAI } from "@langchain/mistralai";
 import { ChatOllama } from "@langchain/ollama";
@@ -92,6 +93,24 @@ function gemini(c) {
   return { model: new ChatGoogleGenerativeAI(fields), callOptions: {} };
 }
 
+// @langchain/google's ChatGoogle, the package LangChain.js names as the successor of
+// ChatGoogleGenerativeAI and ChatVertexAI, on the Gemini Developer API: an `endpoint` with a scheme is
+// used as it is, and the API key selects the Developer API.
+function googleChat(c) {
+  const body = c.settings?.body ?? {};
+  const generation = body.generationConfig ?? {};
+  const fields = {
+    model: c.model,
+    apiKey: c.api_key,
+    endpoint: withoutSlash(c.base_url),
+    platformType: "gai",
+    maxRetries: 0,
+  };
+  if (c.settings?.api_version) fields.apiVersion = c.settings.api_version;
+  if (generation.maxOutputTokens !== undefined) fields.maxOutputTokens = generation.maxOutputTokens;
+  return { model: new ChatGoogle(fields), callOptions: {} };
+}
+
 function mistral(c) {
   const body = c.settings?.body ?? {};
   // The Mistral SDK's server URL has no version; it adds /v1/chat/completions itself.
@@ -170,7 +189,14 @@ export function toolChoice(c) {
   return undefined;
 }
 
-export function buildModel(c) {
+// The variant that runs ChatGoogle for Gemini, and nothing else (`run.mjs --gemini=google`).
+export const GOOGLE_VARIANT = {
+  apis: ["gemini"],
+  reason: "the langchain-js-google column runs @langchain/google's ChatGoogle on Gemini only; every other API is in the langchain-js column",
+};
+
+export function buildModel(c, { gemini } = {}) {
+  if (gemini === "google" && c.api === "gemini") return googleChat(c);
   const builder = BUILDERS[c.api];
   if (!builder) throw new Error(`no LangChain.js chat model for ${c.api}`);
   return builder(c);

@@ -4,6 +4,10 @@
 //
 //   npm ci --prefix harnesses/langchain-js
 //   conformance run --harness 'node harnesses/langchain-js/run.mjs'
+//   conformance run --harness 'node harnesses/langchain-js/run.mjs --gemini=google' --api gemini
+//
+// With --gemini=google the harness runs @langchain/google's ChatGoogle for Gemini instead of
+// @langchain/google-genai's ChatGoogleGenerativeAI, as its own column (langchain-js-google).
 //
 // Commands arrive as JSON lines on stdin; answers go to stdout, one JSON line each; everything else
 // (the libraries' logs, LANGCHAIN_JS_HARNESS_TRACE) goes to stderr.
@@ -15,6 +19,11 @@ const protocolOut = process.stdout.write.bind(process.stdout);
 for (const level of ["log", "info", "debug"]) console[level] = (...args) => console.error(...args);
 
 const PROTOCOL = 1;
+const GEMINI = process.argv.find((a) => a.startsWith("--gemini="))?.slice("--gemini=".length);
+if (GEMINI !== undefined && GEMINI !== "google") {
+  console.error(`unknown --gemini=${GEMINI}: the only alternative is --gemini=google`);
+  process.exit(2);
+}
 
 const PACKAGES = [
   "langchain",
@@ -23,6 +32,7 @@ const PACKAGES = [
   "@langchain/openai",
   "@langchain/anthropic",
   "@langchain/google-genai",
+  "@langchain/google",
   "@langchain/mistralai",
   "@langchain/aws",
   "@langchain/ollama",
@@ -68,7 +78,7 @@ if (trace) {
 async function run(c) {
   // Loaded per case, after the trace hook, so that the SDKs pick up the hooked fetch.
   const { runAgent } = await import("./agent.mjs");
-  return runAgent(c);
+  return runAgent(c, { gemini: GEMINI });
 }
 
 function started() {
@@ -101,9 +111,18 @@ for await (const line of lines) {
   }
   if (command.cmd === "start") {
     const hello = started();
-    const { APIS, UNSUPPORTED } = await import("./providers.mjs");
-    hello.implementation.apis = APIS;
-    hello.implementation.unsupported = UNSUPPORTED;
+    const { APIS, UNSUPPORTED, GOOGLE_VARIANT } = await import("./providers.mjs");
+    if (GEMINI === "google") {
+      hello.implementation.name = "langchain-js-google";
+      hello.implementation.apis = GOOGLE_VARIANT.apis;
+      hello.implementation.unsupported = Object.fromEntries(
+        [...APIS, ...Object.keys(UNSUPPORTED)].filter((a) => !GOOGLE_VARIANT.apis.includes(a)).map((a) => [a, GOOGLE_VARIANT.reason]),
+      );
+      hello.implementation.notes = hello.implementation.notes.replace("createAgent", "ChatGoogle in createAgent");
+    } else {
+      hello.implementation.apis = APIS;
+      hello.implementation.unsupported = UNSUPPORTED;
+    }
     answer(hello);
   } else if (command.cmd === "run") {
     try {
