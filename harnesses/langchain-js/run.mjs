@@ -42,6 +42,7 @@ const PACKAGES = [
   "@google/generative-ai",
   "@mistralai/mistralai",
   "@aws-sdk/client-bedrock-runtime",
+  "@smithy/node-http-handler",
   "ollama",
 ];
 
@@ -76,7 +77,7 @@ if (trace) {
 }
 
 async function run(c) {
-  // Loaded per case, after the trace hook, so that the SDKs pick up the hooked fetch.
+  // Loaded on first use, after the trace hook is in place, so that the SDKs see the hooked fetch.
   const { runAgent } = await import("./agent.mjs");
   return runAgent(c, { gemini: GEMINI });
 }
