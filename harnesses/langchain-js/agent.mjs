@@ -1,0 +1,108 @@
+// The tool loop: LangChain's v1 agent, `createAgent({ model, tools })`, run with `invoke`, or with
+// `stream(..., { streamMode: "messages" })` when the case streams (which makes the chat model stream
+// each turn). The agent's ToolNode runs every tool call and answers it with a ToolMessage under the
+// call's id; the harness does nothing to the messages in between.
+//
+// Two things the agent leaves to the application, which then runs the agent again on the whole
+// history: an MCP server's approval request (OpenAI Responses `mcp_approval_request`), answered, as
+// LangChain.js documents for `tools.mcp` with `requireApproval`, by an `mcp_approval_response` content
+// block in a human message; and Azure AI Foundry's `oauth_consent_request`, after which (the user
+// having signed in at the link) the application sends the same history again.
+import { HumanMessage } from "@langchain/core/messages";
+import { createAgent, createMiddleware } from "langchain";
+import { askReplay, buildTools } from "./tools.mjs";
+import { buildModel, toolChoice } from "./providers.mjs";
+
+// The agent stops after this many graph steps (about two per model turn).
+const RECURSION_LIMIT = 40;
+// Approvals and consents the application answers, each followed by another run of the agent.
+const MAX_APPLICATION_ROUNDS = 4;
+
+// Call options the recording needs that the model's constructor has no field for, and the recorded
+// tool choice, handed to the model on each call the way LangChain v1 middleware does.
+function settingsMiddleware(callOptions, choice) {
+  if (!Object.keys(callOptions).length && choice === undefined) return [];
+  return [
+    createMiddleware({
+      name: "RecordedSettings",
+      wrapModelCall: async (request, handler) =>
+        handler({
+          ...request,
+          ...(choice !== undefined ? { toolChoice: choice } : {}),
+          modelSettings: { ...(request.modelSettings ?? {}), ...callOptions },
+        }),
+    }),
+  ];
+}
+
+async function runOnce(agent, messages, stream) {
+  const input = { messages };
+  const config = { recursionLimit: RECURSION_LIMIT };
+  if (!stream) return (await agent.invoke(input, config)).messages;
+  let state;
+  for await (const [mode, chunk] of await agent.stream(input, { ...config, streamMode: ["messages", "values"] })) {
+    if (mode === "values") state = chunk;
+  }
+  return state?.messages ?? messages;
+}
+
+// Output items of a turn that LangChain.js keeps beside the message (Responses items it has no
+// message field for), each once.
+function outputItems(message, type, handled) {
+  const items = [
+    ...(message?.additional_kwargs?.tool_outputs ?? []),
+    ...(Array.isArray(message?.response_metadata?.output) ? message.response_metadata.output : []),
+    ...(Array.isArray(message?.content) ? message.content : []),
+  ];
+  const seen = new Set();
+  return items.filter((item) => {
+    if (item?.type !== type || !item.id || handled.has(item.id) || seen.has(item.id)) return false;
+    seen.add(item.id);
+    return true;
+  });
+}
+
+// The recorded tools as this chat model would declare them; a declaration the integration refuses
+// (a server tool type it does not know) means the case cannot be expressed with it.
+function refusedDeclaration(model, tools) {
+  try {
+    model.bindTools(tools);
+    return undefined;
+  } catch (error) {
+    return `${model.constructor.name}.bindTools refuses the recorded tools: ${String(error?.message ?? error).replace(/\s+/g, " ")}`;
+  }
+}
+
+function lastAssistant(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.getType?.() === "ai") return messages[i];
+  }
+  return undefined;
+}
+
+export async function runAgent(c, variant = {}) {
+  const { model, callOptions } = buildModel(c, variant);
+  const tools = buildTools(c);
+  const refused = refusedDeclaration(model, tools);
+  if (refused) return { skipped: refused };
+  const agent = createAgent({ model, tools, middleware: settingsMiddleware(callOptions, toolChoice(c)) });
+  let messages = [new HumanMessage(c.prompt)];
+  const handled = new Set();
+  for (let round = 0; round <= MAX_APPLICATION_ROUNDS; round++) {
+    messages = await runOnce(agent, messages, c.stream);
+    const last = lastAssistant(messages);
+    const approvals = outputItems(last, "mcp_approval_request", handled);
+    const consents = outputItems(last, "oauth_consent_request", handled);
+    if (!approvals.length && !consents.length) return { output: last?.text ?? "" };
+    for (const consent of consents) handled.add(consent.id);
+    if (!approvals.length) continue;
+    const blocks = [];
+    for (const request of approvals) {
+      handled.add(request.id);
+      const decision = await askReplay(c.tools_url, request.name, request.arguments ?? {}, request.id);
+      blocks.push({ type: "mcp_approval_response", approve: String(decision).trim() === "true", approval_request_id: request.id });
+    }
+    messages = [...messages, new HumanMessage({ content: blocks })];
+  }
+  return { output: lastAssistant(messages)?.text ?? "" };
+}

@@ -1,0 +1,132 @@
+"""The LangChain.js harness (harnesses/langchain-js): LangChain's v1 agent over a few scenarios.
+
+The framework is not installed in CI (the minimal harnesses hold the protocol there); these tests run
+wherever `npm ci --prefix harnesses/langchain-js` was run, and skip with that command as the reason
+elsewhere. Each failing case below is a finding of docs/findings.md, held here so that a release
+that fixes it, or a harness change that hides it, shows.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.connectors.harness import HarnessAdapter
+from conformance.corpus import Corpus
+from conformance.runner import RunOptions, run_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = ROOT / "harnesses" / "langchain-js"
+INSTALL = "npm ci --prefix harnesses/langchain-js"
+
+if shutil.which("node") is None or not (HARNESS / "node_modules" / "langchain").is_dir():
+    pytest.skip(f"the LangChain.js harness is not installed: {INSTALL}", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[HarnessAdapter]:
+    adapter = HarnessAdapter(f"node {HARNESS / 'run.mjs'}")
+    try:
+        yield adapter
+    finally:
+        adapter.close()
+
+
+def _run(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> tuple[str, str, set[str]]:
+    result = run_scenario(harness, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
+    return result.outcome, result.summary, {v.code for v in result.errors}
+
+
+def test_it_names_langchain_and_the_installed_versions(harness: HarnessAdapter) -> None:
+    lock = json.loads((HARNESS / "package-lock.json").read_text(encoding="utf-8"))
+    installed = lock["packages"]
+    identity = harness.identity()
+    assert identity["name"] == "langchain-js" and identity["language"] == "javascript"
+    assert harness.version == installed["node_modules/langchain"]["version"]
+    for package in ("@langchain/core", "@langchain/openai", "@langchain/anthropic", "@langchain/google-genai"):
+        assert f"{package} {installed[f'node_modules/{package}']['version']}" in identity["libraries"]
+    assert "cohere-v2" not in harness.apis and "bedrock-converse" in harness.apis
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/streamed-parallel-calls",  # agent.stream with streamMode messages: ChatOpenAI streams
+        "openai-responses/streamed-function-and-custom",  # a Responses custom tool (customTool)
+        "openai-responses/mcp-approval-flow",  # the approval answered in a human message, the agent run again
+        "anthropic-messages/programmatic-tool-calling",  # allowed_callers carried on the tool's extras
+        "bedrock-converse/streamed-parallel-calls",  # ConverseStream's event-stream frames
+        "mistral-chat/parallel-same-tool",  # ChatMistralAI streams inside the agent
+        "kimi-chat/index-continues-across-turns",  # ChatOpenAI at Moonshot's base URL
+    ],
+)
+def test_langchain_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = _run(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_gemini_parallel_results_go_back_in_separate_turns_without_ids(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: @langchain/google-genai sends each functionResponse in a content of its own,
+    and neither the calls nor the results carry the served ids."""
+    outcome, summary, codes = _run(harness, corpus, "gemini/ids-results-reversed")
+    assert outcome == "fail", summary
+    assert codes == {"pairing/count-mismatch", "pairing/missing-result", "pairing/orphan-result", "roundtrip/empty-id"}
+
+
+def test_ollama_call_ids_are_replaced(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: ChatOllama mints a UUID for every served call."""
+    outcome, summary, codes = _run(harness, corpus, "ollama-chat/parallel-same-tool")
+    assert outcome == "fail", summary
+    assert codes == {"roundtrip/id-altered"}
+
+
+def test_a_web_fetch_result_is_dropped_from_the_history(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: @langchain/anthropic keeps web_fetch's server_tool_use but not its result."""
+    outcome, summary, codes = _run(harness, corpus, "anthropic-messages/fetch-and-tool-search")
+    assert outcome == "fail", summary
+    assert codes == {"pairing/missing-result"}
+
+
+def test_a_local_shell_call_is_never_run(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: tools.localShell's execute is never called; the call is left unanswered."""
+    outcome, summary, _ = _run(harness, corpus, "openai-responses/local-shell-call")
+    assert outcome == "fail", summary
+    assert "never requested" in summary
+
+
+def test_a_custom_tool_moves_chat_completions_to_the_responses_api(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: with useResponsesApi false, a bound custom tool still sends POST /responses."""
+    outcome, summary, _ = _run(harness, corpus, "openai-chat/custom-tool-call")
+    assert outcome == "error", summary
+    assert "/v1/responses" in summary
+
+
+def test_a_tool_the_integration_refuses_to_declare_is_a_skip(harness: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = _run(harness, corpus, "anthropic-messages/mcp-and-advisor")
+    assert outcome == "skip"
+    assert "Unknown tool type passed to ChatAnthropic" in summary
+
+
+def test_cohere_v2_is_unsupported_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = _run(harness, corpus, "cohere-v2/one-call")
+    assert outcome == "skip"
+    assert "v1 chat API" in summary
+
+
+def test_chatgoogle_sends_gemini_results_back_in_one_turn_with_their_ids(corpus: Corpus) -> None:
+    """docs/findings.md, J1: @langchain/google's ChatGoogle, run with --gemini=google, passes where
+    ChatGoogleGenerativeAI fails; that column serves Gemini only."""
+    variant = HarnessAdapter(f"node {HARNESS / 'run.mjs'} --gemini=google")
+    try:
+        assert variant.name == "langchain-js-google" and variant.apis == ("gemini",)
+        for scenario_id in ("gemini/ids-results-reversed", "gemini/streamed-parallel-calls-one-chunk"):
+            outcome, summary, _ = _run(variant, corpus, scenario_id)
+            assert outcome == "pass", f"{scenario_id}: {summary}"
+        outcome, summary, _ = _run(variant, corpus, "openai-chat/one-call")
+        assert outcome == "skip" and "Gemini only" in summary
+    finally:
+        variant.close()
