@@ -75,7 +75,7 @@ def _expected(scenario_id: str, streams: bool) -> Expected:
             "fail",
             frozenset({"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}),
             "StepFun serves both calls without an id; openai-python keeps none (streamed: the accumulator at "
-            "openai/lib/streaming/chat/_completions.py:447 leaves `id` unset; whole: `id: \"\"`), and the guide's loop "
+            'openai/lib/streaming/chat/_completions.py:447 leaves `id` unset; whole: `id: ""`), and the guide\'s loop '
             "sends the calls and their results back without ids, so neither result names its call.",
         )
     if scenario_id == "openai-chat/streamed-id-on-every-delta" and streams:
@@ -100,7 +100,8 @@ def _expected(scenario_id: str, streams: bool) -> Expected:
             "Ollama's OpenAI-compatible stream sends both calls at `index: 0`; openai-python's stream accumulator "
             "(openai/lib/streaming/chat/_completions.py:377) merges deltas by index and joins their strings "
             "(openai/lib/streaming/_deltas.py:33-34, `acc_value += delta_value`), so the two calls become one, "
-            "id 'call_u4kq7zm2call_9xw3ptbd', name 'get_weatherget_weather', arguments '{\"city\":\"Paris\"}{\"city\":\"Tokyo\"}'.",
+            "id 'call_u4kq7zm2call_9xw3ptbd', name 'get_weatherget_weather', "
+            'arguments \'{"city":"Paris"}{"city":"Tokyo"}\'.',
         )
     if scenario_id == "openai-chat/custom-tool-call" and streams:
         return Expected(

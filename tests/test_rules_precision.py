@@ -113,9 +113,7 @@ def test_an_empty_canned_output_is_not_in_every_result(corpus: Corpus) -> None:
 
 
 def test_two_concatenated_ids_are_not_called_re_prefixed(corpus: Corpus) -> None:
-    slug, _ = diagnose(
-        "call_abc123call_abc123", "call_abc123", call_name="f", tool_names=(), outputs=(), other_ids=()
-    )
+    slug, _ = diagnose("call_abc123call_abc123", "call_abc123", call_name="f", tool_names=(), outputs=(), other_ids=())
     assert slug == "concatenated"
     slug, _ = diagnose(
         "call_abc123call_def456", "call_abc123", call_name="f", tool_names=(), outputs=(), other_ids={"call_def456"}

@@ -135,9 +135,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("code", "codec", "scenario_id"), CASES, ids=[f"{c[0]}-{type(c[1]).__name__}" for c in CASES]
-)
+@pytest.mark.parametrize(("code", "codec", "scenario_id"), CASES, ids=[f"{c[0]}-{type(c[1]).__name__}" for c in CASES])
 def test_buggy_codec_trips_rule_and_reference_does_not(code: str, codec: Any, scenario_id: str, corpus: Corpus) -> None:
     scenario = corpus.scenarios[scenario_id]
     buggy = run_scenario(_adapter(codec, scenario.api), scenario, corpus)
