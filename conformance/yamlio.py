@@ -287,7 +287,8 @@ def _decode(data: bytes, path: Path | str) -> str:
             return data.decode("utf-16")
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise YamlError(path, None, f"cannot read: not UTF-8 ({exc})") from None
+        line = data[: exc.start].count(b"\n") + 1
+        raise YamlError(path, line, f"cannot read: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
 def _load(text: str | bytes, path: Path | str, loader_class: type[Any]) -> Any:
@@ -302,6 +303,10 @@ def _load(text: str | bytes, path: Path | str, loader_class: type[Any]) -> Any:
         line = mark.line + 1 if mark else None
         problem = exc.problem or str(exc)
         raise YamlError(path, line, f"invalid YAML: {problem}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, located by its index
+        line = text.count("\n", 0, exc.position) + 1
+        shown = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        raise YamlError(path, line, f"invalid YAML: {exc.reason} ({shown})") from None
     except yaml.YAMLError as exc:
         raise YamlError(path, None, f"invalid YAML: {exc}") from None
     except RecursionError:  # the pure-Python composer, on a document the bounds let through
