@@ -31,7 +31,7 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
     if not isinstance(entry, dict):
         raise DialectError(path, "a tool_calls entry is not an object")
     if entry.get("type") == "custom" or "custom" in entry:
-        custom = entry.get("custom") or {}
+        custom = _object(entry.get("custom"), f"{path}.custom")
         return WireCall(
             call_id=entry.get("id"),
             name=custom.get("name"),
@@ -39,7 +39,7 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
             wire_type=custom_type,
             path=path,
         )
-    function = entry.get("function") or {}
+    function = _object(entry.get("function"), f"{path}.function")
     return WireCall(
         call_id=entry.get("id"),
         name=function.get("name"),
@@ -47,6 +47,15 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
         wire_type=call_type,
         path=path,
     )
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    """A call's `function` (or `custom`) object; absent is empty, anything else is not an object."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise DialectError(path, f"is a {type(value).__name__}, not an object")
+    return value
 
 
 MessagePart = Callable[[dict[str, Any], str], Any]
