@@ -348,7 +348,8 @@ class Located:
 def line_of(document: Any, path: Iterable[str | int]) -> int | None:
     """The line of the deepest node of `path` that the document still has."""
     node = document
-    line = getattr(document, "line", None)
+    # A document that is one scalar (or empty) is all on its first line.
+    line = getattr(document, "line", None if isinstance(document, dict | list) else 1)
     for step in path:
         if isinstance(node, LineDict) and isinstance(step, str) and step in node:
             line = node.lines.get(step, line)

@@ -99,6 +99,7 @@ SIGV4 = (
     f"SignedHeaders=host;x-amz-date;x-amz-security-token, Signature={SIGNATURE}"
 )
 BASIC_PASSWORD = "basic-password-0123456789"
+SCOPE = "/20260101/us-east-1/bedrock/aws4_request"
 
 PLACEMENTS = {
     "authorization-bearer": Placement(
@@ -133,7 +134,7 @@ PLACEMENTS = {
         (AKID, SIGNATURE, SESSION_TOKEN),
         path="/model/anthropic.claude/converse",
         query=(
-            f"X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential={quote(AKID + '/20260101/us-east-1/bedrock/aws4_request', safe='')}"
+            f"X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential={quote(AKID + SCOPE, safe='')}"
             f"&X-Amz-Security-Token={quote(SESSION_TOKEN, safe='')}&X-Amz-Signature={SIGNATURE}"
         ),
     ),
