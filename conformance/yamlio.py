@@ -55,13 +55,18 @@ class LineList(list[Any]):
     line: int
 
 
+_CParser: type | None = getattr(yaml, "CParser", None)
+
+
 class _BoundsError(yaml.MarkedYAMLError):
     """A document beyond a bound, marked where it goes beyond it."""
 
 
 # Past this many levels the C composer may overflow its stack (it does at 100,000); below it,
-# it is faster than composing from events in Python.
+# it is faster than composing from events in Python. PyYAML's pure-Python composer recurses two
+# frames a level and reaches Python's recursion limit near 500.
 _C_COMPOSER_DEPTH = 2_000
+_PURE_COMPOSER_DEPTH = 200
 # A conservative bound on nesting, read from the text without parsing it: every level opens a
 # flow collection, or starts to the right of its parent (a block sequence may share its parent
 # key's column), or follows a compact indicator (`- - x`, `? - x`) on the same line. So a text
@@ -136,7 +141,8 @@ class _Bounded:
 
     def get_single_node(self) -> Node | None:
         text = self.bounded_text
-        if _may_nest_beyond(text, _C_COMPOSER_DEPTH):
+        native = _CParser is not None and isinstance(self, _CParser)
+        if _may_nest_beyond(text, _C_COMPOSER_DEPTH if native else min(self.max_depth, _PURE_COMPOSER_DEPTH)):
             node = self._single_node_from_events()  # checks the depth as it goes
             deep = False
         else:

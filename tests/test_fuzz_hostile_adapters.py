@@ -232,3 +232,12 @@ def test_a_broken_cassette_is_the_corpus_fault_and_the_run_goes_on(corpus: Corpu
     result = run_scenario(ADAPTER, broken.scenarios[SCENARIO], broken)
     assert result.outcome == "error"
     assert result.summary.startswith("the corpus is at fault, not the adapter: openai-chat/one-call: cassette")
+
+
+def test_a_part_type_that_is_not_a_string_is_the_adapters_fault(corpus: Corpus) -> None:
+    """Found by the fuzz tests: a list as a part's type made the harness's own check raise."""
+    codec = _Hostile(decoded=_set_call("type", [[1]]))
+    adapter = CodecAdapter(name="list-type", version="0", codecs={"openai-chat": codec})
+    result = run_scenario(adapter, corpus.scenarios[SCENARIO], corpus)
+    assert result.outcome == "error"
+    assert "returned a part of unknown type a list (known: text, tool_call, tool_result) (parts[0])" in result.summary

@@ -115,8 +115,9 @@ def _part_problem(part: Any) -> str | None:
     if not isinstance(part, dict):
         return f"a part that is {_kind(part)}, not an object"
     kind = part.get("type")
-    if kind not in _PART_FIELDS:
-        return f"a part of unknown type {kind!r} (known: {', '.join(_PART_FIELDS)})"
+    if not isinstance(kind, str) or kind not in _PART_FIELDS:
+        shown = repr(kind[:80]) if isinstance(kind, str) else _kind(kind)
+        return f"a part of unknown type {shown} (known: {', '.join(_PART_FIELDS)})"
     for name, phrase in _REQUIRED[kind]:
         if name not in part or (name == "name" and part[name] is None):
             return f"a {kind} part without {phrase}"

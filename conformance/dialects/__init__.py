@@ -62,7 +62,8 @@ def _guarded(cls: type[Any]) -> type[Any]:
         except Exception as exc:
             raise _located(where, exc) from exc
 
-    return type(cls.__name__, (cls,), {"history": history, "served": served, "__doc__": cls.__doc__})
+    namespace = {"history": history, "served": served, "__doc__": cls.__doc__, "__module__": cls.__module__}
+    return type(cls.__name__, (cls,), {**namespace, "__qualname__": cls.__qualname__})
 
 
 def _load(api: str) -> Dialect:
