@@ -54,13 +54,14 @@ def read_file(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
     except OSError as exc:
         raise BoundsError(f"cannot read: {exc.strerror or exc}") from None
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise BoundsError(f"cannot read: {_kind(mode)}, not a regular file")
-        size = os.fstat(fd).st_size
-        if size > limit:
-            raise BoundsError(f"cannot read: {size} bytes; files may be at most {limit} bytes")
-        data = handle.read(limit + 1)
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise BoundsError(f"cannot read: {_kind(status.st_mode)}, not a regular file")
+        if status.st_size > limit:
+            raise BoundsError(f"cannot read: {status.st_size} bytes; files may be at most {limit} bytes")
+        data = handle.read(status.st_size + 1)  # one more: a file that grew since is read on below
+        if len(data) > status.st_size:
+            data += handle.read(limit + 1 - len(data))
     if len(data) > limit:
         raise BoundsError(f"cannot read: more than {limit} bytes; files may be at most {limit} bytes")
     return data

@@ -142,12 +142,13 @@ class _Bounded:
     def get_single_node(self) -> Node | None:
         text = self.bounded_text
         native = _CParser is not None and isinstance(self, _CParser)
-        if _may_nest_beyond(text, _C_COMPOSER_DEPTH if native else min(self.max_depth, _PURE_COMPOSER_DEPTH)):
+        composer_limit = _C_COMPOSER_DEPTH if native else min(self.max_depth, _PURE_COMPOSER_DEPTH)
+        if _may_nest_beyond(text, composer_limit):
             node = self._single_node_from_events()  # checks the depth as it goes
             deep = False
         else:
             node = super().get_single_node()  # type: ignore[misc]
-            deep = _may_nest_beyond(text, self.max_depth)
+            deep = self.max_depth < composer_limit and _may_nest_beyond(text, self.max_depth)
         if node is not None and (deep or _may_alias(text)):
             _check_graph(node, len(text), self.max_depth)
         return node

@@ -219,6 +219,18 @@ def test_deep_nesting_is_refused_by_lint_check_and_run(levels: int, tmp_path: Pa
     run = _conformance("run", "--api", "openai-chat", "--cases", str(tmp_path / "cases"), cwd=tmp_path)
     assert run.returncode == 2 and "nests deeper than 100 levels" in run.stderr
     assert "Traceback" not in check.stdout + check.stderr + run.stdout + run.stderr
+    if levels < 100_000:
+        return
+    options = ["--conformance-adapter=reference", f"--conformance-cases={tmp_path / 'cases'}"]
+    plugin = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *options, "--conformance-api=openai-chat"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert plugin.returncode == 4  # pytest's usage error, not a crash
+    assert "nests deeper than 100 levels" in plugin.stdout + plugin.stderr
 
 
 def test_a_deep_json_body_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
