@@ -3,8 +3,8 @@
 Parsed as the WHATWG event-stream algorithm says: lines end with CRLF, LF or CR; a blank line
 dispatches the event; `data` lines join with newlines; a line starting with `:` is a comment;
 an event without data is not dispatched. Written here rather than with sseclient-py, whose
-parser copies the event so far for every line it adds (an 800 KB event of 100,000 lines took 4 s
-there, and the time grows with the square of the size); this one is linear.
+parser copies the event so far for every line it adds (an event of 100,000 lines took a hundred
+times as long as one of 10,000: the square of the size); this one is linear.
 """
 
 from __future__ import annotations
