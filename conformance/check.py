@@ -4,11 +4,13 @@ One named rule per property, each problem located by file and line:
 schema and layout (from loading), `id-retired`, `description-unique`, `reference` (scenarios
 name existing wire types, bugs name existing scenarios and importable reproductions),
 `cassette` (every cassette a case names exists, parses, and serves the calls the scenario
-declares), and `example` (examples validate against the official SDK's model, when installed).
+declares), `pattern` (every id limit's `pattern` compiles, as the format rules will compile it),
+and `example` (examples validate against the official SDK's model, when installed).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +91,7 @@ def check_corpus(
         loaded = docs[case_id]
         problems.append(Problem(str(loaded.path), line_of(loaded.document, path), rule, message))
 
+    problems += _check_patterns(files)
     retired = _retired(case_roots, problems)
     for case_id in docs:
         if case_id in retired:
@@ -152,6 +155,41 @@ def check_corpus(
 
     report.problems = sorted(set(problems))
     return report
+
+
+def _patterns(document: Any) -> list[tuple[list[str | int], Any]]:
+    """Every `pattern` of an id limit in a case document, with its path (wherever the schema puts
+    limits: on id fields, on variants)."""
+    found: list[tuple[list[str | int], Any]] = []
+    stack: list[tuple[list[str | int], Any]] = [([], document)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            if "limits" in path and "pattern" in node:
+                found.append(([*path, "pattern"], node["pattern"]))
+            stack.extend(([*path, key], value) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend(([*path, i], value) for i, value in enumerate(node))
+    return found
+
+
+def _check_patterns(files: Sequence[LoadedFile]) -> list[Problem]:
+    """The format rules match ids with `re.fullmatch(pattern, id)`: a pattern that does not compile
+    would fail every run that meets it, so it is a problem here, with its line."""
+    problems: list[Problem] = []
+    for loaded in files:
+        for path, pattern in _patterns(loaded.document):
+            where = ".".join(str(p) for p in path)
+            if not isinstance(pattern, str):
+                message = f"{where} is {type(pattern).__name__}, not a regular expression"
+            else:
+                try:
+                    re.compile(pattern)
+                    continue
+                except (re.error, RecursionError, OverflowError, ValueError) as exc:
+                    message = f"{where} {pattern[:80]!r} is not a regular expression: {exc}"
+            problems.append(Problem(str(loaded.path), line_of(loaded.document, path), "pattern", message))
+    return problems
 
 
 def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> set[str]:

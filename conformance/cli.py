@@ -272,6 +272,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
         print(f"{raw}: {report.interactions} interaction(s); {verdict}")
         for line in report.unchecked:
             print(f"  not checked: {line}")
+        for line in report.unreadable:
+            print(f"  unreadable: {line}")
+        if report.unreadable:
+            status = EXIT_INPUT
         for line in report.notes:
             print(f"  note: {line}")
         for api, violation in report.violations:

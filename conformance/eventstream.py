@@ -79,6 +79,12 @@ class _Reader:
         value: int = fmt.unpack(self.take(fmt.size, what))[0]
         return value
 
+    def text(self, raw: bytes, what: str, at: int) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EventStreamError(f"{what} is not UTF-8: {exc.reason}", at, self.index) from None
+
 
 def _headers(data: bytes, offset: int, index: int) -> dict[str, HeaderValue]:
     reader = _Reader(data, offset, index)
@@ -86,7 +92,7 @@ def _headers(data: bytes, offset: int, index: int) -> dict[str, HeaderValue]:
     u8, u16 = struct.Struct("!B"), struct.Struct("!H")
     while reader.pos < len(data):
         at = offset + reader.pos
-        name = reader.take(reader.unpack(u8, "a header name length"), "a header name").decode("utf-8")
+        name = reader.text(reader.take(reader.unpack(u8, "a header name length"), "a header name"), "a header name", at)
         kind = reader.unpack(u8, "a header type")
         value: HeaderValue
         if kind in (_TRUE, _FALSE):
@@ -95,10 +101,15 @@ def _headers(data: bytes, offset: int, index: int) -> dict[str, HeaderValue]:
             value = reader.unpack(_FIXED[kind], f"header {name!r}")
         elif kind in (_BYTES, _STRING):
             raw = reader.take(reader.unpack(u16, f"header {name!r}"), f"header {name!r}")
-            value = raw.decode("utf-8") if kind == _STRING else raw
+            value = reader.text(raw, f"header {name!r}", at) if kind == _STRING else raw
         elif kind == _TIMESTAMP:
             millis = reader.unpack(_FIXED[_LONG], f"header {name!r}")
-            value = datetime.fromtimestamp(millis / 1000, tz=UTC)
+            try:
+                value = datetime.fromtimestamp(millis / 1000, tz=UTC)
+            except (OverflowError, OSError, ValueError):
+                raise EventStreamError(
+                    f"header {name!r} is a timestamp out of range ({millis} ms)", at, index
+                ) from None
         elif kind == _UUID:
             value = uuid.UUID(bytes=reader.take(16, f"header {name!r}"))
         else:

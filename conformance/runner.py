@@ -10,15 +10,16 @@ from typing import Any
 from conformance.adapters import Adapter, CodecAdapter, OutOfProcess
 from conformance.cassette import CassetteError, load_cassette
 from conformance.connectors.client import ClientAdapter, Replay, run_client
-from conformance.connectors.codec import AdapterFault, PlayedHistory, run_codec, short_traceback
+from conformance.connectors.codec import AdapterFault, PlayedHistory, run_codec
 from conformance.corpus import BugCase, Corpus, Scenario
 from conformance.dialects import dialect_for
 from conformance.dialects.base import Dialect, DialectError
 from conformance.diffing import issued_ids, request_diff
 from conformance.exchange import Exchange
+from conformance.faults import describe, raised_in_suite, short_traceback
 from conformance.outcomes import CaseResult
 from conformance.quoting import quotes_for
-from conformance.replay.session import ClientRun, describe
+from conformance.replay.session import ClientRun, listed
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
 from conformance.timeouts import DEFAULT_SECONDS, CaseTimeout, call_with_timeout
@@ -87,6 +88,23 @@ def run_scenario(
         return done(call_with_timeout(lambda: _run_codec(adapter, scenario, corpus, options.profile), options.timeout))
     except CaseTimeout as exc:
         return done(CaseResult(scenario.id, scenario.api, "timeout", summary=f"the adapter gave {exc}"))
+    except CorpusError as exc:
+        return done(
+            CaseResult(scenario.id, scenario.api, "error", summary=f"the corpus is at fault, not the adapter: {exc}")
+        )
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        # Whatever escaped the adapter's own boundaries (SystemExit, a BaseException of its own) or
+        # the judging of what it did: this case is an error, and the run goes on.
+        return done(CaseResult(scenario.id, scenario.api, "error", summary=_escaped(exc), detail=short_traceback(exc)))
+
+
+def _escaped(exc: BaseException) -> str:
+    where = raised_in_suite(exc)
+    if where is not None:
+        return f"the suite failed while running this case (in {where}): {describe(exc)}"
+    return f"the adapter raised {describe(exc)}"
 
 
 def codec_only(scenario: Scenario) -> str | None:
@@ -143,7 +161,7 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         where = run.refused[0].location.split(".", 1)[0]
         notes.append(f"the replay answered {where} with the provider's error, as the provider would")
     if run.fault is not None and not run.refused:
-        summary = f"{type(run.fault).__name__}: {run.fault}"
+        summary = describe(run.fault)
         if errors:
             notes.append(f"the client then raised {summary}")
         else:
@@ -162,7 +180,7 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
         result.outcome = "fail"
     if run.extra:
-        notes.append(f"the replay answered requests the recording does not hold with 404: {describe(run.extra)}")
+        notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
     return result
 
@@ -177,14 +195,14 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
         cassette = load_cassette(path)
         exchange = run_codec(codec, scenario, cassette, dialect, _played_history(adapter, scenario, corpus))
     except AdapterFault as fault:
-        return CaseResult(
-            scenario.id,
-            scenario.api,
-            "error",
-            summary=f"the adapter failed in {fault.phase} of turn {fault.turn}: {fault.summary}",
-            detail=fault.detail,
-        )
+        if fault.summary.startswith("returned "):  # what it returned breaks the codec contract
+            summary = f"the adapter's {fault.phase} of turn {fault.turn} {fault.summary}"
+        else:
+            summary = f"the adapter failed in {fault.phase} of turn {fault.turn}: {fault.summary}"
+        return CaseResult(scenario.id, scenario.api, "error", summary=summary, detail=fault.detail)
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
+        # Everything the adapter returns is checked on its way in (AdapterFault above): what is
+        # left is the scenario's cassette.
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
     return _judged(scenario, exchange, scenario_context(corpus, scenario, profile), dialect, "adapter")
 
@@ -235,7 +253,25 @@ def run_suite(
     profile: str = "default",
     options: RunOptions | None = None,
 ) -> list[CaseResult]:
-    return [run_scenario(adapter, s, corpus, profile, options) for s in select(corpus, apis)]
+    """Every selected case's result. An interrupt (Ctrl-C) stops the run: the case it stopped is an
+    error, the cases after it are not run, and the results are returned all the same."""
+    chosen = select(corpus, apis)
+    results: list[CaseResult] = []
+    for scenario in chosen:
+        try:
+            results.append(run_scenario(adapter, scenario, corpus, profile, options))
+        except KeyboardInterrupt:
+            results.append(
+                CaseResult(
+                    scenario.id, scenario.api, "error", summary="interrupted (KeyboardInterrupt) during this case"
+                )
+            )
+            break
+    results += [
+        CaseResult(s.id, s.api, "not-run", summary="the run was interrupted before this case")
+        for s in chosen[len(results) :]
+    ]
+    return results
 
 
 def reproduce(bug: BugCase, corpus: Corpus, profile: str = "default", adapter: Adapter | None = None) -> CaseResult:

@@ -1,7 +1,9 @@
 """Wire items: what a dialect parses request and response bodies into, for the rules to read.
 
 Every item keeps the JSON path it was found at, so that a violation can point at the byte that
-is wrong (`request[1].messages[3].tool_call_id`).
+is wrong (`request[1].messages[3].tool_call_id`). Items check their own types as they are made:
+an id or a name that is not a string (an integer id, a `"function"` that is a string) is refused
+there, at its path, so that no rule ever meets one.
 """
 
 from __future__ import annotations
@@ -10,7 +12,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from conformance.bounds import MAX_DEPTH, json_text_depth
+
 Role = Literal["system", "user", "assistant", "tool", "other"]
+
+
+class DialectError(ValueError):
+    """A body that does not have the shape its dialect requires; `path` locates it."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
+
+
+def _kind(value: Any) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a number", list: "a list", dict: "an object"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def _text(value: Any, path: str, what: str, *, optional: bool = True) -> None:
+    if isinstance(value, str) or (optional and value is None):
+        return
+    shown = repr(value) if isinstance(value, int | float | bool) else ""
+    raise DialectError(path, f"{what} is {_kind(value)}{f' ({shown})' if shown else ''}, not a string")
 
 
 @dataclass(frozen=True)
@@ -30,6 +54,15 @@ class WireCall:
     opaque: Mapping[str, Any] = field(default_factory=dict)
     # Run by the provider (server tools, hybrid items): no client result answers it.
     provider_executed: bool = False
+
+    def __post_init__(self) -> None:
+        _text(self.call_id, self.id_path, "the call id")
+        _text(self.name, f"{self.path}.name", "the tool name")
+        _text(self.item_id, self.item_path, "the item id")
+        if isinstance(self.arguments, str) and json_text_depth(self.arguments) > MAX_DEPTH:
+            raise DialectError(f"{self.path}.arguments", f"the arguments nest deeper than {MAX_DEPTH} levels")
+        if not isinstance(self.opaque, Mapping):
+            raise DialectError(self.path, "the call's opaque fields are not a mapping")
 
     @property
     def id_path(self) -> str:
@@ -51,6 +84,10 @@ class WireResult:
     id_field: str = "tool_call_id"
     name: str | None = None  # the wire's function name, where it has one (Gemini pairs by name)
     provider_executed: bool = False  # a server tool's result, served inside the assistant turn
+
+    def __post_init__(self) -> None:
+        _text(self.call_id, self.id_path, "the result's call id")
+        _text(self.name, f"{self.path}.name", "the result's tool name")
 
     @property
     def id_path(self) -> str:

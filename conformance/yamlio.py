@@ -3,16 +3,26 @@
 Case files are data for a JSON Schema, so the loader resolves only JSON types: dates stay strings
 (`2025-04-23` is a date in YAML 1.1 but a string to the schema). Every mapping and sequence
 remembers the line of each entry so that a schema error can name the line it concerns.
+
+Documents are bounded (conformance/bounds.py): nesting deeper than MAX_DEPTH and aliases that
+expand a document far beyond its text are refused with the line where it happens, before anything
+walks the data. libyaml composes nodes recursively in C, so a document that may nest deep enough
+to overflow its stack is composed here instead, from the parser's events, without recursion.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import codecs
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from conformance.bounds import EXPANSION_FACTOR, EXPANSION_FLOOR, MAX_DEPTH, BoundsError, read_file
 
 try:  # the C loader is several times faster on the corpus; the pure one is the fallback
     from yaml import CSafeLoader as _BaseLoader
@@ -45,8 +55,187 @@ class LineList(list[Any]):
     line: int
 
 
-class _Loader(_BaseLoader):
+_CParser: type | None = getattr(yaml, "CParser", None)
+
+
+class _BoundsError(yaml.MarkedYAMLError):
+    """A document beyond a bound, marked where it goes beyond it."""
+
+
+# Past this many levels the C composer may overflow its stack (it does at 100,000); below it,
+# it is faster than composing from events in Python. PyYAML's pure-Python composer recurses two
+# frames a level and reaches Python's recursion limit near 500.
+_C_COMPOSER_DEPTH = 2_000
+_PURE_COMPOSER_DEPTH = 200
+# A conservative bound on nesting, read from the text without parsing it: every level opens a
+# flow collection, or starts to the right of its parent (a block sequence may share its parent
+# key's column), or follows a compact indicator (`- - x`, `? - x`) on the same line. So a text
+# nests at most (flow brackets) + 2 * (longest run of spaces and indicators opening a line) + 2.
+_PREFIX = "[ \t?:-]"
+
+
+def _may_nest_beyond(text: str, limit: int) -> bool:
+    flow = text.count("[") + text.count("{")
+    if flow + 2 > limit:
+        return True
+    run = (limit - flow - 2) // 2 + 1  # a line opening with this many would pass the limit
+    first = re.match(f"{_PREFIX}*", text)
+    return (first is not None and first.end() >= run) or re.search(f"\n{_PREFIX}{{{run}}}", text) is not None
+
+
+def _may_alias(text: str) -> bool:
+    """Whether an alias may appear: one starts a node, after a line start, a space, a bracket or a
+    comma. Without one the document is a tree and cannot be bigger than its text."""
+    return "*" in text and (text.startswith("*") or re.search(r"[\s\[{,]\*", text) is not None)
+
+
+def _children(node: Node) -> Iterator[Node]:
+    if isinstance(node, SequenceNode):
+        yield from node.value
+    elif isinstance(node, MappingNode):
+        for key, value in node.value:
+            yield key
+            yield value
+
+
+def _check_graph(root: Node, text_length: int, max_depth: int) -> None:
+    """Refuse a node graph deeper than `max_depth`, recursive, or whose aliases expand it beyond
+    EXPANSION_FACTOR times its text: measured once per node, without expanding anything."""
+    limit = max(EXPANSION_FACTOR * text_length, EXPANSION_FLOOR)
+    depth: dict[int, int] = {}
+    size: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            children = list(_children(node))
+            own = len(node.value) if isinstance(node, ScalarNode) else 0
+            depth[key] = (0 if isinstance(node, ScalarNode) else 1) + max((depth[id(c)] for c in children), default=0)
+            size[key] = 1 + own + sum(size[id(c)] for c in children)
+            open_nodes.discard(key)
+            if depth[key] > max_depth:
+                raise _BoundsError(None, None, f"nests deeper than {max_depth} levels", node.start_mark)
+            if size[key] > limit:
+                raise _BoundsError(
+                    None, None, f"aliases expand the document beyond {limit} nodes and characters", node.start_mark
+                )
+            continue
+        if key in depth:
+            continue
+        open_nodes.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in open_nodes:
+                raise _BoundsError(None, None, "an alias refers to a node that contains it", child.start_mark)
+            if id(child) not in depth:
+                stack.append((child, False))
+
+
+class _Bounded:
+    """Composes a document within the bounds; mixed into a PyYAML loader (C or pure Python)."""
+
+    max_depth = MAX_DEPTH
+    bounded_text = ""
+
+    def get_single_node(self) -> Node | None:
+        text = self.bounded_text
+        native = _CParser is not None and isinstance(self, _CParser)
+        composer_limit = _C_COMPOSER_DEPTH if native else min(self.max_depth, _PURE_COMPOSER_DEPTH)
+        if _may_nest_beyond(text, composer_limit):
+            node = self._single_node_from_events()  # checks the depth as it goes
+            deep = False
+        else:
+            node = super().get_single_node()  # type: ignore[misc]
+            deep = self.max_depth < composer_limit and _may_nest_beyond(text, self.max_depth)
+        if node is not None and (deep or _may_alias(text)):
+            _check_graph(node, len(text), self.max_depth)
+        return node
+
+    def _single_node_from_events(self) -> Node | None:
+        loader: Any = self
+        loader.get_event()  # the stream start
+        node = None
+        if not loader.check_event(yaml.StreamEndEvent):
+            loader.get_event()  # the document start
+            node = self._compose_from_events()
+            loader.get_event()  # the document end
+        if not loader.check_event(yaml.StreamEndEvent):
+            event = loader.get_event()
+            raise yaml.composer.ComposerError(
+                "expected a single document in the stream", None, "but found another document", event.start_mark
+            )
+        loader.get_event()
+        return node
+
+    def _compose_from_events(self) -> Node:
+        """PyYAML's Composer.compose_node, with the recursion turned into a stack."""
+        loader: Any = self
+        anchors: dict[str, Node] = {}
+        open_nodes: list[Node] = []
+        keys: list[Node | None] = []  # per open mapping: the key waiting for its value
+        while True:
+            event = loader.get_event()
+            start: Any = event.start_mark  # a C parser's marks are of its own class
+            end: Any = event.end_mark
+            node: Node
+            if isinstance(event, yaml.AliasEvent):
+                if event.anchor not in anchors:
+                    raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}", start)
+                node = anchors[event.anchor]
+            elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+                node = open_nodes.pop()
+                keys.pop()
+                node.end_mark = end
+            else:
+                if event.anchor is not None and event.anchor in anchors:
+                    raise yaml.composer.ComposerError(
+                        f"found duplicate anchor {event.anchor!r}; first occurrence",
+                        anchors[event.anchor].start_mark,
+                        "second occurrence",
+                        start,
+                    )
+                tag = event.tag
+                if isinstance(event, yaml.ScalarEvent):
+                    if tag is None or tag == "!":
+                        tag = loader.resolve(ScalarNode, event.value, event.implicit)
+                    node = ScalarNode(tag, event.value, start, end, style=event.style)
+                else:
+                    kind = SequenceNode if isinstance(event, yaml.SequenceStartEvent) else MappingNode
+                    if tag is None or tag == "!":
+                        tag = loader.resolve(kind, None, event.implicit)
+                    node = kind(tag, [], start, None, flow_style=event.flow_style)
+                if event.anchor is not None:
+                    anchors[event.anchor] = node
+                if not isinstance(node, ScalarNode):
+                    if len(open_nodes) >= self.max_depth:
+                        raise _BoundsError(None, None, f"nests deeper than {self.max_depth} levels", start)
+                    open_nodes.append(node)
+                    keys.append(None)
+                    continue
+            if not open_nodes:
+                return node
+            parent = open_nodes[-1]
+            if isinstance(parent, SequenceNode):
+                parent.value.append(node)
+            elif keys[-1] is None:
+                keys[-1] = node
+            else:
+                parent.value.append((keys[-1], node))
+                keys[-1] = None
+
+
+class _Loader(_Bounded, _BaseLoader):
     pass
+
+
+class _PlainLoader(_Bounded, _BaseLoader):
+    """Plain dicts and lists, no line bookkeeping: for cassettes, whose readers look only a few
+    levels deep (and bound what they hand on), so that their JSON bodies' brackets do not cost a
+    walk over every node."""
+
+    max_depth = _C_COMPOSER_DEPTH
 
 
 # Drop the YAML 1.1 timestamp resolver: the schema speaks JSON, where a date is a string.
@@ -54,54 +243,105 @@ _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
+_PlainLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 
 
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LineDict:
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> Iterator[LineDict]:
+    # A generator, as PyYAML's own constructors are: the collection is handed out empty and
+    # filled after, so that construction never recurses however deep the document nests.
     loader.flatten_mapping(node)
     result = LineDict()
     result.lines = {}
     result.line = node.start_mark.line + 1
+    yield result
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = loader.construct_object(key_node)
         if not isinstance(key, str):
             key = str(key)
         if key in result:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        result[key] = loader.construct_object(value_node, deep=True)
+        result[key] = loader.construct_object(value_node)
         result.lines[key] = key_node.start_mark.line + 1
-    return result
 
 
-def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> LineList:
-    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
+def _construct_sequence(loader: _Loader, node: yaml.SequenceNode) -> Iterator[LineList]:
+    result = LineList()
     result.lines = [child.start_mark.line + 1 for child in node.value]
     result.line = node.start_mark.line + 1
-    return result
+    yield result
+    result.extend(loader.construct_object(child) for child in node.value)
+
+
+def _not_json(loader: _Loader, node: Node) -> Any:
+    raise yaml.constructor.ConstructorError(
+        None,
+        None,
+        f"{node.tag.rsplit(':', 1)[-1]!r} data is not JSON data (strings, numbers, lists, mappings)",
+        node.start_mark,
+    )
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+for _tag in ("set", "timestamp", "binary", "omap", "pairs"):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
 
-def load_text(text: str, path: Path | str = "<string>") -> Any:
-    """Parse one YAML document; errors carry the file and line."""
+def _decode(data: bytes, path: Path | str) -> str:
+    # As PyYAML's reader does: UTF-16 when a byte order mark says so, else UTF-8.
     try:
-        return yaml.load(text, Loader=_Loader)
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return data.decode("utf-16")
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise YamlError(path, line, f"cannot read: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+
+
+def _load(text: str | bytes, path: Path | str, loader_class: type[Any]) -> Any:
+    if isinstance(text, bytes):
+        text = _decode(text, path)
+    loader = loader_class(text)
+    loader.bounded_text = text
+    try:
+        return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         problem = exc.problem or str(exc)
         raise YamlError(path, line, f"invalid YAML: {problem}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow, located by its index
+        line = text.count("\n", 0, exc.position) + 1
+        shown = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
+        raise YamlError(path, line, f"invalid YAML: {exc.reason} ({shown})") from None
     except yaml.YAMLError as exc:
         raise YamlError(path, None, f"invalid YAML: {exc}") from None
+    except RecursionError:  # the pure-Python composer, on a document the bounds let through
+        raise YamlError(path, None, f"invalid YAML: nests deeper than {loader.max_depth} levels") from None
+    finally:
+        loader.dispose()
+
+
+def load_text(text: str | bytes, path: Path | str = "<string>") -> Any:
+    """Parse one YAML document; errors carry the file and line."""
+    return _load(text, path, _Loader)
+
+
+def load_data(text: str | bytes, path: Path | str = "<string>") -> Any:
+    """Parse one YAML document into plain dicts and lists (`!!binary` is bytes), within the same bounds."""
+    return _load(text, path, _PlainLoader)
+
+
+def read_text(path: Path) -> str:
+    """A file's text: a regular file within the size bound, in UTF-8 (or UTF-16 with a byte order mark)."""
+    try:
+        return _decode(read_file(path), path)
+    except BoundsError as exc:
+        raise YamlError(path, None, str(exc)) from None
 
 
 def load_file(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise YamlError(path, None, f"cannot read: {exc}") from None
-    return load_text(text, path)
+    return load_text(read_text(path), path)
 
 
 @dataclass(frozen=True)
@@ -115,7 +355,8 @@ class Located:
 def line_of(document: Any, path: Iterable[str | int]) -> int | None:
     """The line of the deepest node of `path` that the document still has."""
     node = document
-    line = getattr(document, "line", None)
+    # A document that is one scalar (or empty) is all on its first line.
+    line = getattr(document, "line", None if isinstance(document, dict | list) else 1)
     for step in path:
         if isinstance(node, LineDict) and isinstance(step, str) and step in node:
             line = node.lines.get(step, line)

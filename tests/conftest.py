@@ -16,3 +16,22 @@ pytest_plugins = ["pytester"]
 @pytest.fixture(scope="session")
 def corpus() -> Corpus:
     return load_corpus()
+
+
+# Fuzz test sizes (tests/test_fuzz_*.py): a small, repeatable run by default (CI), and a nightly
+# one of more than 10,000 inputs with `--hypothesis-profile=nightly` (docs/robustness.md).
+try:
+    from hypothesis import HealthCheck, Phase, settings
+
+    _FUZZ = {
+        "deadline": None,  # each test bounds its own time, with a margin for a shared machine
+        "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    }
+    # CI reports a failing input as found, without minimising it: each input costs tens of
+    # milliseconds, and minimising can take minutes; the printed draws reproduce it.
+    _FOUND = [Phase.explicit, Phase.reuse, Phase.generate]
+    settings.register_profile("ci", max_examples=40, derandomize=True, print_blob=True, phases=_FOUND, **_FUZZ)
+    settings.register_profile("nightly", max_examples=2_000, print_blob=True, **_FUZZ)
+    settings.load_profile("ci")
+except ImportError:  # pragma: no cover - the test extra installs hypothesis
+    pass

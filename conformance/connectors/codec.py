@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import copy
 import json
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.adapters import Codec
+from conformance.bounds import MAX_DEPTH, json_text_depth
 from conformance.cassette import Cassette
 from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
 from conformance.dialects import dialect_for
 from conformance.dialects.base import Dialect
 from conformance.exchange import Exchange, Turn
+from conformance.faults import describe, passes_through
+from conformance.faults import short_traceback as short_traceback  # where the runner and older callers import it
 from conformance.neutral import Conversation, Message, Part, ToolCallPart, tool_calls, user
 
 
@@ -41,11 +43,6 @@ class AdapterFault(Exception):
         super().__init__(f"{phase} of turn {turn}: {summary}")
 
 
-def short_traceback(exc: BaseException, limit: int = 6) -> str:
-    lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-limit)
-    return "".join(lines).rstrip()
-
-
 def _copy(value: Any) -> Any:
     """A private copy for the adapter, so it cannot change what the harness keeps; the data is
     JSON, and a JSON round trip copies it several times faster than deepcopy."""
@@ -58,23 +55,109 @@ def _copy(value: Any) -> Any:
 def _call(phase: str, turn: int, fn: Any, arg: Any) -> Any:
     try:
         return fn(_copy(arg))
-    except Exception as exc:  # the adapter's fault, reported as an outcome
-        raise AdapterFault(phase, turn, f"{type(exc).__name__}: {exc}", short_traceback(exc)) from exc
+    except BaseException as exc:  # the adapter's fault (SystemExit and its own classes too), reported as an outcome
+        if passes_through(exc):
+            raise
+        raise AdapterFault(phase, turn, describe(exc), short_traceback(exc)) from exc
+
+
+def _plain_json(value: Any, phase: str, turn: int, what: str) -> Any:
+    """A copy of what the adapter returned in plain JSON types, so that no object of the adapter's
+    (a str subclass, an `__eq__` that raises) reaches the harness; anything else is the adapter's fault."""
+    try:
+        text = json.dumps(value)
+    except RecursionError:
+        raise AdapterFault(phase, turn, f"returned {what} nesting deeper than {MAX_DEPTH} levels") from None
+    except BaseException as exc:  # a hostile object's methods run inside dumps
+        if passes_through(exc):
+            raise
+        raise AdapterFault(phase, turn, f"returned {what} that is not JSON data: {describe(exc)}") from None
+    if json_text_depth(text) > MAX_DEPTH:
+        raise AdapterFault(phase, turn, f"returned {what} nesting deeper than {MAX_DEPTH} levels")
+    return json.loads(text)
+
+
+_TYPE_WORDS = {
+    type(None): "null",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def _kind(value: Any) -> str:
+    return _TYPE_WORDS.get(type(value), "an object")
+
+
+_PART_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    # type -> {field: the types it may have}; required fields are below
+    "text": {"text": (str,)},
+    "tool_call": {
+        "name": (str,),
+        "call_id": (str, type(None)),
+        "arguments": (dict, str),  # an object, or the wire's text where it is not JSON
+        "wire_type": (str,),
+        "extra": (dict,),
+        "provider_executed": (bool,),
+    },
+    "tool_result": {
+        "call_id": (str, type(None)),
+        "name": (str, type(None)),
+        "wire_type": (str,),
+        "extra": (dict,),
+        "provider_executed": (bool,),
+    },
+}
+_REQUIRED = {
+    "text": (("text", "a text"),),
+    "tool_call": (("name", "a name"), ("arguments", "arguments")),
+    "tool_result": (("output", "an output"),),
+}
+
+
+def _part_problem(part: Any) -> str | None:
+    """What is wrong with one part of a decoded message, in words; None when nothing is."""
+    if not isinstance(part, dict):
+        return f"a part that is {_kind(part)}, not an object"
+    kind = part.get("type")
+    if not isinstance(kind, str) or kind not in _PART_FIELDS:
+        shown = repr(kind[:80]) if isinstance(kind, str) else _kind(kind)
+        return f"a part of unknown type {shown} (known: {', '.join(_PART_FIELDS)})"
+    for name, phrase in _REQUIRED[kind]:
+        if name not in part or (name == "name" and part[name] is None):
+            return f"a {kind} part without {phrase}"
+    for name, allowed in _PART_FIELDS[kind].items():
+        if name in part and not isinstance(part[name], allowed):
+            wanted = " or ".join(_TYPE_WORDS[t] for t in allowed)
+            return f"a {kind} part whose {name} is {_kind(part[name])}, not {wanted}"
+    return None
 
 
 def _check_message(message: Any, turn: int) -> Message:
-    if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
-        raise AdapterFault("decode", turn, f"returned {type(message).__name__}, not a Message dict with 'parts'")
-    return message  # type: ignore[return-value]
+    plain = _plain_json(message, "decode", turn, "a message")
+    if not isinstance(plain, dict) or not isinstance(plain.get("parts"), list):
+        shown = type(message).__name__ if not isinstance(message, dict) else "a dict without a 'parts' list"
+        raise AdapterFault("decode", turn, f"returned {shown}, not a Message dict with 'parts'")
+    if plain.get("role") != "assistant":
+        raise AdapterFault(
+            "decode", turn, f"returned a message whose role is {plain.get('role')!r}; a response decodes to 'assistant'"
+        )
+    for k, part in enumerate(plain["parts"]):
+        problem = _part_problem(part)
+        if problem is not None:
+            raise AdapterFault("decode", turn, f"returned {problem} (parts[{k}])")
+    checked: Message = plain  # type: ignore[assignment]  # its shape was checked above
+    return checked
 
 
 def _check_body(body: Any, turn: int) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise AdapterFault("encode", turn, f"returned {type(body).__name__}, not a JSON object")
-    try:
-        return json.loads(json.dumps(body))  # type: ignore[no-any-return]
-    except (TypeError, ValueError) as exc:
-        raise AdapterFault("encode", turn, f"returned a body that is not JSON: {exc}") from None
+    plain: dict[str, Any] = _plain_json(body, "encode", turn, "a body")
+    return plain
 
 
 def _canned(call: ToolCallPart, expected: list[ExpectedCall], used: set[int], position: int) -> ExpectedCall | None:

@@ -6,9 +6,11 @@ Modules are imported on first use: a run over one API loads one dialect.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from conformance.cassette import HttpRequest
 from conformance.dialects.base import Dialect, DialectError
+from conformance.faults import describe
 
 # API -> "module:class". Order matters for `detect`: more specific hosts first.
 _REGISTRY: dict[str, str] = {
@@ -29,10 +31,46 @@ _LOADED: dict[str, Dialect] = {}
 __all__ = ["Dialect", "DialectError", "detect", "dialect_for", "supported_apis"]
 
 
+def _located(where: str, exc: Exception) -> DialectError:
+    if isinstance(exc, ValueError):  # the readers' own errors (streams, bodies, JSON) say what is wrong
+        return DialectError(where, describe(exc).split(": ", 1)[-1])
+    return DialectError(where, f"has an unexpected shape ({describe(exc)})")
+
+
+def _guarded(cls: type[Any]) -> type[Any]:
+    """The dialect class, with its readers turning any failure on a malformed body into a
+    DialectError located at the body (`request[2]`, `response[0]`).
+
+    A body can be anything a recording or an adapter produced: an object where a list belongs,
+    a string where an object does. The dialects check the shapes they rely on, and this catches
+    the rest, so that a body no dialect foresaw is reported where it is, never a crash.
+    """
+
+    def history(self: Any, body: Any, where: str = "request") -> Any:
+        try:
+            return cls.history(self, body, where)
+        except DialectError:
+            raise
+        except Exception as exc:
+            raise _located(where, exc) from exc
+
+    def served(self: Any, response: Any, where: str = "response") -> Any:
+        try:
+            return cls.served(self, response, where)
+        except DialectError:
+            raise
+        except Exception as exc:
+            raise _located(where, exc) from exc
+
+    namespace = {"history": history, "served": served, "__doc__": cls.__doc__, "__module__": cls.__module__}
+    return type(cls.__name__, (cls,), {**namespace, "__qualname__": cls.__qualname__})
+
+
 def _load(api: str) -> Dialect:
     if api not in _LOADED:
         module_name, _, attribute = _REGISTRY[api].partition(":")
-        _LOADED[api] = getattr(importlib.import_module(module_name), attribute)()
+        dialect: Dialect = _guarded(getattr(importlib.import_module(module_name), attribute))()
+        _LOADED[api] = dialect
     return _LOADED[api]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal, Protocol
 
 from conformance.cassette import HttpRequest, HttpResponse
+from conformance.wire import DialectError as DialectError  # defined beside the items that raise it
 from conformance.wire import History, Served
 
 # How results must be placed relative to their calls:
@@ -14,14 +15,6 @@ from conformance.wire import History, Served
 # Results without an id (Gemini) answer the calls of their window by function name, in order.
 # Results of provider-executed calls (server tools) sit in the same message as their call.
 Placement = Literal["following-messages", "next-message", "anywhere-after"]
-
-
-class DialectError(ValueError):
-    """A body that does not have the shape its dialect requires; `path` locates it."""
-
-    def __init__(self, path: str, message: str) -> None:
-        self.path = path
-        super().__init__(f"{path}: {message}")
 
 
 class Dialect(Protocol):

@@ -31,7 +31,7 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
     if not isinstance(entry, dict):
         raise DialectError(path, "a tool_calls entry is not an object")
     if entry.get("type") == "custom" or "custom" in entry:
-        custom = entry.get("custom") or {}
+        custom = _object(entry.get("custom"), f"{path}.custom")
         return WireCall(
             call_id=entry.get("id"),
             name=custom.get("name"),
@@ -39,7 +39,7 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
             wire_type=custom_type,
             path=path,
         )
-    function = entry.get("function") or {}
+    function = _object(entry.get("function"), f"{path}.function")
     return WireCall(
         call_id=entry.get("id"),
         name=function.get("name"),
@@ -47,6 +47,24 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
         wire_type=call_type,
         path=path,
     )
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    """A call's `function` (or `custom`) object; absent is empty, anything else is not an object."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise DialectError(path, f"is a {type(value).__name__}, not an object")
+    return value
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    """A list a stream chunk carries; absent (or null) is empty, anything else is not a list."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise DialectError(path, f"is a {type(value).__name__}, not a list")
+    return value
 
 
 MessagePart = Callable[[dict[str, Any], str], Any]
@@ -142,15 +160,20 @@ class OpenAIChat:
         notes: list[str] = []
         text: list[str] = []
         for event in events:
+            at = f"{where}.events[{event.index}]"
             choices = event.data.get("choices") if isinstance(event.data, dict) else None
-            for choice in choices or []:
+            for c, choice in enumerate(_list(choices, f"{at}.choices")):
+                choice = _object(choice, f"{at}.choices[{c}]")
                 if choice.get("index", 0) != 0:
                     continue  # n > 1 is out of scope: tool loops use one choice
-                delta = choice.get("delta") or {}
+                delta = _object(choice.get("delta"), f"{at}.choices[{c}].delta")
                 if isinstance(delta.get("content"), str):
                     text.append(delta["content"])
-                for j, entry in enumerate(delta.get("tool_calls") or []):
+                for j, entry in enumerate(_list(delta.get("tool_calls"), f"{at}.choices[{c}].delta.tool_calls")):
+                    entry = _object(entry, f"{at}.choices[{c}].delta.tool_calls[{j}]")
                     index = entry.get("index", 0)
+                    if not isinstance(index, int):
+                        raise DialectError(f"{at}.choices[{c}].delta.tool_calls[{j}].index", "is not an integer")
                     call_id = self.delta_id(entry)
                     call = current.get(index)
                     if call is None or (call_id and call.call_id and call_id != call.call_id):
@@ -163,7 +186,7 @@ class OpenAIChat:
                         calls.append(call)
                     if call_id and call.call_id is None:
                         call.call_id = call_id
-                    function = entry.get("function") or {}
+                    function = _object(entry.get("function"), f"{at}.choices[{c}].delta.tool_calls[{j}].function")
                     if function.get("name") and call.name is None:
                         call.name = function["name"]
                     if isinstance(function.get("arguments"), str):

@@ -200,6 +200,6 @@ def _json(body: bytes | None) -> Any:
         return None
 
 
-def describe(requests: Sequence[str], limit: int = 3) -> str:
+def listed(requests: Sequence[str], limit: int = 3) -> str:
     shown = ", ".join(requests[:limit])
     return shown + (f" and {len(requests) - limit} more" if len(requests) > limit else "")
