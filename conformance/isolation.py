@@ -36,7 +36,9 @@ class Worker:
             "cmd": "start",
             "cases": [str(Path(p).resolve()) for p in cases],
             "cassettes": [str(Path(p).resolve()) for p in cassettes],
-            "path": [os.getcwd()],  # adapter specs import from the invocation directory, as in process
+            # What imports here imports there: the invocation directory (adapter specs import from it, as in
+            # process) and this process's own path (a test's or a tool's additions).
+            "path": list(dict.fromkeys([os.getcwd(), *(p for p in sys.path if p)])),
         }
         self.supervisor = Supervisor(
             [sys.executable, "-m", "conformance.worker"],

@@ -83,7 +83,7 @@ def test_readme_adapter_is_found_in_the_current_directory(here: Path, capsys: py
     assert main(["run", "--adapter", "myadapter:ADAPTER", "--api", "openai-chat"]) == 1
     captured = capsys.readouterr()
     assert "cannot import" not in captured.err
-    assert "ERROR: the adapter failed in encode of turn 0: returned NoneType, not a JSON object" in captured.out
+    assert "ERROR: the adapter's encode of turn 0 returned NoneType, not a JSON object" in captured.out
 
 
 def test_skips_are_summarised_unless_verbose(capsys: pytest.CaptureFixture[str]) -> None:

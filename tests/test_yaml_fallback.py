@@ -31,9 +31,10 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
 def test_the_fallback_is_the_pure_python_loader() -> None:
     run = _run(
         """
-        from conformance import cassette, yamlio
+        from conformance import yamlio
+        # Case files and cassettes both load through yamlio's loaders.
         assert yamlio._BaseLoader is yaml.SafeLoader, yamlio._BaseLoader
-        assert cassette._Loader is yaml.SafeLoader, cassette._Loader
+        assert issubclass(yamlio._PlainLoader, yaml.SafeLoader)
         print("PURE")
         """
     )
