@@ -1,7 +1,8 @@
 """Linting recorded traffic: a cassette's requests checked against the responses it served.
 
-The same rules as a live run, minus the decode rules (there is no codec to ask). Interactions
-are grouped by dialect, so a cassette that talks to two APIs yields two exchanges.
+The same rules as a live run, minus the decode rules (there is no codec to ask). Each independent
+conversation of the cassette is one exchange (`conformance.conversations`): a request is checked
+against the responses of its own conversation only, never against another test's.
 """
 
 from __future__ import annotations
@@ -9,15 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.cassette import Cassette, Interaction, load_cassette
+from conformance.cassette import Cassette, load_cassette
+from conformance.conversations import Conversation, split
 from conformance.corpus import Corpus
-from conformance.dialects import detect
-from conformance.dialects.base import Dialect, DialectError
+from conformance.dialects.base import DialectError
 from conformance.exchange import Exchange, Turn
 from conformance.rules import CheckContext, check
-from conformance.sse import StreamError
 from conformance.violations import Violation
-from conformance.wire import Served
 
 
 @dataclass
@@ -28,53 +27,36 @@ class LintReport:
     unchecked: list[str] = field(default_factory=list)  # why some interactions were not checked
     notes: list[str] = field(default_factory=list)  # what the responses showed: HTTP errors, stream oddities
     violations: list[tuple[str, Violation]] = field(default_factory=list)  # (api, violation)
+    conversations: int = 0
 
     @property
     def errors(self) -> list[tuple[str, Violation]]:
         return [(a, v) for a, v in self.violations if v.severity == "error"]
 
 
-def _served(dialect: Dialect, interaction: Interaction) -> Served:
-    where = f"response[{interaction.index}]"
-    response = interaction.response
-    if response.status >= 400:
-        detail = response.text()[:300].strip()
-        return Served(False, (), "", {}, notes=(f"{where}: HTTP {response.status}: {detail}",))
-    return dialect.served(response, where)
+def exchange_of(conversation: Conversation) -> Exchange:
+    return Exchange(
+        api=conversation.api,
+        turns=tuple(Turn(index=s.index, request=s.body, served=s.served) for s in conversation.steps),
+    )
 
 
 def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintReport:
     report = LintReport(path=cassette.path, interactions=len(cassette))
-    groups: dict[str, tuple[Dialect, list[Turn]]] = {}
-    for interaction in cassette:
-        dialect = detect(interaction.request)
-        request = interaction.request
-        if dialect is None:
-            report.unchecked.append(
-                f"interaction[{interaction.index}]: no dialect yet for {request.method} {request.host}{request.path}"
-            )
-            continue
+    found = split(cassette)
+    report.notes.extend(found.notes)
+    report.unchecked.extend(f"interaction[{u.index}]: {u.reason}" for u in found.unread)
+    for conversation in found.conversations:
+        names = frozenset(c.name for c in conversation.served_calls() if c.name)
+        ctx = CheckContext(corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names)
         try:
-            body = request.json()
-            served = _served(dialect, interaction)
-        except (ValueError, StreamError, DialectError) as exc:
-            report.unchecked.append(f"interaction[{interaction.index}]: {exc}")
-            continue
-        report.notes.extend(served.notes)
-        groups.setdefault(dialect.api, (dialect, []))[1].append(
-            Turn(index=interaction.index, request=body, served=served)
-        )
-    for api, (dialect, turns) in groups.items():
-        exchange = Exchange(api=api, turns=tuple(turns))
-        names = frozenset(c.name for t in turns for c in t.served.calls if c.name)
-        ctx = CheckContext(corpus=corpus, dialect=dialect, profile=profile, tool_names=names)
-        try:
-            found = check(exchange, ctx)
+            violations = check(exchange_of(conversation), ctx)
         except DialectError as exc:
-            report.unchecked.append(f"{api}: {exc}")
+            report.unchecked.append(f"{conversation.api} {conversation.indices}: {exc}")
             continue
-        report.checked[api] = len(turns)
-        report.violations.extend((api, v) for v in found)
+        report.conversations += 1
+        report.checked[conversation.api] = report.checked.get(conversation.api, 0) + len(conversation.steps)
+        report.violations.extend((conversation.api, v) for v in violations)
     return report
 
 
