@@ -4,7 +4,9 @@ One named rule per property, each problem located by file and line:
 schema and layout (from loading), `id-retired`, `description-unique`, `reference` (scenarios
 name existing wire types, bugs name existing scenarios and importable reproductions),
 `cassette` (every cassette a case names exists, parses, and serves the calls the scenario
-declares), and `example` (examples validate against the official SDK's model, when installed).
+declares), `source` (a recorded scenario says where its traffic comes from: the bundled ones name
+a repository, commit and allowed licence, and their cassette names the scenario it belongs to),
+and `example` (examples validate against the official SDK's model, when installed).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cassette import CassetteError, load_cassette
-from conformance.corpus import Corpus, LoadedFile, build_corpus, default_roots, read_case_files
+from conformance.caseschema import vocabulary
+from conformance.corpus import Corpus, LoadedFile, Scenario, build_corpus, default_roots, read_case_files
 from conformance.dialects import dialect_for
+from conformance.paths import bundled_cases
 from conformance.dialects.base import DialectError
 from conformance.problems import Problem
 from conformance.sse import StreamError
@@ -111,6 +115,8 @@ def check_corpus(
             elif corpus.wire_types[wire_type].api != scenario.api and "cross-provider" not in scenario.features:
                 at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not a {scenario.api} wire type")
         exercised.update(_check_cassette(corpus, scenario.id, at))
+        if scenario.recorded:
+            _check_source(scenario, docs[scenario.id].root, at)
 
     for case in corpus.wire_types.values():
         if case.id in exercised:
@@ -161,6 +167,16 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
     except CassetteError as exc:
         at(case_id, ["cassette"], "cassette", str(exc))
         return carried
+    if scenario.recorded and (
+        cassette.provenance.get("kind") != "recorded" or cassette.provenance.get("scenario") != scenario.id
+    ):
+        at(
+            case_id,
+            ["cassette"],
+            "source",
+            f"the cassette's provenance is {dict(cassette.provenance) or 'missing'}; a recorded scenario's cassette "
+            f"says `kind: recorded` and `scenario: {scenario.id}`",
+        )
     if len(cassette) != len(scenario.turns):
         at(
             case_id,
@@ -213,6 +229,31 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
     for wire_type in sorted(carried - set(scenario.wire_types)):
         at(case_id, ["wire_types"], "cassette", f"the cassette carries {wire_type}, which wire_types does not declare")
     return carried
+
+
+def _check_source(scenario: Scenario, root: Path, at: Callable[..., None]) -> None:
+    """A recorded scenario names its source; the bundled corpus holds only third-party recordings
+    under the licences it may redistribute, each at a commit."""
+    source = scenario.source
+    if source is None:
+        return  # the schema requires one: already reported
+    bundled = root.resolve() == bundled_cases().resolve()
+    if bundled and not source.repository:
+        at(scenario.id, ["source"], "source", "a bundled recorded scenario names the repository it was imported from")
+    allowed = vocabulary("licence")
+    if source.repository and source.licence not in allowed:
+        at(scenario.id, ["source", "licence"], "source", f"licence {source.licence!r}: use one of {', '.join(allowed)}")
+
+
+def check_written(
+    case_files: Sequence[Path], cases_root: Path, cassettes_root: Path
+) -> tuple[list[Problem], Corpus | None]:
+    """The problems `conformance check` finds in newly written case files (and their cassettes),
+    checked beside the bundled corpus; and the corpus they belong to."""
+    same = cases_root.resolve() == bundled_cases().resolve()
+    report = check_corpus([] if same else [cases_root], [cassettes_root], examples=False)
+    wanted = {str(p.resolve()) for p in case_files}
+    return [p for p in report.problems if str(Path(p.path).resolve()) in wanted], report.corpus
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:

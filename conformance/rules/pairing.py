@@ -276,9 +276,19 @@ def _by_position(ctx: CheckContext, pairs: list[tuple[WireResult, WireCall]]) ->
         own = ctx.expected_for(call)
         if own is None:
             continue
-        if mentions(result.output, own.output):
+        # Without an id to tell them apart, calls of one name and arguments (an id-less model asked
+        # the same thing twice) are the same call to the wire: any of their outputs is its own.
+        twins = (
+            [own]
+            if own.id is not None and own.id == call.call_id
+            else [c for c in ctx.expected_calls if c.name == own.name and dict(c.arguments) == dict(own.arguments)]
+        )
+        if any(mentions(result.output, c.output) for c in twins):
             continue
-        other = next((c for c in ctx.expected_calls if c is not own and mentions(result.output, c.output)), None)
+        other = next(
+            (c for c in ctx.expected_calls if all(c is not t for t in twins) and mentions(result.output, c.output)),
+            None,
+        )
         if other is None:
             continue
         content = result.output if isinstance(result.output, str) else json.dumps(result.output)
