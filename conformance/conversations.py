@@ -113,19 +113,47 @@ def split(cassette: Cassette) -> Split:
             result.unread.append(step)
             continue
         result.notes.extend(step.served.notes)
-        open_here = [c for c in result.conversations if c.api == step.dialect.api]
-        # The most recent conversation first: a retry or a second run of the same test carries
-        # the same calls as an earlier one, and continues the latest.
-        found = next((c for c in sorted(open_here, key=_last_index, reverse=True) if continues(step, c)), None)
+        # The most recent conversation first: a second run of the same test carries the same calls
+        # as an earlier one, and continues the latest.
+        here = sorted(
+            (c for c in result.conversations if c.api == step.dialect.api), key=_last_index, reverse=True
+        )
+        found = _continued(step, here)
         if found is None:
-            found = Conversation(step.dialect.api, step.dialect)
-            result.conversations.append(found)
-        found.steps.append(step)
+            result.conversations.append(Conversation(step.dialect.api, step.dialect, [step]))
+            continue
+        conversation, upto = found
+        if upto == len(conversation.steps):
+            conversation.steps.append(step)
+        else:
+            # A request that continues an earlier turn (a retry, a second follow-up) branches: its
+            # conversation is that turn's history, then this request.
+            result.conversations.append(
+                Conversation(conversation.api, conversation.dialect, [*conversation.steps[:upto], step])
+            )
     return result
 
 
 def _last_index(conversation: Conversation) -> int:
     return conversation.steps[-1].index
+
+
+def _continued(step: Step, candidates: list[Conversation]) -> tuple[Conversation, int] | None:
+    """The conversation the step continues, and how many of its steps it follows (all of them, or the
+    steps up to the turn it branches from)."""
+    for conversation in candidates:
+        if continues(step, conversation):
+            return conversation, len(conversation.steps)
+    for conversation in candidates:
+        upto = _branch_point(step, conversation)
+        if upto:
+            return conversation, upto
+    if any(_carried_by_id(step, c) for c in candidates):
+        return None  # it carries another turn's calls: not this one under new ids
+    for conversation in candidates:
+        if _reidentified(step, conversation):
+            return conversation, len(conversation.steps)
+    return None
 
 
 def continues(step: Step, conversation: Conversation) -> bool:
@@ -146,6 +174,48 @@ def continues(step: Step, conversation: Conversation) -> bool:
         return True
     # A final text reworded by the client: the request must then carry an earlier served call.
     return any(carries(call, sent, answered) for call in conversation.served_calls())
+
+
+def _carries_turn(step: Step, turn: Step) -> bool:
+    if step.history.continues:
+        return step.history.continues == response_id(turn.served)
+    sent = step.history.calls()
+    answered = {r.call_id for r in step.history.results() if r.call_id}
+    return any(call.call_id and carries(call, sent, answered) for call in turn.served.calls)
+
+
+def _branch_point(step: Step, conversation: Conversation) -> int:
+    """How many steps of the conversation the request follows when it continues a turn before the last
+    (0: none): the latest turn whose calls it carries by id, and the text-only turns after it that it
+    carries too."""
+    steps = conversation.steps
+    upto = 0
+    for j in range(len(steps) - 1, -1, -1):
+        if steps[j].ok and _carries_turn(step, steps[j]):
+            upto = j + 1
+            break
+    while upto and upto < len(steps) and not steps[upto].served.calls:
+        text = steps[upto].served.text
+        if not (steps[upto].ok and text.strip() and _mentions(step.body, text)):
+            break
+        upto += 1
+    return upto
+
+
+def _carried_by_id(step: Step, conversation: Conversation) -> bool:
+    return any(s.ok and _carries_turn(step, s) for s in conversation.steps)
+
+
+def _reidentified(step: Step, conversation: Conversation) -> bool:
+    """A client that replaced the ids still sends the same history, then the served calls by name and
+    arguments: the same conversation, which the round-trip rules then judge."""
+    tail = conversation.tail
+    if tail is None or not tail.served.calls or step.history.continues:
+        return False
+    sent = step.history.calls()
+    return _extends(tail.body, step.body) and any(
+        s.name == c.name and same_arguments(s.arguments, c.arguments) for c in tail.served.calls for s in sent
+    )
 
 
 def carries(call: WireCall, sent: list[WireCall], answered: set[str]) -> bool:
@@ -187,6 +257,38 @@ def response_id(served: Served) -> str | None:
         if isinstance(response, dict) and isinstance(response.get("id"), str):
             return str(response["id"])
     return None
+
+
+def _messages(body: Any) -> list[Any]:
+    if not isinstance(body, dict):
+        return []
+    for key in ("messages", "contents", "input"):
+        if isinstance(body.get(key), list):
+            return list(body[key])
+    return []
+
+
+def _texts(value: Any) -> str:
+    """The text a message holds, however its API nests it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(_texts(v) for v in value)
+    if isinstance(value, dict):
+        return "".join(_texts(v) for k, v in value.items() if k in ("text", "content", "parts"))
+    return ""
+
+
+def _extends(earlier: Any, later: Any) -> bool:
+    """Whether a later request begins with the messages of an earlier one (by role and text)."""
+    before, after = _messages(earlier), _messages(later)
+    if not before or len(after) <= len(before):
+        return False
+
+    def key(message: Any) -> tuple[Any, str]:
+        return (message.get("role") if isinstance(message, dict) else None, _texts(message).strip())
+
+    return all(key(a) == key(b) for a, b in zip(before, after, strict=False))
 
 
 def _mentions(body: Any, text: str) -> bool:

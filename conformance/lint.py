@@ -46,6 +46,8 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
     found = split(cassette)
     report.notes.extend(found.notes)
     report.unchecked.extend(f"interaction[{u.index}]: {u.reason}" for u in found.unread)
+    checked: dict[str, set[int]] = {}
+    seen: set[tuple[str, str, str, str, str]] = set()
     for conversation in found.conversations:
         names = frozenset(c.name for c in conversation.served_calls() if c.name)
         ctx = CheckContext(corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names)
@@ -55,8 +57,14 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
             report.unchecked.append(f"{conversation.api} {conversation.indices}: {exc}")
             continue
         report.conversations += 1
-        report.checked[conversation.api] = report.checked.get(conversation.api, 0) + len(conversation.steps)
-        report.violations.extend((conversation.api, v) for v in violations)
+        checked.setdefault(conversation.api, set()).update(conversation.indices)
+        for v in violations:
+            # Branches share their first turns: a fault there is reported once.
+            key = (conversation.api, v.code, v.location, repr(v.expected), repr(v.received))
+            if key not in seen:
+                seen.add(key)
+                report.violations.append((conversation.api, v))
+    report.checked = {api: len(indices) for api, indices in checked.items()}
     return report
 
 

@@ -102,29 +102,54 @@ def _names(path: Path, options: Options, api: str, n: int) -> tuple[str, str]:
     return f"{api}/recorded/{name}", f"recorded/{group}/{api}/{name}.yaml"
 
 
+def _turn_summary(turn: dict[str, Any]) -> str:
+    calls = turn.get("calls", ())
+    client = [c["name"] for c in calls if not c.get("provider_executed")]
+    server = [c["name"] for c in calls if c.get("provider_executed")]
+    parts: list[str] = []
+    if len(client) > 1:
+        names = sorted(set(client))
+        parts.append(f"{len(client)} parallel {names[0]}" if len(names) == 1 else f"{len(client)} parallel calls")
+    elif client:
+        parts.append(client[0])
+    if server:
+        parts.append(f"server {server[0]}" + (f" x{len(server)}" if len(server) > 1 else ""))
+    return " + ".join(parts)
+
+
 def _summary(document: dict[str, Any]) -> str:
-    turns = document["turns"]
-    calls = sum(len(t.get("calls", ())) for t in turns)
-    parts = [f"{calls} call{'s' if calls != 1 else ''} served over {len(turns)} response{'s' if len(turns) != 1 else ''}"]
-    if document.get("stream"):
-        parts.append("streamed")
+    """What the scenario holds, in a few words: its calls turn by turn."""
+    parts = [s for s in (_turn_summary(t) for t in document["turns"]) if s]
+    if document["turns"] and not document["turns"][-1].get("calls"):
+        parts.append("text")
+    text = ", then ".join(parts)
     if "history" in document:
-        parts.append(f"after a {document['history']['api']} history")
-    return ", ".join(parts)
+        n = sum(len(t["calls"]) for t in document["history"]["turns"])
+        text = f"after {n} call{'s' if n != 1 else ''} on {document['history']['api']}, {text}"
+    return ("streamed " if document.get("stream") else "") + text
+
+
+def _label(options: Options, path: Path) -> str:
+    """A recording's test, short: its file name without `test_` or a class prefix."""
+    stem = (options.source.path or path.name).rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if stem in ("sync", "async", "stream", "async_stream") or len(stem) < 12:
+        parent = (options.source.path or str(path)).rsplit("/", 2)
+        stem = f"{parent[-2]}/{stem}" if len(parent) > 1 else stem
+    stem = re.sub(r"^Test\w+\.", "", stem)
+    stem = re.sub(r"^test_", "", stem)
+    return stem if len(stem) <= 48 else stem[:45] + "..."
 
 
 def _description(options: Options, path: Path, document: dict[str, Any], n: int) -> str:
     if options.description:
-        text = options.description if n == 1 else f"{options.description} ({n})"
-        return text[:120]
-    owner = (options.source.repository or "").split("/")[-1]
-    label = (options.source.path or path.name).rsplit(".", 1)[0]
-    label = "/".join(label.split("/")[-2:])
-    who = f"{owner} {label}" if owner else label
-    text = f"Recorded {who}: {_summary(document)}"
-    if len(text) > 120:
-        text = f"Recorded {who[: 120 - len(text) - 3]}...: {_summary(document)}"
-    return text[:120]
+        return (options.description if n == 1 else f"{options.description} ({n})")[:120]
+    repo = (options.source.repository or "").split("/")[-1]
+    where = f"{repo}: {_label(options, path)}" if repo else _label(options, path)
+    tail = f" ({where}{f' #{n}' if n > 1 else ''})"
+    head = f"{document['model'] or 'recorded'} on {document['api']}: {_summary(document)}"
+    if len(head) + len(tail) > 120:
+        head = head[: 120 - len(tail) - 3] + "..."
+    return head + tail
 
 
 def import_cassette(path: Path, corpus: Corpus, options: Options) -> Report:
