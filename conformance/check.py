@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.cassette import CassetteError, load_cassette
 from conformance.caseschema import vocabulary
+from conformance.cassette import CassetteError, load_cassette
 from conformance.corpus import Corpus, LoadedFile, Scenario, build_corpus, default_roots, read_case_files
 from conformance.dialects import dialect_for
-from conformance.paths import bundled_cases
 from conformance.dialects.base import DialectError
+from conformance.paths import bundled_cases
 from conformance.problems import Problem
 from conformance.sse import StreamError
 from conformance.yamlio import YamlError, line_of, load_file
@@ -173,7 +173,7 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
     except CassetteError as exc:
         at(case_id, ["cassette"], "cassette", str(exc))
         return carried
-    if scenario.recorded and (
+    if scenario.source is not None and (
         cassette.provenance.get("kind") != "recorded" or cassette.provenance.get("scenario") != scenario.id
     ):
         at(
@@ -241,9 +241,12 @@ def _check_source(scenario: Scenario, root: Path, at: Callable[..., None]) -> No
     """A recorded scenario names its source; the bundled corpus holds only third-party recordings
     under the licences it may redistribute, each at a commit."""
     source = scenario.source
-    if source is None:
-        return  # the schema requires one: already reported
     bundled = root.resolve() == bundled_cases().resolve()
+    if source is None:
+        # A user's own recording (`--record-mode=once`) needs none; the corpus's own must say.
+        if bundled:
+            at(scenario.id, ["provenance"], "source", "a bundled recorded scenario names its source (`source:`)")
+        return
     if bundled and not source.repository:
         at(scenario.id, ["source"], "source", "a bundled recorded scenario names the repository it was imported from")
     allowed = vocabulary("licence")

@@ -161,7 +161,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     )
     reports, unreadable = import_paths([Path(p) for p in args.cassettes_to_import], _corpus(args), options)
     for path, exc in unreadable:
-        print(f"{path}: unreadable: {exc.message}" + (f" (interaction {exc.interaction})" if exc.interaction is not None else ""))
+        print(
+            f"{path}: unreadable: {exc.message}"
+            + (f" (interaction {exc.interaction})" if exc.interaction is not None else "")
+        )
     for report in reports:
         print(f"{report.path}: {report.conversations} conversation(s); {len(report.imported)} imported")
         for line in report.skipped:
@@ -295,10 +298,16 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--api", help="only the conversations on this API")
     imp.add_argument("--id", help="the scenario id or slug (API/recorded/SLUG); further conversations get -2, -3, ...")
     imp.add_argument(
-        "--conversation", type=int, action="append", metavar="N", help="only the N-th conversation (1-based; repeatable)"
+        "--conversation",
+        type=int,
+        action="append",
+        metavar="N",
+        help="only the N-th conversation (1-based; repeatable)",
     )
     imp.add_argument("--description", help="the scenario's description (default: made from the source and turns)")
-    imp.add_argument("--output", default=".", metavar="DIR", help="where cases/ and cassettes/ are written (default: .)")
+    imp.add_argument(
+        "--output", default=".", metavar="DIR", help="where cases/ and cassettes/ are written (default: .)"
+    )
     imp.add_argument("--force", action="store_true", help="replace files that exist")
     imp.add_argument("--source-repo", metavar="OWNER/NAME", help="the public repository the recording comes from")
     imp.add_argument("--source-path", metavar="PATH", help="the recording's path in that repository")

@@ -107,115 +107,135 @@ def read_step(interaction: Interaction) -> Step | Unread:
 
 def split(cassette: Cassette) -> Split:
     result = Split()
+    index = _Index()
     for interaction in cassette:
         step = read_step(interaction)
         if isinstance(step, Unread):
             result.unread.append(step)
             continue
         result.notes.extend(step.served.notes)
-        # The most recent conversation first: a second run of the same test carries the same calls
-        # as an earlier one, and continues the latest.
-        here = sorted(
-            (c for c in result.conversations if c.api == step.dialect.api), key=_last_index, reverse=True
-        )
-        found = _continued(step, here)
+        found = index.continued(step)
         if found is None:
-            result.conversations.append(Conversation(step.dialect.api, step.dialect, [step]))
-            continue
-        conversation, upto = found
-        if upto == len(conversation.steps):
-            conversation.steps.append(step)
+            conversation = Conversation(step.dialect.api, step.dialect, [step])
+            result.conversations.append(conversation)
         else:
-            # A request that continues an earlier turn (a retry, a second follow-up) branches: its
-            # conversation is that turn's history, then this request.
-            result.conversations.append(
-                Conversation(conversation.api, conversation.dialect, [*conversation.steps[:upto], step])
-            )
+            conversation, upto = found
+            if upto == len(conversation.steps):
+                conversation.steps.append(step)
+            else:
+                # A request that continues an earlier turn (a retry, a second follow-up) branches: its
+                # conversation is that turn's history, then this request.
+                conversation = Conversation(conversation.api, conversation.dialect, [*conversation.steps[:upto], step])
+                result.conversations.append(conversation)
+        index.add(conversation, len(conversation.steps) - 1)
     return result
 
 
-def _last_index(conversation: Conversation) -> int:
-    return conversation.steps[-1].index
+Where = tuple[Conversation, int]  # a conversation and the position of one of its steps
 
 
-def _continued(step: Step, candidates: list[Conversation]) -> tuple[Conversation, int] | None:
-    """The conversation the step continues, and how many of its steps it follows (all of them, or the
-    steps up to the turn it branches from)."""
-    for conversation in candidates:
-        if continues(step, conversation):
-            return conversation, len(conversation.steps)
-    for conversation in candidates:
-        upto = _branch_point(step, conversation)
-        if upto:
-            return conversation, upto
-    if any(_carried_by_id(step, c) for c in candidates):
-        return None  # it carries another turn's calls: not this one under new ids
-    for conversation in candidates:
-        if _reidentified(step, conversation):
-            return conversation, len(conversation.steps)
-    return None
+class _Index:
+    """What each answered turn served, by what a later request would carry of it: call ids, id-less
+    calls by name and arguments, final texts, response ids. The latest turn wins a key, so a request
+    continues the most recent conversation that served what it carries (a second run of a test
+    carries the same calls as the first). Lookups keep splitting linear in the cassette's size."""
+
+    def __init__(self) -> None:
+        self.calls: dict[tuple[str, str], Where] = {}  # (api, call id)
+        self.idless: dict[tuple[str, str, str], Where] = {}  # (api, name, arguments as JSON)
+        self.texts: dict[tuple[str, str], Where] = {}  # (api, the text's first 200 characters)
+        self.responses: dict[tuple[str, str], Where] = {}  # (api, response id)
+        self.named: dict[tuple[str, str], list[Conversation]] = {}  # (api, call name) -> conversations
+
+    def add(self, conversation: Conversation, position: int) -> None:
+        step = conversation.steps[position]
+        if not step.ok:
+            return
+        api = conversation.api
+        where = (conversation, position)
+        for call in step.served.calls:
+            if call.call_id:
+                self.calls[(api, call.call_id)] = where
+            else:
+                self.idless[(api, call.name or "", _canonical(call.arguments))] = where
+            self.named.setdefault((api, call.name or ""), []).append(conversation)
+        if step.served.text.strip():
+            self.texts[(api, _text_key(step.served.text))] = where
+        found = response_id(step.served)
+        if found:
+            self.responses[(api, found)] = where
+
+    def continued(self, step: Step) -> Where | None:
+        """The conversation the step continues, and how many of its steps it follows."""
+        api = step.dialect.api
+        if step.history.continues:
+            where = self.responses.get((api, step.history.continues))
+            return (where[0], where[1] + 1) if where else None
+        carried = [w for w in self._carried(step) if w[0].api == api]
+        if carried:
+            conversation, position = max(carried, key=lambda w: w[0].steps[w[1]].index)
+            return conversation, self._upto(step, conversation, position)
+        return self._reidentified(step)
+
+    def _carried(self, step: Step) -> list[Where]:
+        api = step.dialect.api
+        found: list[Where] = []
+        for call in step.history.calls():
+            if call.call_id and (api, call.call_id) in self.calls:
+                found.append(self.calls[(api, call.call_id)])
+            # Id-less on the wire: clients may add ids of their own when they send the call back.
+            idless = self.idless.get((api, call.name or "", _canonical(call.arguments)))
+            if idless:
+                found.append(idless)
+        for result in step.history.results():
+            if result.call_id and (api, result.call_id) in self.calls:
+                found.append(self.calls[(api, result.call_id)])
+        for message in _messages(step.body):
+            if isinstance(message, dict) and message.get("role") in ("assistant", "model"):
+                text = _texts(message).strip()
+                where = self.texts.get((api, _text_key(text))) if text else None
+                if where and len(step.history.messages) > len(where[0].steps[where[1]].history.messages):
+                    found.append(where)
+        return found
+
+    @staticmethod
+    def _upto(step: Step, conversation: Conversation, position: int) -> int:
+        """All the conversation's steps when the request carries its last answered turn, or when only
+        final texts follow the turn it carries and it is longer than the last request (a client that
+        reworded a final text); else the steps up to the carried turn, for a branch."""
+        steps = conversation.steps
+        tail = conversation.tail
+        rest = steps[position + 1 :]
+        if tail is None or steps[position] is tail or all(not s.ok for s in rest):
+            return len(steps)
+        if all(not s.served.calls for s in rest) and len(step.history.messages) > len(tail.history.messages):
+            return len(steps)
+        return position + 1
+
+    def _reidentified(self, step: Step) -> Where | None:
+        """A client that replaced the ids still sends the same history as the last request, then the
+        served calls by name and arguments: the same conversation, which the round-trip rules judge."""
+        api = step.dialect.api
+        sent = step.history.calls()
+        candidates: dict[int, Conversation] = {}
+        for call in sent:
+            candidates.update((id(c), c) for c in self.named.get((api, call.name or ""), []))
+        for conversation in sorted(candidates.values(), key=lambda c: -c.steps[-1].index):
+            tail = conversation.tail
+            if tail is None or not tail.served.calls or not _extends(tail.body, step.body):
+                continue
+            served = tail.served.calls
+            if any(s.name == c.name and same_arguments(s.arguments, c.arguments) for c in served for s in sent):
+                return conversation, len(conversation.steps)
+        return None
 
 
-def continues(step: Step, conversation: Conversation) -> bool:
-    """Whether the step's request carries the history of the conversation's last answered response."""
-    tail = conversation.tail
-    if tail is None:
-        return False
-    if step.history.continues:
-        return step.history.continues == response_id(tail.served)
-    sent = step.history.calls()
-    answered = {r.call_id for r in step.history.results() if r.call_id}
-    if tail.served.calls:
-        # Checked by calls, not by length: a client that truncates its history still continues.
-        return any(carries(call, sent, answered) for call in tail.served.calls)
-    if len(step.history.messages) <= len(tail.history.messages):
-        return False  # a continuation adds at least the served turn to what the last request sent
-    if tail.served.text.strip() and _mentions(step.body, tail.served.text):
-        return True
-    # A final text reworded by the client: the request must then carry an earlier served call.
-    return any(carries(call, sent, answered) for call in conversation.served_calls())
+def _canonical(arguments: Any) -> str:
+    return json.dumps(parsed_arguments(arguments), sort_keys=True, separators=(",", ":"))
 
 
-def _carries_turn(step: Step, turn: Step) -> bool:
-    if step.history.continues:
-        return step.history.continues == response_id(turn.served)
-    sent = step.history.calls()
-    answered = {r.call_id for r in step.history.results() if r.call_id}
-    return any(call.call_id and carries(call, sent, answered) for call in turn.served.calls)
-
-
-def _branch_point(step: Step, conversation: Conversation) -> int:
-    """How many steps of the conversation the request follows when it continues a turn before the last
-    (0: none): the latest turn whose calls it carries by id, and the text-only turns after it that it
-    carries too."""
-    steps = conversation.steps
-    upto = 0
-    for j in range(len(steps) - 1, -1, -1):
-        if steps[j].ok and _carries_turn(step, steps[j]):
-            upto = j + 1
-            break
-    while upto and upto < len(steps) and not steps[upto].served.calls:
-        text = steps[upto].served.text
-        if not (steps[upto].ok and text.strip() and _mentions(step.body, text)):
-            break
-        upto += 1
-    return upto
-
-
-def _carried_by_id(step: Step, conversation: Conversation) -> bool:
-    return any(s.ok and _carries_turn(step, s) for s in conversation.steps)
-
-
-def _reidentified(step: Step, conversation: Conversation) -> bool:
-    """A client that replaced the ids still sends the same history, then the served calls by name and
-    arguments: the same conversation, which the round-trip rules then judge."""
-    tail = conversation.tail
-    if tail is None or not tail.served.calls or step.history.continues:
-        return False
-    sent = step.history.calls()
-    return _extends(tail.body, step.body) and any(
-        s.name == c.name and same_arguments(s.arguments, c.arguments) for c in tail.served.calls for s in sent
-    )
+def _text_key(text: str) -> str:
+    return text.strip()[:200]
 
 
 def carries(call: WireCall, sent: list[WireCall], answered: set[str]) -> bool:
@@ -228,7 +248,7 @@ def carries(call: WireCall, sent: list[WireCall], answered: set[str]) -> bool:
 
 def same_arguments(a: Any, b: Any) -> bool:
     """Arguments as data: a JSON string and the object it encodes are the same arguments."""
-    return parsed_arguments(a) == parsed_arguments(b)
+    return bool(parsed_arguments(a) == parsed_arguments(b))
 
 
 def parsed_arguments(value: Any) -> Any:
@@ -289,9 +309,3 @@ def _extends(earlier: Any, later: Any) -> bool:
         return (message.get("role") if isinstance(message, dict) else None, _texts(message).strip())
 
     return all(key(a) == key(b) for a, b in zip(before, after, strict=False))
-
-
-def _mentions(body: Any, text: str) -> bool:
-    """Whether a request body carries a served text (its first 200 characters, as JSON would)."""
-    needle = json.dumps(text.strip()[:200], ensure_ascii=False)[1:-1]
-    return needle in json.dumps(body, ensure_ascii=False)

@@ -73,9 +73,9 @@ def test_a_client_that_replaces_the_ids_still_continues_and_is_reported(corpus: 
 def test_a_new_user_question_after_a_final_text_continues_the_conversation() -> None:
     chain = _interactions("anthropic-messages/one-call.yaml")
     follow = _body(chain[1])
-    answer = parse_cassette(
-        yaml.safe_dump({"interactions": chain, "version": 1}), "x.yaml"
-    ).interactions[1].response.json()
+    answer = (
+        parse_cassette(yaml.safe_dump({"interactions": chain, "version": 1}), "x.yaml").interactions[1].response.json()
+    )
     text = next(b["text"] for b in answer["content"] if b["type"] == "text")
     follow["messages"] += [
         {"role": "assistant", "content": [{"type": "text", "text": text}]},

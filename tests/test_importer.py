@@ -105,8 +105,17 @@ def test_a_conversation_moved_to_another_api_keeps_its_history(tmp_path: Path, c
     call = json.loads(served["interactions"][0]["response"]["body"]["string"])["candidates"][0]["content"]["parts"][0]
     body = _body(anthropic[0])
     body["messages"] += [
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01Moved", "name": call["functionCall"]["name"],
-                                           "input": call["functionCall"]["args"]}]},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01Moved",
+                    "name": call["functionCall"]["name"],
+                    "input": call["functionCall"]["args"],
+                }
+            ],
+        },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01Moved", "content": "21"}]},
     ]
     last = _with_body(anthropic[1], body)
@@ -158,7 +167,9 @@ def test_text_only_traffic_is_refused(tmp_path: Path, corpus: Corpus) -> None:
     body["messages"] = body["messages"][:1]
     report = _import(tmp_path, _write(tmp_path / "text.yaml", [_with_body(last, body)]), corpus)
     assert not report.imported
-    assert [r.reason for r in report.refused] == ["no tool calls: no response serves one and the first request carries none"]
+    assert [r.reason for r in report.refused] == [
+        "no tool calls: no response serves one and the first request carries none"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -169,7 +180,9 @@ def test_text_only_traffic_is_refused(tmp_path: Path, corpus: Corpus) -> None:
         (lambda b: b["messages"].pop(3), "without its result"),
     ],
 )
-def test_a_conversation_the_client_contradicts_is_refused(tmp_path: Path, corpus: Corpus, change: Any, reason: str) -> None:
+def test_a_conversation_the_client_contradicts_is_refused(
+    tmp_path: Path, corpus: Corpus, change: Any, reason: str
+) -> None:
     first, second = _interactions("openai-chat/parallel-same-tool.yaml")
     body = _body(second)
     change(body)
@@ -199,8 +212,12 @@ def test_several_conversations_become_several_scenarios(tmp_path: Path, corpus: 
 
 
 def test_a_third_party_source_is_recorded_beside_the_scenario(tmp_path: Path, corpus: Corpus) -> None:
-    source = Source(repository="owner/name", path="tests/cassettes/x.yaml", commit="a" * 40, licence="MIT", read="2026-01-02")
-    report = _import(tmp_path, _write(tmp_path / "x.yaml", _interactions("openai-chat/one-call.yaml")), corpus, source=source)
+    source = Source(
+        repository="owner/name", path="tests/cassettes/x.yaml", commit="a" * 40, licence="MIT", read="2026-01-02"
+    )
+    report = _import(
+        tmp_path, _write(tmp_path / "x.yaml", _interactions("openai-chat/one-call.yaml")), corpus, source=source
+    )
     scenario = _written(tmp_path).scenarios[report.imported[0].case_id]
     assert scenario.source is not None and scenario.source.licence == "MIT" and scenario.source.commit == "a" * 40
     assert scenario.source.url == f"https://github.com/owner/name/blob/{'a' * 40}/tests/cassettes/x.yaml"

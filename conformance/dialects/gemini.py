@@ -214,7 +214,9 @@ class Gemini:
                 # Consecutive contents of one role are one turn to Gemini: it answered 200 to a model
                 # turn followed by three user contents of one functionResponse each, and to two model
                 # contents answered by one user content (cases/scenarios/gemini/recorded/).
-                messages[-1] = replace(previous, calls=previous.calls + tuple(calls), results=previous.results + tuple(results))
+                messages[-1] = replace(
+                    previous, calls=previous.calls + tuple(calls), results=previous.results + tuple(results)
+                )
                 continue
             messages.append(WireMessage(len(messages), role, path, tuple(calls), tuple(results)))
         return History(messages=tuple(messages))

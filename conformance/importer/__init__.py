@@ -22,6 +22,7 @@ from conformance.corpus import Corpus
 from conformance.importer.derive import Refused, derive
 from conformance.importer.write import dump_case, dump_cassette, plain_interaction
 
+
 @dataclass(frozen=True)
 class Source:
     """Where a recording comes from. A third-party recording names its repository, path, commit and
@@ -172,7 +173,9 @@ def import_cassette(path: Path, corpus: Corpus, options: Options) -> Report:
         n += 1
         case_id, cassette_name = _names(path, options, conversation.api, n)
         try:
-            report.imported.append(_write(path, conversation, derived.document, derived.notes, case_id, cassette_name, options, n))
+            report.imported.append(
+                _write(path, conversation, derived.document, derived.notes, case_id, cassette_name, options, n)
+            )
         except Refused as exc:
             n -= 1
             report.refused.append(Refusal(conversation.indices, str(exc)))

@@ -265,7 +265,9 @@ def _results_by_id(step: Step, history: History, ctx: CheckContext, where: str) 
                 if result.call_id and result.call_id == call.call_id:
                     out[i] = _Answer(output_text(result.output), (m.index, j))
         if i not in out:
-            raise Refused(f"{where} continues response[{step.index}] but sends no result for {call.name} ({call.call_id})")
+            raise Refused(
+                f"{where} continues response[{step.index}] but sends no result for {call.name} ({call.call_id})"
+            )
     return out
 
 
@@ -360,8 +362,9 @@ def _history(first: Step, whole: Split, ctx: CheckContext) -> tuple[list[dict[st
                 raise Refused(f"{sent.path}: the first request carries the call {sent.name} without its result")
             plain = dialect_for(api).call_type
             entry = _expected(served, output_text(result.output) if result else "", plain, ctx.corpus)
-            entry["wire_type"] = request_form(ctx.corpus, served.wire_type)
-            entries.append(entry)
+            # A history names every call's wire type: it is played on another API than the scenario's.
+            entry = {"wire_type": request_form(ctx.corpus, served.wire_type), **entry}
+            entries.append({k: entry[k] for k in ("id", "item_id", "name", "wire_type") if k in entry} | entry)
         turns.append({"calls": entries})
     if len(origins) > 1:
         raise Refused(f"the first request's history holds calls served on several APIs: {', '.join(sorted(origins))}")

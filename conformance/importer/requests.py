@@ -22,6 +22,8 @@ _RESPONSES_LIKE = ("openai-responses", "azure-foundry", "openresponses")
 _GEMINI_MODEL = re.compile(r"/models/([^/:]+):")
 _BEDROCK_MODEL = re.compile(r"/model/([^/]+)/converse")
 _ANTHROPIC_VERTEX_MODEL = re.compile(r"/models/([^/:]+):(?:stream)?rawPredict")
+_BEDROCK_INVOKE_MODEL = re.compile(r"/model/([^/]+)/invoke")
+_AZURE_DEPLOYMENT = re.compile(r"/deployments/([^/]+)/")
 
 
 def model(api: str, request: HttpRequest, body: Any) -> str:
@@ -29,7 +31,7 @@ def model(api: str, request: HttpRequest, body: Any) -> str:
     if isinstance(body, dict) and isinstance(body.get("model"), str):
         return str(body["model"])
     path = unquote(request.path)
-    for pattern in (_GEMINI_MODEL, _BEDROCK_MODEL, _ANTHROPIC_VERTEX_MODEL):
+    for pattern in (_GEMINI_MODEL, _BEDROCK_MODEL, _ANTHROPIC_VERTEX_MODEL, _BEDROCK_INVOKE_MODEL, _AZURE_DEPLOYMENT):
         found = pattern.search(path)
         if found:
             return found.group(1)
