@@ -68,10 +68,11 @@ class Conversation:
 
 @dataclass(frozen=True)
 class Unread:
-    """An interaction no dialect reads, or whose bodies cannot be parsed."""
+    """An interaction no dialect reads, or whose bodies cannot be parsed (then `api` is its dialect's)."""
 
     index: int
     reason: str
+    api: str | None = None
 
 
 @dataclass
@@ -101,7 +102,7 @@ def read_step(interaction: Interaction) -> Step | Unread:
         history = dialect.history(body, f"request[{interaction.index}]")
         served = served_by(dialect, interaction)
     except (ValueError, StreamError, DialectError) as exc:
-        return Unread(interaction.index, str(exc))
+        return Unread(interaction.index, str(exc), dialect.api)
     return Step(interaction, dialect, body, history, served)
 
 

@@ -191,6 +191,18 @@ def test_a_conversation_the_client_contradicts_is_refused(
     assert reason in report.refused[0].reason
 
 
+def test_an_unreadable_body_is_refused_and_a_foreign_request_skipped(tmp_path: Path, corpus: Corpus) -> None:
+    first, second = _interactions("openai-chat/one-call.yaml")
+    broken = copy.deepcopy(second)
+    broken["request"]["body"] = "{not json"
+    telemetry = copy.deepcopy(first)
+    telemetry["request"]["uri"] = "https://telemetry.example.com/v1/traces"
+    report = _import(tmp_path, _write(tmp_path / "broken.yaml", [telemetry, first, broken]), corpus)
+    assert report.skipped == ["interaction[0]: no dialect for POST telemetry.example.com/v1/traces"]
+    assert [r.interactions for r in report.refused] == [[2]]
+    assert report.refused[0].reason.startswith("unreadable openai-chat interaction: request body is not JSON")
+
+
 def test_an_http_error_is_no_served_turn(tmp_path: Path, corpus: Corpus) -> None:
     first, second = _interactions("openai-chat/one-call.yaml")
     second = copy.deepcopy(second)

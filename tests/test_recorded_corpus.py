@@ -70,3 +70,13 @@ def test_every_recording_names_its_source_and_the_sources_file_lists_it(corpus: 
         assert provenance["source"]["commit"] == source.commit and provenance["source"]["path"] == source.path
         assert f"`{scenario_id}`" in listed and source.commit[:12] in listed, scenario_id
         assert scenario.cassette.startswith("recorded/")
+
+
+def test_the_sources_file_is_current() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "recorded_sources.py"), "--check"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout

@@ -158,7 +158,13 @@ def import_cassette(path: Path, corpus: Corpus, options: Options) -> Report:
     cassette = load_cassette(path)
     report = Report(path=str(path))
     found = split(cassette)
-    report.skipped = [f"interaction[{u.index}]: {u.reason}" for u in found.unread]
+    report.skipped = [f"interaction[{u.index}]: {u.reason}" for u in found.unread if u.api is None]
+    # An LLM API's interaction whose bodies cannot be read belongs to a conversation it would break.
+    report.refused = [
+        Refusal([u.index], f"unreadable {u.api} interaction: {u.reason}")
+        for u in found.unread
+        if u.api is not None and options.api in (None, u.api)
+    ]
     chosen = [c for c in found.conversations if options.api in (None, c.api)]
     report.conversations = len(chosen)
     n = 0
