@@ -5,21 +5,25 @@ schema and layout (from loading), `id-retired`, `description-unique`, `reference
 name existing wire types, bugs name existing scenarios and importable reproductions),
 `cassette` (every cassette a case names exists, parses, and serves the calls the scenario
 declares), `pattern` (every id limit's `pattern` compiles, as the format rules will compile it),
+`source` (a recorded scenario says where its traffic comes from: the bundled ones name a
+repository, commit and allowed licence, and their cassette names the scenario it belongs to),
 and `example` (examples validate against the official SDK's model, when installed).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.caseschema import vocabulary
 from conformance.cassette import CassetteError, load_cassette
-from conformance.corpus import Corpus, LoadedFile, build_corpus, default_roots, read_case_files
+from conformance.corpus import Corpus, LoadedFile, Scenario, build_corpus, default_roots, read_case_files
 from conformance.dialects import dialect_for
 from conformance.dialects.base import DialectError
+from conformance.paths import bundled_cases
 from conformance.problems import Problem
 from conformance.sse import StreamError
 from conformance.wording import a
@@ -76,8 +80,12 @@ def check_corpus(
     extra_cassettes: Sequence[Path] = (),
     *,
     examples: bool = True,
+    only: Collection[Path] | None = None,
 ) -> CheckReport:
+    """`only`: check the cassettes of these case files alone, and not the corpus-wide rules (wire
+    types exercised, bug reproductions): what a newly written case needs, at a fraction of the cost."""
     case_roots, cassette_roots = default_roots(extra_cases, extra_cassettes)
+    selected = None if only is None else {p.resolve() for p in only}
     report = CheckReport()
     files, problems = read_case_files(case_roots)
     files = [f for f in files if f.path.name != RETIRED_FILE]
@@ -115,6 +123,8 @@ def check_corpus(
 
     exercised: set[str] = set()
     for scenario in corpus.scenarios.values():
+        if selected is not None and docs[scenario.id].path.resolve() not in selected:
+            continue
         for i, wire_type in enumerate(scenario.wire_types):
             if wire_type not in corpus.wire_types:
                 at(scenario.id, ["wire_types", i], "reference", f"no wire-type case {wire_type!r}")
@@ -125,8 +135,10 @@ def check_corpus(
                 at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not {a(scenario.api)} wire type")
         exercised.update(_check_cassette(corpus, scenario.id, at))
         _check_history_cassette(corpus, scenario.id, at)
+        if scenario.recorded:
+            _check_source(scenario, docs[scenario.id].root, at)
 
-    for case in corpus.wire_types.values():
+    for case in corpus.wire_types.values() if selected is None else ():
         if case.id in exercised:
             continue
         exemption = case.data.get("not_exercised")
@@ -135,7 +147,7 @@ def check_corpus(
         else:
             at(case.id, ["id"], "unexercised", "no scenario's cassette carries this wire type")
 
-    for bug in corpus.bugs.values():
+    for bug in corpus.bugs.values() if selected is None else ():
         if bug.scenario not in corpus.scenarios:
             at(bug.id, ["scenario"], "reference", f"no scenario {bug.scenario!r}")
             continue
@@ -210,6 +222,16 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
     except CassetteError as exc:
         at(case_id, ["cassette"], "cassette", str(exc))
         return carried
+    if scenario.source is not None and (
+        cassette.provenance.get("kind") != "recorded" or cassette.provenance.get("scenario") != scenario.id
+    ):
+        at(
+            case_id,
+            ["cassette"],
+            "source",
+            f"the cassette's provenance is {dict(cassette.provenance) or 'missing'}; a recorded scenario's cassette "
+            f"says `kind: recorded` and `scenario: {scenario.id}`",
+        )
     if len(cassette) != len(scenario.turns):
         at(
             case_id,
@@ -293,6 +315,34 @@ def _check_history_cassette(corpus: Corpus, case_id: str, at: Callable[..., None
         want = [(c.id, c.name) for c in turn.calls]
         if got != want:
             at(case_id, ["history", "turns", interaction.index], "cassette", f"{path} serves {got}, declared {want}")
+
+
+def _check_source(scenario: Scenario, root: Path, at: Callable[..., None]) -> None:
+    """A recorded scenario names its source; the bundled corpus holds only third-party recordings
+    under the licences it may redistribute, each at a commit."""
+    source = scenario.source
+    bundled = root.resolve() == bundled_cases().resolve()
+    if source is None:
+        # A user's own recording (`--record-mode=once`) needs none; the corpus's own must say.
+        if bundled:
+            at(scenario.id, ["provenance"], "source", "a bundled recorded scenario names its source (`source:`)")
+        return
+    if bundled and not source.repository:
+        at(scenario.id, ["source"], "source", "a bundled recorded scenario names the repository it was imported from")
+    allowed = vocabulary("licence")
+    if source.repository and source.licence not in allowed:
+        at(scenario.id, ["source", "licence"], "source", f"licence {source.licence!r}: use one of {', '.join(allowed)}")
+
+
+def check_written(
+    case_files: Sequence[Path], cases_root: Path, cassettes_root: Path
+) -> tuple[list[Problem], Corpus | None]:
+    """The problems `conformance check` finds in newly written case files (and their cassettes),
+    checked beside the bundled corpus; and the corpus they belong to."""
+    same = cases_root.resolve() == bundled_cases().resolve()
+    report = check_corpus([] if same else [cases_root], [cassettes_root], examples=False, only=case_files)
+    wanted = {str(p.resolve()) for p in case_files}
+    return [p for p in report.problems if str(Path(p.path).resolve()) in wanted], report.corpus
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:

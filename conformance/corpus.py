@@ -134,6 +134,20 @@ class PriorHistory:
 
 
 @dataclass(frozen=True)
+class RecordedSource:
+    """Where a recorded scenario's traffic comes from (`source:`); third-party recordings name their
+    repository, commit and licence."""
+
+    path: str
+    read: str
+    repository: str | None = None
+    commit: str | None = None
+    licence: str | None = None
+    url: str | None = None
+    edited: str | None = None
+
+
+@dataclass(frozen=True)
 class Scenario:
     id: str
     api: str
@@ -151,6 +165,11 @@ class Scenario:
     path: Path
     data: Mapping[str, Any] = field(repr=False, compare=False)
     history: PriorHistory | None = None
+    source: RecordedSource | None = None
+
+    @property
+    def recorded(self) -> bool:
+        return self.provenance == "recorded"
 
     def all_calls(self) -> list[ExpectedCall]:
         """Every call of the conversation, the prior history's first."""
@@ -334,6 +353,19 @@ def _scenario(d: Mapping[str, Any], path: Path) -> Scenario:
         path=path,
         data=d,
         history=_history(d["history"]) if d.get("history") else None,
+        source=_source(d["source"]) if d.get("source") else None,
+    )
+
+
+def _source(d: Mapping[str, Any]) -> RecordedSource:
+    return RecordedSource(
+        path=d["path"],
+        read=str(d["read"]),
+        repository=d.get("repository"),
+        commit=d.get("commit"),
+        licence=d.get("licence"),
+        url=d.get("url"),
+        edited=d.get("edited"),
     )
 
 

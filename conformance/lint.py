@@ -1,7 +1,8 @@
 """Linting recorded traffic: a cassette's requests checked against the responses it served.
 
-The same rules as a live run, minus the decode rules (there is no codec to ask). Interactions
-are grouped by dialect, so a cassette that talks to two APIs yields two exchanges.
+The same rules as a live run, minus the decode rules (there is no codec to ask). Each independent
+conversation of the cassette is one exchange (`conformance.conversations`): a request is checked
+against the responses of its own conversation only, never against another test's.
 
 Lint never crashes on what a file holds: an interaction its dialect cannot read is reported,
 located, as `unreadable` (the command exits 2 for it), and the rest of the file is still checked.
@@ -12,16 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.cassette import Cassette, CassetteError, Interaction, load_cassette
+from conformance.cassette import Cassette, CassetteError, load_cassette
+from conformance.conversations import Conversation, split
 from conformance.corpus import Corpus
-from conformance.dialects import detect
-from conformance.dialects.base import Dialect, DialectError
+from conformance.dialects.base import DialectError
 from conformance.exchange import Exchange, Turn
 from conformance.faults import describe
 from conformance.rules import CheckContext, check
-from conformance.sse import StreamError
 from conformance.violations import Violation
-from conformance.wire import Served
 
 
 @dataclass
@@ -33,56 +32,51 @@ class LintReport:
     unreadable: list[str] = field(default_factory=list)  # what a dialect could not read, located
     notes: list[str] = field(default_factory=list)  # what the responses showed: HTTP errors, stream oddities
     violations: list[tuple[str, Violation]] = field(default_factory=list)  # (api, violation)
+    conversations: int = 0
 
     @property
     def errors(self) -> list[tuple[str, Violation]]:
         return [(a, v) for a, v in self.violations if v.severity == "error"]
 
 
-def _served(dialect: Dialect, interaction: Interaction) -> Served:
-    where = f"response[{interaction.index}]"
-    response = interaction.response
-    if response.status >= 400:
-        detail = response.text()[:300].strip()
-        return Served(False, (), "", {}, notes=(f"{where}: HTTP {response.status}: {detail}",))
-    return dialect.served(response, where)
+def exchange_of(conversation: Conversation) -> Exchange:
+    return Exchange(
+        api=conversation.api,
+        turns=tuple(Turn(index=s.index, request=s.body, served=s.served) for s in conversation.steps),
+    )
 
 
 def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintReport:
     report = LintReport(path=cassette.path, interactions=len(cassette))
-    groups: dict[str, tuple[Dialect, list[Turn]]] = {}
-    for interaction in cassette:
-        dialect = detect(interaction.request)
-        request = interaction.request
-        if dialect is None:
-            report.unchecked.append(
-                f"interaction[{interaction.index}]: no dialect yet for {request.method} {request.host}{request.path}"
-            )
-            continue
+    found = split(cassette)
+    report.notes.extend(found.notes)
+    for unread in found.unread:
+        # No dialect speaks it (a side request): unchecked. A dialect's own body it cannot read: unreadable.
+        into = report.unchecked if unread.api is None else report.unreadable
+        into.append(f"interaction[{unread.index}]: {unread.reason}")
+    checked: dict[str, set[int]] = {}
+    seen: set[tuple[str, str, str, str, str]] = set()
+    for conversation in found.conversations:
+        names = frozenset(c.name for c in conversation.served_calls() if c.name)
+        ctx = CheckContext(corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names)
+        where = f"{conversation.api} interactions {conversation.indices}"
         try:
-            body = request.json()
-            served = _served(dialect, interaction)
-        except (ValueError, StreamError, DialectError) as exc:
-            report.unreadable.append(f"interaction[{interaction.index}]: {exc}")
-            continue
-        report.notes.extend(served.notes)
-        groups.setdefault(dialect.api, (dialect, []))[1].append(
-            Turn(index=interaction.index, request=body, served=served)
-        )
-    for api, (dialect, turns) in groups.items():
-        exchange = Exchange(api=api, turns=tuple(turns))
-        names = frozenset(c.name for t in turns for c in t.served.calls if c.name)
-        ctx = CheckContext(corpus=corpus, dialect=dialect, profile=profile, tool_names=names)
-        try:
-            found = check(exchange, ctx)
+            violations = check(exchange_of(conversation), ctx)
         except DialectError as exc:
-            report.unreadable.append(f"{api}: {exc}")
+            report.unreadable.append(f"{where}: {exc}")
             continue
         except Exception as exc:  # a rule that fails on what it was given must not end the lint
-            report.unreadable.append(f"{api}: the suite failed while checking this exchange: {describe(exc)}")
+            report.unreadable.append(f"{where}: the suite failed while checking this conversation: {describe(exc)}")
             continue
-        report.checked[api] = len(turns)
-        report.violations.extend((api, v) for v in found)
+        report.conversations += 1
+        checked.setdefault(conversation.api, set()).update(conversation.indices)
+        for v in violations:
+            # Branches share their first turns: a fault there is reported once.
+            key = (conversation.api, v.code, v.location, repr(v.expected), repr(v.received))
+            if key not in seen:
+                seen.add(key)
+                report.violations.append((conversation.api, v))
+    report.checked = {api: len(indices) for api, indices in checked.items()}
     return report
 
 

@@ -54,6 +54,9 @@ class WireCall:
     opaque: Mapping[str, Any] = field(default_factory=dict)
     # Run by the provider (server tools, hybrid items): no client result answers it.
     provider_executed: bool = False
+    # Opaque fields the serving model takes the call back without: dropping one loses the model's
+    # state, but the provider does not refuse the request (Gemini before 3 and thoughtSignature).
+    optional_opaque: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _text(self.call_id, self.id_path, "the call id")

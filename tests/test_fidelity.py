@@ -27,7 +27,11 @@ def _openai_chat(body: Any, event: bool) -> None:
 VALIDATORS: dict[str, Callable[[Any, bool], None]] = {"openai-chat": _openai_chat}
 
 _corpus = load_corpus()
-SCENARIOS = sorted((s for s in _corpus.scenarios.values() if s.api in VALIDATORS), key=lambda s: s.id)
+# Constructed cassettes are checked against the SDK's models; a recorded one is the provider's own
+# bytes, which win where a model disagrees (Azure OpenAI's content-filter chunk has `object: ""`).
+SCENARIOS = sorted(
+    (s for s in _corpus.scenarios.values() if s.api in VALIDATORS and not s.recorded), key=lambda s: s.id
+)
 
 
 def test_every_api_has_its_fidelity_tests() -> None:

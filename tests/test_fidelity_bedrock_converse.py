@@ -29,7 +29,8 @@ API = "bedrock-converse"
 PADDING = "p"
 
 _corpus = load_corpus()
-SCENARIOS = sorted((s for s in _corpus.scenarios.values() if s.api == API), key=lambda s: s.id)
+# Constructed cassettes only: a recorded one is the provider's own bytes, which win where a model disagrees.
+SCENARIOS = sorted((s for s in _corpus.scenarios.values() if s.api == API and not s.recorded), key=lambda s: s.id)
 
 
 def _model() -> Any:

@@ -14,7 +14,10 @@ from conformance.sse import parse_events
 pytest.importorskip("openai", reason="the fidelity tests need the official openai SDK")
 
 _corpus = load_corpus()
-SCENARIOS = sorted((s for s in _corpus.scenarios.values() if s.api == "kimi-chat"), key=lambda s: s.id)
+# Constructed cassettes only: a recorded one is the provider's own bytes, which win where a model disagrees.
+SCENARIOS = sorted(
+    (s for s in _corpus.scenarios.values() if s.api == "kimi-chat" and not s.recorded), key=lambda s: s.id
+)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])

@@ -13,7 +13,10 @@ from conformance.sse import parse_events
 pytest.importorskip("mistralai", reason="the fidelity tests need the official mistralai SDK")
 
 _corpus = load_corpus()
-SCENARIOS = sorted((s for s in _corpus.scenarios.values() if s.api == "mistral-chat"), key=lambda s: s.id)
+# Constructed cassettes only: a recorded one is the provider's own bytes, which win where a model disagrees.
+SCENARIOS = sorted(
+    (s for s in _corpus.scenarios.values() if s.api == "mistral-chat" and not s.recorded), key=lambda s: s.id
+)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])

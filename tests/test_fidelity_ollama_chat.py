@@ -19,7 +19,10 @@ from conformance.dialects.ollama_chat import is_ndjson, parse_ndjson
 pytest.importorskip("ollama", reason="the fidelity tests need the official ollama package")
 
 _corpus = load_corpus()
-SCENARIOS = sorted((s for s in _corpus.scenarios.values() if s.api == "ollama-chat"), key=lambda s: s.id)
+# Constructed cassettes only: a recorded one is the provider's own bytes, which win where a model disagrees.
+SCENARIOS = sorted(
+    (s for s in _corpus.scenarios.values() if s.api == "ollama-chat" and not s.recorded), key=lambda s: s.id
+)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from dataclasses import replace
 from typing import Any
 
 from conformance.cassette import HttpRequest, HttpResponse
@@ -165,6 +166,17 @@ def _parts(content: Any, path: str) -> list[Any]:
     return parts
 
 
+_BEFORE_GEMINI_3 = re.compile(r"^gemini-(?:[12])(?:[.-]|$)")
+
+
+def _signature_optional(model_version: Any) -> bool:
+    """Whether the serving model takes a call back without its thoughtSignature: Gemini 3 and later
+    refuse it (400 "Function call is missing a thought_signature",
+    https://ai.google.dev/gemini-api/docs/thought-signatures); gemini-2.5-flash answered such
+    requests with 200 in recorded traffic. An unknown model is taken to be strict."""
+    return isinstance(model_version, str) and _BEFORE_GEMINI_3.match(model_version) is not None
+
+
 def _text(part: Any) -> str:
     if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"):
         return str(part["text"])
@@ -197,7 +209,16 @@ class Gemini:
                     results.append(result)
             # A content without a role is a user turn (single-turn requests leave it out).
             role = _ROLES.get(content.get("role", "user"), "other")
-            messages.append(WireMessage(i, role, path, tuple(calls), tuple(results)))
+            previous = messages[-1] if messages else None
+            if previous is not None and previous.role == role:
+                # Consecutive contents of one role are one turn to Gemini: it answered 200 to a model
+                # turn followed by three user contents of one functionResponse each, and to two model
+                # contents answered by one user content (cases/scenarios/gemini/recorded/).
+                messages[-1] = replace(
+                    previous, calls=previous.calls + tuple(calls), results=previous.results + tuple(results)
+                )
+                continue
+            messages.append(WireMessage(len(messages), role, path, tuple(calls), tuple(results)))
         return History(messages=tuple(messages))
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
@@ -248,6 +269,7 @@ class Gemini:
         if not isinstance(candidates, list) or not isinstance(candidates[0], dict):
             raise DialectError(f"{where}.candidates", "candidates is not a list of objects")
         path = f"{where}.candidates[0].content"
+        lenient = _signature_optional(body.get("modelVersion"))
         calls: list[WireCall] = []
         results: list[WireResult] = []
         text: list[str] = []
@@ -255,7 +277,7 @@ class Gemini:
         for j, part in enumerate(_parts(candidates[0].get("content"), path)):
             call, result = parse_part(part, f"{path}.parts[{j}]")
             if call is not None:
-                calls.append(call)
+                calls.append(replace(call, optional_opaque=(SIGNATURE,)) if lenient and call.opaque else call)
                 raw = part.get("functionCall") or part.get("function_call") or {}
                 if isinstance(raw, dict) and ("partialArgs" in raw or raw.get("willContinue")):
                     notes.append(

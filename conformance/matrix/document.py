@@ -255,6 +255,7 @@ def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Colu
     apis = []
     by_semantics: dict[str, list[str]] = {}
     by_feature: dict[str, list[str]] = {}
+    by_provenance: dict[str, list[str]] = {}
     for api in _api_order(rows.values()):
         present = [(k, c) for k, c in keyed if api in c.served]
         if not present:
@@ -268,6 +269,8 @@ def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Colu
                 by_semantics.setdefault(name, []).append(case_id)
             for name in features:
                 by_feature.setdefault(name, []).append(case_id)
+            if scenario is not None:
+                by_provenance.setdefault(scenario.provenance, []).append(case_id)
             wire_groups.setdefault(_primary_wire_type(scenario), []).append(
                 {
                     "id": case_id,
@@ -276,6 +279,7 @@ def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Colu
                     "wire_types": list(scenario.wire_types) if scenario else [],
                     "semantics": semantics,
                     "features": features,
+                    "provenance": scenario.provenance if scenario else "",
                     "cells": {k: cell(c.cases[case_id]) if case_id in c.cases else None for k, c in present},
                 }
             )
@@ -309,6 +313,8 @@ def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Colu
         "rollups": {
             "semantics": _rollup(vocabulary("semantics"), by_semantics, keyed),
             "features": _rollup(vocabulary("feature"), by_feature, keyed),
+            # Real traffic and the project's own constructions, counted apart.
+            "provenance": _rollup(("recorded", "constructed"), by_provenance, keyed),
         },
     }
 

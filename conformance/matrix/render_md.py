@@ -94,8 +94,14 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
             "cases, then the other outcomes.",
         ),
         ("By feature", "features", "Each case counts under every feature it has."),
+        (
+            "Recorded and constructed",
+            "provenance",
+            "Recorded cases replay real traffic from public test suites; constructed ones are built from the "
+            "providers' published shapes.",
+        ),
     ):
-        rollup = group["rollups"][key]
+        rollup = group["rollups"].get(key, [])
         out += [f"{h} {title}", "", intro, ""]
         out += _table(
             ["adapter", *(f"{r['key']} ({r['cases']})" for r in rollup)],
@@ -118,7 +124,8 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
             name = f"`{wire['wire_type']}`" + (f" ({wire['semantics']})" if wire["semantics"] else "")
             body.append([f"**{name}**", *(tally_text(wire["counts"][k]) for k in keys)])
             for case in wire["cases"]:
-                body.append([f"`{case['id']}`", *(outcome_text(case["cells"][k]) for k in keys)])
+                recorded = " (recorded)" if case.get("provenance") == "recorded" else ""
+                body.append([f"`{case['id']}`{recorded}", *(outcome_text(case["cells"][k]) for k in keys)])
                 notes += [
                     note
                     for k in keys

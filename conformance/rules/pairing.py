@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.corpus import ExpectedCall
 from conformance.rules.alignment import Echo
 from conformance.rules.context import CheckContext
 from conformance.rules.diagnose import resembles
@@ -412,24 +413,40 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
             parsed[text] = _parsed(text)
         return parsed[text]
 
+    alike: dict[str, list[ExpectedCall]] | None = None
+
+    def same_call(own: ExpectedCall) -> list[ExpectedCall]:
+        # Indexed once per request, when first needed: the scenario's calls by name and arguments.
+        nonlocal alike
+        if alike is None:
+            alike = {}
+            for c in ctx.expected_calls:
+                alike.setdefault(_call_key(c.name, c.arguments), []).append(c)
+        return alike.get(_call_key(own.name, own.arguments), [own])
+
     out: list[Violation] = []
     for result, call in pairs:
         if result.provider_executed:
             continue
         own = ctx.expected_for(call)
-        if own is None or own.interrupted or mentions(result.output, own.output, parse):
+        if own is None or own.interrupted:
             continue  # an interrupted call never returned: what the repair says is its own
+        # Without an id to tell them apart, calls of one name and arguments (an id-less model asked
+        # the same thing twice) are the same call to the wire: any of their outputs is its own.
+        twins = [own] if own.id is not None and own.id == call.call_id else same_call(own)
+        if any(mentions(result.output, c.output, parse) for c in twins):
+            continue
         other = next(
             (
                 c
                 for sibling in siblings.get(call.path, ())
                 if sibling is not call
                 and (c := ctx.expected_for(sibling)) is not None
-                and c is not own
+                and all(c is not t for t in twins)
                 and mentions(result.output, c.output, parse)
             ),
             None,
-        ) or next((c for c in ctx.calls_answered_by(result.output) if c is not own), None)
+        ) or next((c for c in ctx.calls_answered_by(result.output) if all(c is not t for t in twins)), None)
         content = result.output if isinstance(result.output, str) else json.dumps(result.output)
         label = result.call_id if result.call_id else f"the result for {call.name}"
         if other is not None:
@@ -458,6 +475,10 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
             )
         )
     return out
+
+
+def _call_key(name: str, arguments: Any) -> str:
+    return f"{name}\0{json.dumps(arguments, sort_keys=True, default=str)}"
 
 
 def _shown_arguments(arguments: Any) -> str:

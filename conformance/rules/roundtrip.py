@@ -8,6 +8,7 @@ call id (OpenAI Responses `fc_...`), opaque fields (Gemini `thought_signature`, 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from conformance.rules.alignment import Echo
@@ -231,14 +232,16 @@ def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violati
             continue
         got = sent.opaque.get(key)
         what = "drops it" if got is None else f"sends {str(got)[:40]!r} instead"
-        out.append(
-            ctx.violation(
-                "roundtrip/opaque-dropped",
-                f"{sent.path}.{key}",
-                f"The provider issued {key} with the call {served.name}; the history sent back {what}.",
-                wire_type=sent.wire_type,
-                expected=value,
-                received=got,
-            )
+        violation = ctx.violation(
+            "roundtrip/opaque-dropped",
+            f"{sent.path}.{key}",
+            f"The provider issued {key} with the call {served.name}; the history sent back {what}.",
+            wire_type=sent.wire_type,
+            expected=value,
+            received=got,
         )
+        if key in served.optional_opaque:
+            # The serving model accepts the call without it (recorded 200s): lossy, not refused.
+            violation = replace(violation, provider_error=None, provider_error_source=None)
+        out.append(violation)
     return out

@@ -1,0 +1,189 @@
+"""What a recorded request says besides its calls: the model, the user's prompt, the tools declared.
+
+Each API spells them its own way; the tools come out in the neutral form the harness hands a codec
+(`{name, description, parameters}`, or `{name, type: custom, description}` for free-form tools).
+Server tools (web search, code execution, ...) are the provider's own and are not declared to the
+harness: their calls are served with their results.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import unquote
+
+from conformance.cassette import HttpRequest
+
+Tool = dict[str, Any]
+
+_CHAT_LIKE = ("openai-chat", "mistral-chat", "kimi-chat", "ollama-chat", "cohere-v2")
+_RESPONSES_LIKE = ("openai-responses", "azure-foundry", "openresponses")
+_GEMINI_MODEL = re.compile(r"/models/([^/:]+):")
+_BEDROCK_MODEL = re.compile(r"/model/([^/]+)/converse")
+_ANTHROPIC_VERTEX_MODEL = re.compile(r"/models/([^/:]+):(?:stream)?rawPredict")
+_BEDROCK_INVOKE_MODEL = re.compile(r"/model/([^/]+)/invoke")
+_AZURE_DEPLOYMENT = re.compile(r"/deployments/([^/]+)/")
+
+
+def model(api: str, request: HttpRequest, body: Any) -> str:
+    """The model the request names: in the body for most APIs, in the URL for Gemini and Bedrock."""
+    if isinstance(body, dict) and isinstance(body.get("model"), str):
+        return str(body["model"])
+    path = unquote(request.path)
+    for pattern in (_GEMINI_MODEL, _BEDROCK_MODEL, _ANTHROPIC_VERTEX_MODEL, _BEDROCK_INVOKE_MODEL, _AZURE_DEPLOYMENT):
+        found = pattern.search(path)
+        if found:
+            return found.group(1)
+    return ""
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message's content in any of the APIs' block layouts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [_text_of(block) for block in content]
+        return "\n".join(t for t in texts if t)
+    if isinstance(content, dict):
+        if isinstance(content.get("text"), str):
+            return str(content["text"])
+        if content.get("type") in ("input_text", "output_text", "text") and isinstance(content.get("text"), str):
+            return str(content["text"])
+    return ""
+
+
+def prompt(api: str, body: Any) -> str:
+    """The text of the first user message."""
+    if not isinstance(body, dict):
+        return ""
+    if api == "gemini":
+        for content in body.get("contents") or ():
+            if isinstance(content, dict) and content.get("role", "user") == "user":
+                return _text_of(content.get("parts"))
+        return ""
+    if api in _RESPONSES_LIKE:
+        given = body.get("input")
+        if isinstance(given, str):
+            return given
+        for item in given or ():
+            if isinstance(item, dict) and item.get("role") == "user":
+                return _text_of(item.get("content"))
+        return ""
+    for message in body.get("messages") or ():
+        if isinstance(message, dict) and message.get("role") == "user":
+            text = _text_of(message.get("content"))
+            if text:
+                return text
+    return ""
+
+
+def tools(api: str, body: Any) -> list[Tool]:
+    """The client tools the request declares, in the neutral form."""
+    if not isinstance(body, dict):
+        return []
+    reader = _READERS.get(api, _chat_tools)
+    found: list[Tool] = []
+    for tool in reader(body):
+        if tool.get("name") and all(t["name"] != tool["name"] for t in found):
+            found.append(tool)
+    return found
+
+
+def _neutral(name: Any, description: Any, parameters: Any) -> Tool:
+    tool: Tool = {"name": name}
+    if isinstance(description, str) and description:
+        tool["description"] = description
+    tool["parameters"] = parameters if isinstance(parameters, dict) else {"type": "object", "properties": {}}
+    return tool
+
+
+def _custom(name: Any, description: Any) -> Tool:
+    tool: Tool = {"name": name, "type": "custom"}
+    if isinstance(description, str) and description:
+        tool["description"] = description
+    return tool
+
+
+def _chat_tools(body: dict[str, Any]) -> list[Tool]:
+    out: list[Tool] = []
+    for tool in body.get("tools") or ():
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "custom" and isinstance(tool.get("custom"), dict):
+            custom = tool["custom"]
+            out.append(_custom(custom.get("name"), custom.get("description")))
+            continue
+        function = tool.get("function")
+        if isinstance(function, dict):
+            out.append(_neutral(function.get("name"), function.get("description"), function.get("parameters")))
+    return out
+
+
+def _responses_tools(body: dict[str, Any]) -> list[Tool]:
+    out: list[Tool] = []
+    for tool in body.get("tools") or ():
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "function":
+            out.append(_neutral(tool.get("name"), tool.get("description"), tool.get("parameters")))
+        elif tool.get("type") == "custom":
+            out.append(_custom(tool.get("name"), tool.get("description")))
+    return out
+
+
+def _anthropic_tools(body: dict[str, Any]) -> list[Tool]:
+    out: list[Tool] = []
+    for tool in body.get("tools") or ():
+        # Client tools have an input_schema; server tools have a versioned type instead.
+        if isinstance(tool, dict) and tool.get("type") in (None, "custom") and "input_schema" in tool:
+            out.append(_neutral(tool.get("name"), tool.get("description"), tool.get("input_schema")))
+    return out
+
+
+def _gemini_tools(body: dict[str, Any]) -> list[Tool]:
+    out: list[Tool] = []
+    for tool in body.get("tools") or ():
+        if not isinstance(tool, dict):
+            continue
+        declarations = tool.get("functionDeclarations", tool.get("function_declarations")) or ()
+        for declaration in declarations:
+            if not isinstance(declaration, dict):
+                continue
+            parameters = declaration.get("parametersJsonSchema", declaration.get("parameters_json_schema"))
+            if parameters is None:
+                parameters = _json_schema_types(declaration.get("parameters"))
+            out.append(_neutral(declaration.get("name"), declaration.get("description"), parameters))
+    return out
+
+
+def _json_schema_types(schema: Any) -> Any:
+    """Gemini's OpenAPI-style schema (`type: OBJECT`) with JSON Schema's lower-case type names."""
+    if isinstance(schema, dict):
+        return {
+            k: (v.lower() if k == "type" and isinstance(v, str) else _json_schema_types(v)) for k, v in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_json_schema_types(v) for v in schema]
+    return schema
+
+
+def _bedrock_tools(body: dict[str, Any]) -> list[Tool]:
+    out: list[Tool] = []
+    config = body.get("toolConfig")
+    for tool in (config.get("tools") if isinstance(config, dict) else None) or ():
+        spec = tool.get("toolSpec") if isinstance(tool, dict) else None
+        if isinstance(spec, dict):
+            schema = spec.get("inputSchema")
+            parameters = schema.get("json") if isinstance(schema, dict) else None
+            out.append(_neutral(spec.get("name"), spec.get("description"), parameters))
+    return out
+
+
+_READERS: dict[str, Callable[[dict[str, Any]], list[Tool]]] = {
+    **{api: _chat_tools for api in _CHAT_LIKE},
+    **{api: _responses_tools for api in _RESPONSES_LIKE},
+    "anthropic-messages": _anthropic_tools,
+    "gemini": _gemini_tools,
+    "bedrock-converse": _bedrock_tools,
+}

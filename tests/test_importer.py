@@ -1,0 +1,284 @@
+"""`conformance import`: recordings become scenarios the corpus accepts, or are refused with a reason."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.cli import main
+from conformance.corpus import Corpus, load_corpus
+from conformance.importer import Options, Source, import_cassette
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.runner import run_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _real_traffic() -> Path | None:
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "real-traffic"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+REAL_TRAFFIC = _real_traffic()
+
+
+def _interactions(name: str) -> list[dict[str, Any]]:
+    return list(yaml.safe_load((ROOT / "cassettes" / name).read_text())["interactions"])
+
+
+def _write(path: Path, interactions: list[dict[str, Any]]) -> Path:
+    path.write_text(yaml.safe_dump({"interactions": interactions, "version": 1}))
+    return path
+
+
+def _body(interaction: dict[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(interaction["request"]["body"])
+    return body
+
+
+def _with_body(interaction: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    changed = copy.deepcopy(interaction)
+    changed["request"]["body"] = json.dumps(body)
+    return changed
+
+
+def _import(tmp_path: Path, path: Path, corpus: Corpus, **options: Any) -> Any:
+    return import_cassette(path, corpus, Options(output=tmp_path / "out", **options))
+
+
+def _written(tmp_path: Path) -> Corpus:
+    return load_corpus([tmp_path / "out" / "cases"], [tmp_path / "out" / "cassettes"])
+
+
+def test_a_recording_becomes_the_scenario_it_records(tmp_path: Path, corpus: Corpus) -> None:
+    source = _write(tmp_path / "weather.yaml", _interactions("openai-chat/parallel-same-tool.yaml"))
+    report = _import(tmp_path, source, corpus)
+    assert [i.case_id for i in report.imported] == ["openai-chat/recorded/weather"] and not report.refused
+    written = _written(tmp_path)
+    scenario = written.scenarios["openai-chat/recorded/weather"]
+    original = corpus.scenarios["openai-chat/parallel-same-tool"]
+    assert scenario.provenance == "recorded" and scenario.source is not None
+    assert scenario.prompt == original.prompt and scenario.model == original.model
+    assert [dict(t) for t in scenario.tools] == [dict(t) for t in original.tools]
+    assert [(c.id, c.name, dict(c.arguments), c.output) for t in scenario.turns for c in t.calls] == [
+        (c.id, c.name, dict(c.arguments), c.output) for t in original.turns for c in t.calls
+    ]
+    assert scenario.turns[-1].text == original.turns[-1].text
+    assert set(scenario.features) == {"parallel-calls", "same-tool-twice"}
+    assert set(scenario.wire_types) == set(original.wire_types)
+    for profile in ("default", "strict"):
+        assert run_scenario(REFERENCE, scenario, written, profile).outcome == "pass"
+
+
+def test_the_answer_order_and_a_stream_are_read_from_the_traffic(tmp_path: Path, corpus: Corpus) -> None:
+    source = _write(tmp_path / "reversed.yaml", _interactions("openai-chat/parallel-results-reversed.yaml"))
+    _import(tmp_path, source, corpus)
+    assert _written(tmp_path).scenarios["openai-chat/recorded/reversed"].answer_order == "reversed"
+    source = _write(tmp_path / "streamed.yaml", _interactions("anthropic-messages/streamed-parallel-calls.yaml"))
+    _import(tmp_path, source, corpus)
+    scenario = _written(tmp_path).scenarios["anthropic-messages/recorded/streamed"]
+    assert scenario.stream and "streaming" in scenario.features
+
+
+def test_server_tools_keep_the_provider_s_results(tmp_path: Path, corpus: Corpus) -> None:
+    source = _write(tmp_path / "search.yaml", _interactions("anthropic-messages/web-search-beside-client-call.yaml"))
+    _import(tmp_path, source, corpus)
+    scenario = _written(tmp_path).scenarios["anthropic-messages/recorded/search"]
+    search = scenario.turns[0].calls[0]
+    assert search.provider_executed and search.name == "web_search" and "web_search_result" in search.output
+    assert "server-tool" in scenario.features
+
+
+def test_a_conversation_moved_to_another_api_keeps_its_history(tmp_path: Path, corpus: Corpus) -> None:
+    gemini = _interactions("gemini/one-call.yaml")
+    anthropic = _interactions("anthropic-messages/one-call.yaml")
+    served = yaml.safe_load((ROOT / "cassettes" / "gemini/one-call.yaml").read_text())
+    call = json.loads(served["interactions"][0]["response"]["body"]["string"])["candidates"][0]["content"]["parts"][0]
+    body = _body(anthropic[0])
+    body["messages"] += [
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01Moved",
+                    "name": call["functionCall"]["name"],
+                    "input": call["functionCall"]["args"],
+                }
+            ],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01Moved", "content": "21"}]},
+    ]
+    last = _with_body(anthropic[1], body)
+    source = _write(tmp_path / "moved.yaml", [gemini[0], last])
+    report = _import(tmp_path, source, corpus)
+    assert [i.case_id for i in report.imported] == ["gemini/recorded/moved", "anthropic-messages/recorded/moved-2"]
+    moved = _written(tmp_path).scenarios["anthropic-messages/recorded/moved-2"]
+    assert moved.history is not None and moved.history.api == "gemini"
+    assert [(c.id, c.name, c.output) for t in moved.history.turns for c in t.calls] == [
+        (call["functionCall"].get("id"), call["functionCall"]["name"], "21")
+    ]
+    assert "cross-provider" in moved.features
+    gemini_turn = _written(tmp_path).scenarios["gemini/recorded/moved"].turns[0]
+    assert gemini_turn.calls[0].output == "21"  # the output the client sent on the other API
+
+
+def test_credentials_are_scrubbed_wherever_they_stand(tmp_path: Path, corpus: Corpus) -> None:
+    interactions = _interactions("openai-chat/one-call.yaml")
+    first = copy.deepcopy(interactions[0])
+    first["request"]["headers"]["authorization"] = ["Bearer sk-proj-abcdefghijklmnopqrstuvwxyz012345"]
+    first["request"]["uri"] += "?key=AIzaSyA1234567890abcdefghijklmnopqrstuv"
+    body = _body(first)
+    body["messages"][0]["content"] += " (my key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz)"
+    first = _with_body(first, body)
+    first["response"]["headers"]["set-cookie"] = ["session=secret"]
+    source = _write(tmp_path / "keys.yaml", [first, interactions[1]])
+    report = _import(tmp_path, source, corpus)
+    text = report.imported[0].cassette_path.read_text()
+    for secret in ("sk-proj-abc", "AIzaSyA123", "sk-ant-api03", "session=secret"):
+        assert secret not in text
+    assert "<scrubbed>" in text
+
+
+def test_gzip_bodies_are_written_decompressed(tmp_path: Path, corpus: Corpus) -> None:
+    interactions = _interactions("openai-chat/one-call.yaml")
+    for interaction in interactions:
+        raw = interaction["response"]["body"]["string"].encode()
+        interaction["response"]["body"]["string"] = gzip.compress(raw)
+        interaction["response"]["headers"]["content-encoding"] = ["gzip"]
+    report = _import(tmp_path, _write(tmp_path / "zipped.yaml", interactions), corpus)
+    written = yaml.safe_load(report.imported[0].cassette_path.read_text())
+    response = written["interactions"][0]["response"]
+    assert "content-encoding" not in response["headers"] and json.loads(response["body"]["string"])
+
+
+def test_text_only_traffic_is_refused(tmp_path: Path, corpus: Corpus) -> None:
+    last = _interactions("openai-chat/one-call.yaml")[1]
+    body = _body(last)
+    body["messages"] = body["messages"][:1]
+    report = _import(tmp_path, _write(tmp_path / "text.yaml", [_with_body(last, body)]), corpus)
+    assert not report.imported
+    assert [r.reason for r in report.refused] == [
+        "no tool calls: no response serves one and the first request carries none"
+    ]
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (lambda b: b["messages"][1]["tool_calls"][0].update(id="call_other"), "with the id 'call_other'"),
+        (lambda b: b["messages"][1]["tool_calls"].pop(1), "drops the call get_weather"),
+        (lambda b: b["messages"].pop(3), "without its result"),
+    ],
+)
+def test_a_conversation_the_client_contradicts_is_refused(
+    tmp_path: Path, corpus: Corpus, change: Any, reason: str
+) -> None:
+    first, second = _interactions("openai-chat/parallel-same-tool.yaml")
+    body = _body(second)
+    change(body)
+    report = _import(tmp_path, _write(tmp_path / "bad.yaml", [first, _with_body(second, body)]), corpus)
+    assert not report.imported and len(report.refused) == 1
+    assert reason in report.refused[0].reason
+
+
+def test_an_unreadable_body_is_refused_and_a_foreign_request_skipped(tmp_path: Path, corpus: Corpus) -> None:
+    first, second = _interactions("openai-chat/one-call.yaml")
+    broken = copy.deepcopy(second)
+    broken["request"]["body"] = "{not json"
+    telemetry = copy.deepcopy(first)
+    telemetry["request"]["uri"] = "https://telemetry.example.com/v1/traces"
+    report = _import(tmp_path, _write(tmp_path / "broken.yaml", [telemetry, first, broken]), corpus)
+    assert report.skipped == ["interaction[0]: no dialect for POST telemetry.example.com/v1/traces"]
+    assert [r.interactions for r in report.refused] == [[2]]
+    assert report.refused[0].reason.startswith("unreadable openai-chat interaction: request body is not JSON")
+
+
+def test_an_http_error_is_no_served_turn(tmp_path: Path, corpus: Corpus) -> None:
+    first, second = _interactions("openai-chat/one-call.yaml")
+    second = copy.deepcopy(second)
+    second["response"]["status"] = {"code": 400, "message": "Bad Request"}
+    report = _import(tmp_path, _write(tmp_path / "error.yaml", [first, second]), corpus)
+    assert "response[1] is an HTTP 400 error" in report.refused[0].reason
+
+
+def test_several_conversations_become_several_scenarios(tmp_path: Path, corpus: Corpus) -> None:
+    one = _interactions("openai-chat/one-call.yaml")
+    chain = _interactions("openai-chat/three-turn-chain.yaml")
+    report = _import(tmp_path, _write(tmp_path / "two.yaml", [*one, *chain]), corpus, case_id="two-tests")
+    assert [(i.case_id, i.interactions) for i in report.imported] == [
+        ("openai-chat/recorded/two-tests", [0, 1]),
+        ("openai-chat/recorded/two-tests-2", [2, 3, 4]),
+    ]
+    only = _import(tmp_path, _write(tmp_path / "two.yaml", [*one, *chain]), corpus, conversations=(2,), force=True)
+    assert [i.interactions for i in only.imported] == [[2, 3, 4]]
+
+
+def test_a_third_party_source_is_recorded_beside_the_scenario(tmp_path: Path, corpus: Corpus) -> None:
+    source = Source(
+        repository="owner/name", path="tests/cassettes/x.yaml", commit="a" * 40, licence="MIT", read="2026-01-02"
+    )
+    report = _import(
+        tmp_path, _write(tmp_path / "x.yaml", _interactions("openai-chat/one-call.yaml")), corpus, source=source
+    )
+    scenario = _written(tmp_path).scenarios[report.imported[0].case_id]
+    assert scenario.source is not None and scenario.source.licence == "MIT" and scenario.source.commit == "a" * 40
+    assert scenario.source.url == f"https://github.com/owner/name/blob/{'a' * 40}/tests/cassettes/x.yaml"
+    assert report.imported[0].cassette_path == tmp_path / "out/cassettes/recorded/owner-name/openai-chat/name-x.yaml"
+
+
+def test_the_command_writes_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = _write(tmp_path / "call.yaml", _interactions("openai-chat/one-call.yaml"))
+    assert main(["import", str(source), "--output", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "imported openai-chat/recorded/call from interactions [0, 1]" in out
+    assert main(["check", "--cases", str(tmp_path / "out" / "cases"), "--no-examples"]) == 0
+    assert main(["import", str(source), "--output", str(tmp_path / "out")]) == 1  # exists, not replaced
+    assert "use --force" in capsys.readouterr().out
+    assert main(["import", str(source), "--source-repo", "owner/name"]) == 2
+    garbage = tmp_path / "garbage.yaml"
+    garbage.write_text("interactions: [")
+    assert main(["import", str(garbage), "--output", str(tmp_path / "out")]) == 2
+
+
+def test_a_bundled_recorded_scenario_must_name_its_repository(tmp_path: Path) -> None:
+    from conformance.check import check_corpus
+
+    cases = tmp_path / "cases" / "scenarios" / "openai-chat" / "recorded"
+    cases.mkdir(parents=True)
+    source = {"repository": "owner/name", "path": "x.yaml", "commit": "b" * 40, "read": "2026-01-01"}
+    for slug, licence in (("gpl", "GPL-3.0"), ("mit", "MIT")):
+        doc = yaml.safe_load((ROOT / "cases/scenarios/openai-chat/one-call.yaml").read_text())
+        doc.update(
+            id=f"openai-chat/recorded/{slug}",
+            provenance="recorded",
+            description=f"A recorded scenario under the {licence} licence",
+            source={**source, "licence": licence},
+        )
+        (cases / f"{slug}.yaml").write_text(yaml.safe_dump(doc))
+    report = check_corpus([tmp_path / "cases"], [ROOT / "cassettes"], examples=False)
+    rules = {(p.rule, Path(p.path).name) for p in report.problems}
+    assert ("schema:enum", "gpl.yaml") in rules  # GPL-3.0 is not a licence the corpus takes
+    assert ("source", "mit.yaml") in rules  # its cassette is a constructed one
+
+
+@pytest.mark.skipif(REAL_TRAFFIC is None, reason="the shared real-traffic recordings are not beside this checkout")
+def test_every_shared_real_recording_imports_or_is_refused_with_a_reason(tmp_path: Path, corpus: Corpus) -> None:
+    assert REAL_TRAFFIC is not None
+    for path in sorted(REAL_TRAFFIC.rglob("*.yaml")):
+        out = tmp_path / path.parent.name
+        report = import_cassette(path, corpus, Options(output=out))
+        assert report.imported or report.refused, path
+        for refusal in report.refused:
+            assert refusal.reason, path
+        for imported in report.imported:
+            assert not imported.reference, (path, imported.reference)

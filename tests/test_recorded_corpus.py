@@ -1,0 +1,104 @@
+"""Recorded traffic as evidence about the rules.
+
+Where a recording shows the real provider answering a request with success, no rule may report
+that request as one the provider rejects (an error-severity violation quoting a provider error), and
+the reference adapter passes the scenario the recording makes.
+
+The project commits no third-party traffic. The recordings are imported here, with `conformance
+import`, into a temporary corpus: every recording of the shared real traffic beside the checkout
+(as in CI), and the corpora named by CONFORMANCE_RECORDED (directories holding `cases/` and
+`cassettes/`, separated by the path separator), such as one imported from the public test suites
+listed in docs/public-recordings.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.cassette import load_cassette
+from conformance.corpus import Corpus, Scenario, load_corpus
+from conformance.importer import Options, import_cassette, slug
+from conformance.lint import lint
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.runner import run_scenario
+
+
+def _real_traffic() -> Path | None:
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "real-traffic"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+REAL_TRAFFIC = _real_traffic()
+MORE = [Path(p) for p in os.environ.get("CONFORMANCE_RECORDED", "").split(os.pathsep) if p]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Corpus, list[Scenario]]]:
+    if REAL_TRAFFIC is None and not MORE:
+        pytest.skip("no recorded traffic: neither ../shared/real-traffic nor CONFORMANCE_RECORDED is there")
+    bundled = load_corpus()
+    cases, cassettes = [p / "cases" for p in MORE], [p / "cassettes" for p in MORE]
+    if REAL_TRAFFIC is not None:
+        out = tmp_path_factory.mktemp("imported")
+        for path in sorted(REAL_TRAFFIC.rglob("*.yaml")):
+            name = slug(f"{path.parent.name}-{path.stem}")
+            import_cassette(path, bundled, Options(output=out, case_id=name))
+        cases.append(out / "cases")
+        cassettes.append(out / "cassettes")
+    corpus = load_corpus(cases, cassettes)
+    scenarios = sorted((s for s in corpus.scenarios.values() if s.recorded), key=lambda s: s.id)
+    yield corpus, scenarios
+
+
+def test_recorded_traffic_of_several_apis_becomes_scenarios(recorded: tuple[Corpus, list[Scenario]]) -> None:
+    _, scenarios = recorded
+    assert len({s.api for s in scenarios}) >= 5, sorted({s.api for s in scenarios})
+    features = {f for s in scenarios for f in s.features}
+    assert {"streaming", "server-tool", "multi-turn"} <= features, features
+
+
+def test_no_rule_says_the_provider_rejects_a_request_it_answered(recorded: tuple[Corpus, list[Scenario]]) -> None:
+    # A claim of rejection is an error-severity violation quoting a provider's error, in the default
+    # profile: the strict profile makes every code an error by the user's choice, not the provider's.
+    corpus, scenarios = recorded
+    claimed = []
+    for scenario in scenarios:
+        cassette = load_cassette(corpus.cassette_path(scenario))
+        answered = {i.index for i in cassette if i.response.status < 400}
+        report = lint(cassette, corpus, "default")
+        assert not report.unreadable, (scenario.id, report.unreadable)
+        claimed += [
+            f"{scenario.id}: {v.code} at {v.location}: {v.provider_error}"
+            for _, v in report.violations
+            if v.severity == "error" and v.provider_error and _request(v.location) in answered
+        ]
+    assert claimed == []
+
+
+def _request(location: str) -> int:
+    return int(location.split("]", 1)[0].removeprefix("request["))
+
+
+@pytest.mark.parametrize("profile", ["default", "strict"])
+def test_the_reference_passes_each_recording(profile: str, recorded: tuple[Corpus, list[Scenario]]) -> None:
+    corpus, scenarios = recorded
+    failing = {}
+    for scenario in scenarios:
+        result = run_scenario(REFERENCE, scenario, corpus, profile=profile)
+        if result.outcome != "pass":
+            failing[scenario.id] = result.summary
+    assert failing == {}
+
+
+def test_each_recording_keeps_its_provenance(recorded: tuple[Corpus, list[Scenario]]) -> None:
+    corpus, scenarios = recorded
+    for scenario in scenarios:
+        provenance = load_cassette(corpus.cassette_path(scenario)).provenance
+        assert provenance["kind"] == "recorded" and provenance["scenario"] == scenario.id, scenario.id
