@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from conformance.adapters import Adapter, CodecAdapter, OutOfProcess
@@ -152,6 +152,8 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
     if run.unservable is not None:
         summary = f"the recording cannot be served the way this client asks: {run.unservable}"
         return CaseResult(scenario.id, scenario.api, "skip", summary=summary)
+    if run.tools_ran is not None:
+        ctx = replace(ctx, tools_ran=tuple(run.tools_ran))
     result = _judged(scenario, run.exchange, ctx, dialect, "client")
     if result.outcome == "error":
         return result

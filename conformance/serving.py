@@ -100,6 +100,8 @@ class ScenarioServer:
             raise KeyError(f"{scenario_id} is not served")
         scenario = session.scenario
         run = session.finish(fault)
+        loop = self.loops.get(scenario_id)
+        run.tools_ran = list(loop.calls) if loop is not None else None
         if not ran and not run.sent and not run.side and fault is None:
             return CaseResult(scenario.id, scenario.api, "not-run", summary="no client sent a request to this scenario")
         ctx = scenario_context(self.corpus, scenario, self.profile)

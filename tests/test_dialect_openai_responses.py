@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -179,3 +180,18 @@ def test_a_request_continuing_a_stored_response_sends_only_new_items(corpus: Cor
     turns = (turns[0], Turn(1, alone, dialect.served(response)))
     codes = {v.code for v in check(Exchange("openai-responses", turns), CheckContext(corpus=corpus, dialect=dialect))}
     assert codes == {"pairing/call-dropped", "roundtrip/call-lost"}
+
+
+@pytest.mark.parametrize(
+    ("item", "arguments"),
+    [
+        ({"action": {"type": "click", "x": 1, "y": 2}}, {"type": "click", "x": 1, "y": 2}),  # the preview tool
+        ({"actions": [{"type": "click", "x": 1, "y": 2}]}, {"type": "click", "x": 1, "y": 2}),  # GA, one action
+        ({"actions": [{"type": "screenshot"}, {"type": "wait"}]}, [{"type": "screenshot"}, {"type": "wait"}]),
+    ],
+    ids=["action", "actions-of-one", "actions-batched"],
+)
+def test_a_computer_call_reads_the_same_whichever_tool_version_wrote_it(item: dict[str, Any], arguments: Any) -> None:
+    body = {"input": [{"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed", **item}]}
+    (call,) = _dialect("openai-responses").history(body).calls()
+    assert call.arguments == arguments

@@ -7,6 +7,7 @@ reference codec, so one family of bugs is checked on every wire at once.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -136,3 +137,45 @@ def test_outputs_are_found_whatever_the_wire_wraps_them_in() -> None:
     assert mentions([{"json": {"temp_c": 21, "city": "Paris"}}], output)  # Bedrock's json block
     assert mentions({"output": "21 °C"}, "21 °C")
     assert not mentions({"city": "Paris", "temp_c": 22}, output)
+
+
+def _client(answer: Any) -> Any:
+    """The openai SDK's Chat Completions loop, with the tools answered by `answer(loop, name, arguments)`."""
+    from conformance.clients.openai_sdk import chat_tool_loop
+
+    def client(loop: Any) -> str:
+        real = loop.call_tool
+        loop.call_tool = lambda name, arguments: answer(real, name, arguments)
+        return chat_tool_loop(loop)
+
+    return client
+
+
+@pytest.mark.parametrize(
+    ("answer", "lost"),
+    [
+        (lambda real, name, arguments: real(name, arguments), False),  # the tool's own output
+        (lambda real, name, arguments: (real(name, arguments), "No result provided")[1], True),  # ran, then dropped
+        (lambda real, name, arguments: f"Error: {name} is not a tool here", False),  # never ran: nothing to lose
+    ],
+    ids=["output-sent", "ran-output-replaced", "never-ran"],
+)
+def test_a_client_owes_a_tools_output_only_when_the_tool_ran(answer: Any, lost: bool, corpus: Corpus) -> None:
+    from conformance.connectors.client import ClientAdapter
+
+    adapter = ClientAdapter(name="client", version="0", clients={"openai-chat": _client(answer)})
+    result = run_scenario(adapter, corpus.scenarios["openai-chat/parallel-results-reversed"], corpus)
+    codes = [v.code for v in result.violations]
+    assert (codes.count("pairing/output-lost") == 2) is lost, result.violations
+    assert result.outcome == ("fail" if lost else "pass"), result.summary
+
+
+def test_an_object_output_sent_in_another_shape_is_carried() -> None:
+    url = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ"
+    screenshot = json.dumps({"type": "computer_screenshot", "image_url": url})
+    assert mentions({"type": "input_image", "image_url": url}, screenshot)
+    assert not mentions({"type": "input_image", "image_url": url[:-4]}, screenshot)
+    # Short or numeric values are held to the JSON value: "C" is in too many texts.
+    assert not mentions("21 C", json.dumps({"unit": "C", "city": "Paris"}))
+    sunny = "a sunny afternoon in Paris"
+    assert not mentions({"temperature": 22, "detail": sunny}, json.dumps({"temperature": 21, "detail": sunny}))

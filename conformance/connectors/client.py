@@ -308,7 +308,9 @@ def run_client(
     else:
         with _in_process(session):
             fault, unsupported = _call(fn, loop)
-    return session.finish(fault, unsupported)
+    run = session.finish(fault, unsupported)
+    run.tools_ran = list(loop.calls)
+    return run
 
 
 @contextlib.contextmanager
@@ -379,4 +381,5 @@ def _record(
         sent=len(bodies),
         fault=fault,
         unsupported=unsupported,
+        tools_ran=list(loop.calls),
     )

@@ -167,6 +167,11 @@ def _opaque(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _arguments(item: dict[str, Any], kind: ItemKind) -> Any:
+    if item.get("type") == "computer_call" and "action" not in item and isinstance(item.get("actions"), list):
+        # The GA computer tool batches actions (`actions`); the preview tool served one (`action`).
+        # A batch of one is that action: clients of the GA tool send a preview call back that way.
+        actions = item["actions"]
+        return actions[0] if len(actions) == 1 else actions
     if isinstance(kind.arguments, str):
         return item.get(kind.arguments)
     if kind.arguments:

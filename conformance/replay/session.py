@@ -49,6 +49,9 @@ class ClientRun:
     extra: list[str] = field(default_factory=list)  # requests the recording does not hold
     unservable: str | None = None  # why the recording cannot be served to this client's transport
     unsupported: str | None = None  # why the client declared the scenario unsupported
+    # What the client's tools were called with (name, arguments), when its tools are the suite's;
+    # None when the suite cannot see them (a client answering calls with outputs of its own).
+    tools_ran: list[tuple[str | None, Any]] | None = None
 
 
 @dataclass

@@ -60,6 +60,9 @@ class CheckContext:
     # sessions: the run each served response belongs to (a new run starts with a new user prompt).
     # A memory may forget an earlier run's calls, each with its results; never the current run's.
     runs: tuple[int, ...] = ()
+    # client runs: what the client's tools were called with (name, arguments). A result can only be
+    # held to its tool's output when the tool ran; None (codec runs) holds every call to it.
+    tools_ran: tuple[tuple[str | None, Any], ...] | None = None
     # Lookups built once, so that finding a call's scenario counterpart costs the same at any length.
     _by_id: dict[str, ExpectedCall] = field(init=False, repr=False, default_factory=dict)
     _by_call: dict[tuple[str, str | None], list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
@@ -105,6 +108,18 @@ class CheckContext:
             return None
         found = self._by_call.get((call.name, canonical(arguments)))
         return found[0] if found else None
+
+    def tool_ran(self, call: ExpectedCall) -> bool:
+        """Whether the client ran a tool for the call: one of its name, or one run without a name
+        (a call served nameless) on its arguments. By name, not arguments: a client that garbled the
+        arguments still ran the tool, and still owes its output."""
+        if self.tools_ran is None:
+            return True
+        wanted = canonical(dict(call.arguments))
+        return any(
+            name == call.name or (not name and canonical(arguments_value(arguments)) == wanted)
+            for name, arguments in self.tools_ran
+        )
 
     def earlier_run(self, served_turn: int, request: int) -> bool:
         """Whether response `served_turn` belongs to a run before the one request `request` is part of."""

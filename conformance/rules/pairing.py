@@ -462,6 +462,8 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
                 )
             )
             continue
+        if not ctx.tool_ran(own):
+            continue  # the client never ran a tool for it (no such tool, no name): it had no output to lose
         shown = content if len(content) <= 80 else f"{content[:77]}..."
         out.append(
             ctx.violation(
@@ -522,7 +524,30 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bo
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return False
+    return _reshaped(value, wanted)
+
+
+def _reshaped(value: Any, wanted: Any) -> bool:
+    """Whether a result carries an object output in another shape: every value of it, other than
+    the `type` naming its kind, is text the result holds, and one is long enough to tell it apart
+    (a screenshot's image URL sent as an `input_image` block where the API names it
+    `computer_screenshot`). Outputs holding numbers or short texts are held to their JSON value."""
+    if not isinstance(wanted, dict):
+        return False
+    leaves: list[Any] = []
+    stack: list[Any] = [wanted]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(v for k, v in node.items() if k != "type")
+        elif isinstance(node, list):
+            stack.extend(node)
+        else:
+            leaves.append(node)
+    if not leaves or not all(isinstance(leaf, str) for leaf in leaves) or max(map(len, leaves)) < 16:
+        return False
+    held = _strings(value)
+    return all(any(leaf in text for text in held) for leaf in leaves)
 
 
 def _strings(value: Any) -> list[str]:
