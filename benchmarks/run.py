@@ -148,14 +148,18 @@ def big_cassette(path: Path, megabytes: float) -> int:
 
     from conformance.corpus import load_corpus
 
+    class Dumper(yaml.CSafeDumper):
+        def ignore_aliases(self, data: object) -> bool:
+            return True  # a recorded cassette repeats no node by reference: write each copy out
+
     corpus = load_corpus()
     interactions: list[object] = []
     for scenario in sorted(corpus.scenarios.values(), key=lambda s: s.id):
         data = yaml.load(corpus.cassette_path(scenario).read_text(), Loader=yaml.CSafeLoader)
         interactions.extend(data["interactions"])
-    one = len(yaml.dump({"interactions": interactions}, Dumper=yaml.CSafeDumper))
+    one = len(yaml.dump({"interactions": interactions}, Dumper=Dumper))
     copies = max(1, int(megabytes * 1024 * 1024 / one))
-    text = yaml.dump({"interactions": interactions * copies}, Dumper=yaml.CSafeDumper)
+    text = yaml.dump({"interactions": interactions * copies}, Dumper=Dumper)
     path.write_text(text)
     return len(text)
 

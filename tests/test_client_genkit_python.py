@@ -54,3 +54,20 @@ def test_a_failure_genkit_boxes_in_the_response_is_raised(corpus: Corpus) -> Non
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/ollama-parallel-index-zero"], corpus)
     assert result.outcome == "error"
     assert "finish_reason failed" in result.summary
+
+
+def test_calls_streamed_without_ids_go_back_as_null(corpus: Corpus) -> None:
+    """No id on any delta: genkit-openai keeps `ref=None` and writes `"id": null` / `"tool_call_id": null` back."""
+    pytest.importorskip("genkit_openai")
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/streamed-calls-without-ids"], corpus)
+    assert result.outcome == "fail"
+    assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
+
+
+def test_a_name_streamed_after_the_first_delta_is_dropped(corpus: Corpus) -> None:
+    """The stream accumulator keeps the first delta of an index and only appends later arguments, so a name that
+    arrives on the second delta is lost; Genkit fails the turn with `Tool  not found`."""
+    pytest.importorskip("genkit_openai")
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/streamed-name-after-arguments"], corpus)
+    assert result.outcome == "error"
+    assert "NOT_FOUND: Tool  not found" in result.summary

@@ -44,3 +44,15 @@ def test_langchain_skips_apis_it_does_not_cover(corpus: Corpus) -> None:
     result = run_scenario(ADAPTER, corpus.scenarios["gemini/one-call"], corpus)
     assert result.outcome == "skip"
     assert "langchain-google-genai" in result.summary
+
+
+def test_langchain_sends_calls_streamed_without_ids_back_with_null_ids(corpus: Corpus) -> None:
+    """StepFun streams calls with no id: ChatOpenAI keeps `id=None`, `tool.invoke` then returns the bare output
+    (no ToolMessage without an id), and the loop's strings go back as user messages."""
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/streamed-calls-without-ids"], corpus)
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/missing-result"}
+    assert {v.location for v in result.errors if v.code == "roundtrip/empty-id"} == {
+        "request[1].messages[1].tool_calls[0].id",
+        "request[1].messages[1].tool_calls[1].id",
+    }

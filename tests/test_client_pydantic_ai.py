@@ -29,11 +29,14 @@ def test_ollama_calls_streamed_at_one_index_are_merged(corpus: Corpus) -> None:
     """Two streamed calls both at `index: 0` become one call `get_weatherget_weather` with the second id.
 
     The OpenAI Chat stream is reassembled by `index` alone (`_chat_streaming.py`, `vendor_part_id=dtc.index`),
-    and a delta with a new id on a known index overwrites the id and appends name and arguments.
+    and a delta with a new id on a known index overwrites the id and appends name and arguments. The
+    joined arguments do not parse, so the surviving call goes back as `{"INVALID_JSON": ...}`.
     """
     pytest.importorskip("pydantic_ai.models.openai")
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/ollama-parallel-index-zero"], corpus)
     assert result.outcome == "fail"
-    assert {v.code for v in result.errors} == {"roundtrip/call-lost"}
-    lost = result.errors[0]
+    assert {v.code for v in result.errors} == {"roundtrip/call-lost", "roundtrip/arguments-altered"}
+    (lost,) = [v for v in result.errors if v.code == "roundtrip/call-lost"]
     assert lost.expected == "call_u4kq7zm2"
+    (altered,) = [v for v in result.errors if v.code == "roundtrip/arguments-altered"]
+    assert altered.received == {"INVALID_JSON": '{"city":"Paris"}{"city":"Tokyo"}'}

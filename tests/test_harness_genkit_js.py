@@ -72,6 +72,21 @@ def test_calls_streamed_at_one_index_break_the_openai_stream_helper(harness: Har
     assert "JSON" in result.summary
 
 
+def test_streamed_calls_without_ids_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, Genkit JS 7: openai's finalizeChatCompletion refuses a call without an id."""
+    result = _run(harness, corpus, "openai-chat/streamed-calls-without-ids")
+    assert result.outcome == "error"
+    assert "missing choices[0].tool_calls[0].id" in result.summary
+
+
+def test_calls_streamed_from_index_one_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, Genkit JS 8: the stream snapshot stores calls at their index, leaving a hole at 0
+    that _addMessage's for...of reads as undefined."""
+    result = _run(harness, corpus, "openai-chat/streamed-indices-from-one")
+    assert result.outcome == "error"
+    assert "reading 'type'" in result.summary
+
+
 def test_results_follow_the_order_tools_finish_in(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
     """Genkit runs a turn's tools concurrently and appends each result when its tool finishes
     (resolve-tool-requests.mjs, resolveToolRequests). With id-less Gemini calls to one tool, a first

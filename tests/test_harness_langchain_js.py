@@ -77,6 +77,29 @@ def test_gemini_calls_and_results_go_back_without_their_ids(harness: HarnessAdap
     assert codes == {"roundtrip/empty-id"}
 
 
+def test_gemini_id_less_parallel_responses_in_separate_contents_pass(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, J1: each functionResponse goes in a content of its own, which Gemini reads as
+    one turn; without served ids there is nothing else to send, and the case passes."""
+    outcome, summary, _ = _run(harness, corpus, "gemini/parallel-same-tool-idless")
+    assert outcome == "pass", summary
+
+
+def test_a_streamed_server_tool_use_goes_back_without_its_input(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, J10: the input_json_delta fragments are joined for a tool_use only; the
+    web_search server_tool_use goes back with input {}."""
+    outcome, summary, codes = _run(harness, corpus, "anthropic-messages/web-search-beside-client-call")
+    assert outcome == "fail", summary
+    assert codes == {"roundtrip/arguments-altered"}
+
+
+def test_streamed_calls_without_ids_are_filed_as_invalid(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, J11: collapseToolCallChunks sends an id-less call to invalid_tool_calls, so the
+    agent runs no tool and stops after the first response."""
+    outcome, summary, _ = _run(harness, corpus, "openai-chat/streamed-calls-without-ids")
+    assert outcome == "fail", summary
+    assert "never requested" in summary
+
+
 def test_ollama_call_ids_are_replaced(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: ChatOllama mints a UUID for every served call."""
     outcome, summary, codes = _run(harness, corpus, "ollama-chat/parallel-same-tool")

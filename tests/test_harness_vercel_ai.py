@@ -81,6 +81,20 @@ def test_a_foundry_agent_response_with_its_own_tool_items_is_refused(harness: Ha
     assert "Invalid JSON response" in summary
 
 
+def test_a_streamed_call_named_a_delta_later_is_refused_by_openai_chat(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, V4: @ai-sdk/openai's chat model hands each delta straight to the tracker, which
+    throws on a new call without a name; @ai-sdk/openai-compatible buffers it and passes."""
+    outcome, summary, _ = _run(harness, corpus, "openai-chat/streamed-name-after-arguments")
+    assert outcome == "error", summary
+    assert "Expected 'function.name' to be a string" in summary
+    compatible = HarnessAdapter(f"node {HARNESS / 'run.mjs'} --openai-chat=compatible")
+    try:
+        outcome, summary, _ = _run(compatible, corpus, "openai-chat/streamed-name-after-arguments")
+    finally:
+        compatible.close()
+    assert outcome == "pass", summary
+
+
 def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
     outcome, summary, _ = _run(harness, corpus, "openai-chat/custom-tool-call")
     assert outcome == "skip"

@@ -187,6 +187,8 @@ class ServerCallsAsClientCalls(AnthropicMessagesCodec):
 CASES = [
     ("pairing/missing-result", ServerCallsAsClientCalls(), "anthropic-messages/web-search-beside-client-call"),
     ("pairing/missing-result", ServerResultsDropped(), "anthropic-messages/web-search-beside-client-call"),
+    # The program's code_execution result is served responses later: the call is still the provider's.
+    ("pairing/missing-result", ServerCallsAsClientCalls(), "anthropic-messages/programmatic-tool-calling"),
     ("pairing/not-adjacent", TextBeforeResults(), "anthropic-messages/parallel-different-tools"),
     ("pairing/not-adjacent", NoteMessageBeforeResults(), "anthropic-messages/three-turn-chain"),
     ("pairing/not-adjacent", OneUserMessagePerResult(), "anthropic-messages/parallel-same-tool"),
@@ -245,3 +247,15 @@ def test_dropped_caller_names_the_field(corpus: Corpus) -> None:
         "request[2].messages[3].content[0].caller",
     }
     assert all(v.expected["tool_id"] == "srvtoolu_01KMMoTpi2gPNrxId8KUeqeP" for v in found)
+
+
+def test_a_server_call_answered_by_the_client_is_a_missing_result_not_a_lost_output(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["anthropic-messages/programmatic-tool-calling"]
+    found = run_scenario(adapter(ServerCallsAsClientCalls()), scenario, corpus).violations
+    server = "srvtoolu_01KMMoTpi2gPNrxId8KUeqeP"
+    assert {v.location for v in found if v.code == "pairing/missing-result" and server in v.message} == {
+        "request[1].messages[1].content[1].id",
+        "request[2].messages[1].content[1].id",
+    }
+    # Its output is the provider's: what the client answered it with is not held to a tool's output.
+    assert not [v for v in found if v.code == "pairing/output-lost" and "code_execution" in v.message]

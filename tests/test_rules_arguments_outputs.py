@@ -179,3 +179,18 @@ def test_an_object_output_sent_in_another_shape_is_carried() -> None:
     assert not mentions("21 C", json.dumps({"unit": "C", "city": "Paris"}))
     sunny = "a sunny afternoon in Paris"
     assert not mentions({"temperature": 22, "detail": sunny}, json.dumps({"temperature": 21, "detail": sunny}))
+
+
+def test_asking_for_a_tool_the_client_does_not_have_runs_nothing(corpus: Corpus) -> None:
+    from dataclasses import replace
+
+    from conformance.runner import scenario_context
+
+    scenario = corpus.scenarios["anthropic-messages/web-search-beside-client-call"]
+    ctx = scenario_context(corpus, scenario, "default")
+    server = next(c for c in scenario.all_calls() if c.provider_executed)
+    client = next(c for c in scenario.all_calls() if not c.provider_executed)
+    asked = replace(ctx, tools_ran=((server.name, dict(server.arguments)), (client.name, {})))
+    assert not asked.tool_ran(server)  # a server tool's name: no client tool of it ran
+    assert asked.tool_ran(client)  # ran, with other arguments: still owes its output
+    assert ctx.tool_ran(server)  # codec runs: every output is known

@@ -110,14 +110,16 @@ class CheckContext:
         return found[0] if found else None
 
     def tool_ran(self, call: ExpectedCall) -> bool:
-        """Whether the client ran a tool for the call: one of its name, or one run without a name
-        (a call served nameless) on its arguments. By name, not arguments: a client that garbled the
-        arguments still ran the tool, and still owes its output."""
+        """Whether the client ran one of its tools for the call: one of its name, or one run without
+        a name (a call served nameless) on its arguments. By name, not arguments: a client that
+        garbled the arguments still ran the tool, and still owes its output. Asking for a tool the
+        client does not have (a server tool's name) runs nothing."""
         if self.tools_ran is None:
             return True
+        known = not self.tool_names or call.name in self.tool_names
         wanted = canonical(dict(call.arguments))
         return any(
-            name == call.name or (not name and canonical(arguments_value(arguments)) == wanted)
+            (name == call.name and known) or (not name and canonical(arguments_value(arguments)) == wanted)
             for name, arguments in self.tools_ran
         )
 

@@ -319,10 +319,26 @@ class _Pairing:
         """A server tool's result is the provider's, but the history must carry it with its call."""
         for echo in self.echoes:
             sent = echo.sent
-            if sent is None or not echo.served_results:
+            if sent is None:
                 continue
             answered = self.state.answered.get(sent.path)
             if answered is not None and answered.provider_executed:
+                continue
+            if not echo.served_results:
+                # A server call whose result the provider serves later (a program's code_execution
+                # runs across responses) is still the provider's to answer, never the client's.
+                if echo.served.provider_executed and answered is not None:
+                    self.out.append(
+                        self.ctx.violation(
+                            "pairing/missing-result",
+                            sent.id_path,
+                            f"The server tool call {sent.call_id!r} ({sent.name}) is the provider's to answer, "
+                            "but the history sends it back as a call of the client's, answered by the client.",
+                            wire_type=sent.wire_type,
+                            expected="the call sent back as the provider's, with no client result",
+                            received=f"a client result at {answered.path}",
+                        )
+                    )
                 continue
             why = (
                 "but the history sends it back as a call of the client's, answered by the client"
@@ -429,8 +445,10 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
         if result.provider_executed:
             continue
         own = ctx.expected_for(call)
-        if own is None or own.interrupted:
-            continue  # an interrupted call never returned: what the repair says is its own
+        if own is None or own.interrupted or own.provider_executed:
+            # An interrupted call never returned: what the repair says is its own. A server call's
+            # output is the provider's: a client answering it is pairing/missing-result's to report.
+            continue
         # Without an id to tell them apart, calls of one name and arguments (an id-less model asked
         # the same thing twice) are the same call to the wire: any of their outputs is its own.
         twins = [own] if own.id is not None and own.id == call.call_id else same_call(own)
