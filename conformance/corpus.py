@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance import caseschema
 from conformance.paths import bundled_cases, bundled_cassettes, content_revision, shipped_cases
 from conformance.problems import InputError, Problem
 from conformance.yamlio import YamlError, line_of, load_file, to_plain
@@ -208,6 +207,10 @@ class Corpus:
     _error_texts: dict[tuple[str, str, str | None], ErrorText | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    # (wire type, id field) -> its limits: every id of a long history asks for them.
+    _limits: dict[tuple[str, str], tuple[WireType | None, tuple[Limit, ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def cassette_path(self, scenario: Scenario) -> Path:
         return self.find_cassette(scenario.cassette)
@@ -222,8 +225,14 @@ class Corpus:
 
     def limits(self, wire_type: str, id_field: str) -> tuple[Limit, ...]:
         case = self.wire_types.get(wire_type)
-        found = case.id_field_at(id_field) if case else None
-        return found.limits if found else ()
+        key = (wire_type, id_field)
+        known = self._limits.get(key)
+        # Kept with the case it was read from: a copy of the corpus with a case replaced shares
+        # this dict, and must not be answered from the case it replaced.
+        if known is None or known[0] is not case:
+            found = case.id_field_at(id_field) if case else None
+            known = self._limits[key] = (case, found.limits if found else ())
+        return known[1]
 
     def error_text(self, api: str, code: str, wire_type: str | None = None) -> ErrorText | None:
         """The provider's verbatim error for a violation: the wire type's own, else one of a wire
@@ -464,7 +473,12 @@ def build_corpus(
         if implied is None:
             problems.append(Problem(where, None, "layout", "case files live under wire-types/, scenarios/ or bugs/"))
             continue
-        schema_problems = [] if shipped is not None and loaded.root == shipped else caseschema.validate(doc, where)
+        if shipped is not None and loaded.root == shipped:
+            schema_problems = []
+        else:
+            from conformance import caseschema  # jsonschema: only when a file is validated
+
+            schema_problems = caseschema.validate(doc, where)
         if schema_problems:
             problems.extend(schema_problems)
             continue
@@ -519,11 +533,24 @@ def default_roots(
 
 
 def load_corpus(extra_cases: Sequence[Path] = (), extra_cassettes: Sequence[Path] = ()) -> Corpus:
-    """Load and type the corpus; any problem is an InputError listing them all."""
+    """Load and type the corpus; any problem is an InputError listing them all. A corpus loaded
+    before from the same files is read from its snapshot (conformance/snapshot.py)."""
+    from conformance import snapshot
+    from conformance.cassette import preload
+
     case_roots, cassette_roots = default_roots(extra_cases, extra_cassettes)
+    key = snapshot.fingerprint(case_roots, cassette_roots)
+    found = snapshot.read(key)
+    if found is not None:
+        corpus, cassettes = found
+        preload(cassettes)
+        return corpus
     files, problems = read_case_files(case_roots)
     corpus, more = build_corpus(files, case_roots, cassette_roots, trust_shipped=True)
     problems.extend(more)
     if problems:
         raise InputError(sorted(problems))
+    cassettes = snapshot.cassettes_of(corpus)
+    preload(cassettes)
+    snapshot.write(key, corpus, cassettes)
     return corpus

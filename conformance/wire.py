@@ -30,6 +30,10 @@ def _kind(value: Any) -> str:
     return names.get(type(value), f"a {type(value).__name__}")
 
 
+def _is_text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
 def _text(value: Any, path: str, what: str, *, optional: bool = True) -> None:
     if isinstance(value, str) or (optional and value is None):
         return
@@ -59,10 +63,16 @@ class WireCall:
     optional_opaque: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        _text(self.call_id, self.id_path, "the call id")
-        _text(self.name, f"{self.path}.name", "the tool name")
-        _text(self.item_id, self.item_path, "the item id")
-        if isinstance(self.arguments, str) and json_text_depth(self.arguments) > MAX_DEPTH:
+        # A long history builds one of these per call: the common, valid case costs three type tests.
+        if not _is_text(self.call_id):
+            _text(self.call_id, self.id_path, "the call id")
+        if not _is_text(self.name):
+            _text(self.name, f"{self.path}.name", "the tool name")
+        if not _is_text(self.item_id):
+            _text(self.item_id, self.item_path, "the item id")
+        arguments = self.arguments
+        # Nesting deeper than MAX_DEPTH needs more than MAX_DEPTH characters.
+        if type(arguments) is str and len(arguments) > MAX_DEPTH and json_text_depth(arguments) > MAX_DEPTH:
             raise DialectError(f"{self.path}.arguments", f"the arguments nest deeper than {MAX_DEPTH} levels")
         if not isinstance(self.opaque, Mapping):
             raise DialectError(self.path, "the call's opaque fields are not a mapping")
@@ -89,8 +99,10 @@ class WireResult:
     provider_executed: bool = False  # a server tool's result, served inside the assistant turn
 
     def __post_init__(self) -> None:
-        _text(self.call_id, self.id_path, "the result's call id")
-        _text(self.name, f"{self.path}.name", "the result's tool name")
+        if not _is_text(self.call_id):
+            _text(self.call_id, self.id_path, "the result's call id")
+        if not _is_text(self.name):
+            _text(self.name, f"{self.path}.name", "the result's tool name")
 
     @property
     def id_path(self) -> str:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,10 @@ SHARED = ROOT.parent / "shared"
 REAL_TRAFFIC = SHARED / "real-traffic"
 
 pytest_plugins = ["pytester"]
+
+# Corpus snapshots (conformance/snapshot.py) of the project's own test runs stay out of the user's
+# cache; they are kept between runs, which is what makes the second run fast.
+os.environ.setdefault("CONFORMANCE_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"conformance-tests-{os.getuid()}"))
 
 
 @pytest.fixture(scope="session")

@@ -80,6 +80,8 @@ def parse_part(part: Any, path: str) -> tuple[WireCall | None, WireResult | None
     """The call or result one part holds, if any."""
     if not isinstance(part, dict):
         raise DialectError(path, "a part is not an object")
+    if "text" in part and len(part) == 1:
+        return None, None  # the most common part, decided without looking for every other kind
     found = _field(part, "functionCall", "function_call")
     if found:
         key, call = found
@@ -194,7 +196,7 @@ class Gemini:
     def history(self, body: Any, where: str = "request") -> History:
         if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
             raise DialectError(where, "a generateContent request needs a 'contents' list")
-        messages: list[WireMessage] = []
+        turns: list[tuple[Role, str, list[WireCall], list[WireResult]]] = []  # role, path, calls, results
         for i, content in enumerate(body["contents"]):
             path = f"{where}.contents[{i}]"
             if not isinstance(content, dict):
@@ -209,17 +211,19 @@ class Gemini:
                     results.append(result)
             # A content without a role is a user turn (single-turn requests leave it out).
             role = _ROLES.get(content.get("role", "user"), "other")
-            previous = messages[-1] if messages else None
-            if previous is not None and previous.role == role:
+            if turns and turns[-1][0] == role:
                 # Consecutive contents of one role are one turn to Gemini: it answered 200 to a model
                 # turn followed by three user contents of one functionResponse each, and to two model
                 # contents answered by one user content (cases/scenarios/gemini/recorded/).
-                messages[-1] = replace(
-                    previous, calls=previous.calls + tuple(calls), results=previous.results + tuple(results)
-                )
+                turns[-1][2].extend(calls)
+                turns[-1][3].extend(results)
                 continue
-            messages.append(WireMessage(len(messages), role, path, tuple(calls), tuple(results)))
-        return History(messages=tuple(messages))
+            turns.append((role, path, calls, results))
+        messages = tuple(
+            WireMessage(k, role, path, tuple(calls), tuple(results))
+            for k, (role, path, calls, results) in enumerate(turns)
+        )
+        return History(messages=messages)
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
         if response.is_event_stream:

@@ -8,6 +8,7 @@ servers or older deployments still enforce it (`afterwards: warning`), and is ig
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -52,7 +53,7 @@ def _breaches(limit: Limit, value: str, api: str) -> list[tuple[str, str, str]]:
                 f"at least {limit.min_length} characters",
             )
         )
-    if limit.pattern is not None and not re.fullmatch(limit.pattern, value):
+    if limit.pattern is not None and _compiled(limit.pattern).fullmatch(value) is None:
         found.append(
             (
                 "format/id-pattern",
@@ -63,10 +64,34 @@ def _breaches(limit: Limit, value: str, api: str) -> list[tuple[str, str, str]]:
     return found
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _within(limits: tuple[Limit, ...], value: str) -> bool:
+    """Whether the value keeps every limit that applies: the common case, decided without building
+    any message."""
+    size = len(value)
+    for limit in limits:
+        if limit.applies is None:
+            continue
+        if limit.max_length is not None and size > limit.max_length:
+            return False
+        if limit.min_length is not None and size < limit.min_length:
+            return False
+        if limit.pattern is not None and _compiled(limit.pattern).fullmatch(value) is None:
+            return False
+    return True
+
+
 def _check_value(ctx: CheckContext, value: str, wire_type: str, field: str, location: str) -> list[Violation]:
+    limits = ctx.corpus.limits(wire_type, field)
+    if not limits or _within(limits, value):
+        return []
     errors: list[Violation] = []
     warnings: list[Violation] = []
-    for limit in ctx.corpus.limits(wire_type, field):
+    for limit in limits:
         applies = limit.applies
         if applies is None:
             continue
@@ -88,10 +113,13 @@ def _check_value(ctx: CheckContext, value: str, wire_type: str, field: str, loca
 
 def check_request(ctx: CheckContext, history: History) -> list[Violation]:
     out: list[Violation] = []
-    items = [(c.call_id, c.wire_type, c.id_field, c.id_path) for c in history.calls()]
-    items += [(c.item_id, c.wire_type, c.item_field, c.item_path) for c in history.calls() if c.item_id]
-    items += [(r.call_id, r.wire_type, r.id_field, r.id_path) for r in history.results()]
-    for value, wire_type, field, location in items:
-        if value:  # empty and missing ids are roundtrip and pairing problems
-            out.extend(_check_value(ctx, value, wire_type, field, location))
+    # Empty and missing ids are roundtrip and pairing problems.
+    for call in history.calls():
+        if call.call_id:
+            out.extend(_check_value(ctx, call.call_id, call.wire_type, call.id_field, call.id_path))
+        if call.item_id:
+            out.extend(_check_value(ctx, call.item_id, call.wire_type, call.item_field, call.item_path))
+    for result in history.results():
+        if result.call_id:
+            out.extend(_check_value(ctx, result.call_id, result.wire_type, result.id_field, result.id_path))
     return out
