@@ -75,8 +75,10 @@ def paired(a: Callable[[], float], b: Callable[[], float], runs: int) -> tuple[f
 
 
 def _env() -> dict[str, str]:
+    # As a user's runs go: bytecode (and pytest's rewritten bytecode of plugin modules) and the
+    # corpus snapshot are written by the warm-up run and used by the measured ones.
     env = dict(os.environ)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("PYTEST_ADDOPTS", None)
     return env
 
@@ -179,14 +181,16 @@ def bench_lint(runs: int, work: Path) -> Measure:
     return Measure("lint", "conformance lint vs PyYAML's C parser on the same file", ratio, a, b, 2.0, note)
 
 
-def bench_rules(runs: int, work: Path) -> list[str]:
+def bench_rules(runs: int, work: Path) -> tuple[list[str], bool]:
+    """The rules' table, and whether every API checks a 100,000-message history within 1 s
+    (rules_scaling.py exits 1 when one does not, and says which)."""
     script = ROOT / "benchmarks" / "rules_scaling.py"
     completed = subprocess.run(
         [PYTHON, str(script), "--repeat", str(max(1, min(runs, 3)))], capture_output=True, text=True, env=_env()
     )
-    if completed.returncode != 0:
+    if completed.returncode not in (0, 1):
         raise SystemExit(f"rules_scaling.py failed:\n{completed.stdout}\n{completed.stderr}")
-    return completed.stdout.rstrip().splitlines()
+    return completed.stdout.rstrip().splitlines(), completed.returncode == 0
 
 
 def table(measures: Sequence[Measure]) -> str:
@@ -213,13 +217,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = args.measures or list(known)
     measures: list[Measure] = []
     rules: list[str] = []
+    rules_within = True
     with tempfile.TemporaryDirectory(prefix="conformance-bench-") as tmp:
         work = Path(tmp)
         for name in chosen:
             place = work / name
             place.mkdir()
             if name == "rules":
-                rules = bench_rules(args.runs, place)
+                rules, rules_within = bench_rules(args.runs, place)
             else:
                 measures.append(
                     {"plugin": bench_plugin, "client": bench_client, "lint": bench_lint}[name](args.runs, place)
@@ -232,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(rules))
     if args.json:
         Path(args.json).write_text(json.dumps([m.__dict__ for m in measures], indent=2) + "\n")
-    return 0 if all(m.within for m in measures) else 1
+    return 0 if all(m.within for m in measures) and rules_within else 1
 
 
 if __name__ == "__main__":

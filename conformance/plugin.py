@@ -12,6 +12,7 @@ not go green having tested nothing. So does a run with warnings under `--conform
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -309,6 +310,9 @@ class ConformanceSession:
                 self._corpus = load_corpus(cases, cassettes)
             except InputError as exc:
                 raise pytest.UsageError(f"the conformance corpus has problems:\n{exc}") from None
+            # The corpus lives as long as the session: every full collection (pytest runs some at
+            # the end) would walk its hundreds of thousands of objects for nothing.
+            gc.freeze()
         return self._corpus
 
     def scenarios(self) -> list[Scenario]:

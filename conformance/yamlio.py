@@ -144,22 +144,27 @@ class _Bounded:
         native = _CParser is not None and isinstance(self, _CParser)
         composer_limit = _C_COMPOSER_DEPTH if native else min(self.max_depth, _PURE_COMPOSER_DEPTH)
         if _may_nest_beyond(text, composer_limit):
-            node = self._single_node_from_events()  # checks the depth as it goes
-            deep = False
+            # Checks the depth as it goes, and sees every alias: a document without one is a tree,
+            # no bigger than its text, with nothing left to check.
+            node, aliased = self._single_node_from_events()
+            check = aliased
         else:
             node = super().get_single_node()  # type: ignore[misc]
             deep = self.max_depth < composer_limit and _may_nest_beyond(text, self.max_depth)
-        if node is not None and (deep or _may_alias(text)):
+            check = deep or _may_alias(text)
+        if node is not None and check:
             _check_graph(node, len(text), self.max_depth)
         return node
 
-    def _single_node_from_events(self) -> Node | None:
+    def _single_node_from_events(self) -> tuple[Node | None, bool]:
+        """The document's node, and whether it holds an alias."""
         loader: Any = self
         loader.get_event()  # the stream start
         node = None
+        aliased = False
         if not loader.check_event(yaml.StreamEndEvent):
             loader.get_event()  # the document start
-            node = self._compose_from_events()
+            node, aliased = self._compose_from_events()
             loader.get_event()  # the document end
         if not loader.check_event(yaml.StreamEndEvent):
             event = loader.get_event()
@@ -167,27 +172,38 @@ class _Bounded:
                 "expected a single document in the stream", None, "but found another document", event.start_mark
             )
         loader.get_event()
-        return node
+        return node, aliased
 
-    def _compose_from_events(self) -> Node:
-        """PyYAML's Composer.compose_node, with the recursion turned into a stack."""
+    def _compose_from_events(self) -> tuple[Node, bool]:
+        """PyYAML's Composer.compose_node, with the recursion turned into a stack; and whether an
+        alias was met."""
         loader: Any = self
+        get_event = loader.get_event
         anchors: dict[str, Node] = {}
         open_nodes: list[Node] = []
         keys: list[Node | None] = []  # per open mapping: the key waiting for its value
+        aliased = False
+        closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
         while True:
-            event = loader.get_event()
+            event = get_event()
+            kind_of_event = type(event)
             start: Any = event.start_mark  # a C parser's marks are of its own class
-            end: Any = event.end_mark
             node: Node
-            if isinstance(event, yaml.AliasEvent):
+            if kind_of_event is yaml.ScalarEvent and event.anchor is None:
+                # Most events: a plain scalar, without an anchor (handled in full below otherwise).
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = loader.resolve(ScalarNode, event.value, event.implicit)
+                node = ScalarNode(tag, event.value, start, event.end_mark, style=event.style)
+            elif kind_of_event is yaml.AliasEvent:
+                aliased = True
                 if event.anchor not in anchors:
                     raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}", start)
                 node = anchors[event.anchor]
-            elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            elif kind_of_event in closing:
                 node = open_nodes.pop()
                 keys.pop()
-                node.end_mark = end
+                node.end_mark = event.end_mark
             else:
                 if event.anchor is not None and event.anchor in anchors:
                     raise yaml.composer.ComposerError(
@@ -200,7 +216,7 @@ class _Bounded:
                 if isinstance(event, yaml.ScalarEvent):
                     if tag is None or tag == "!":
                         tag = loader.resolve(ScalarNode, event.value, event.implicit)
-                    node = ScalarNode(tag, event.value, start, end, style=event.style)
+                    node = ScalarNode(tag, event.value, start, event.end_mark, style=event.style)
                 else:
                     kind = SequenceNode if isinstance(event, yaml.SequenceStartEvent) else MappingNode
                     if tag is None or tag == "!":
@@ -215,7 +231,7 @@ class _Bounded:
                     keys.append(None)
                     continue
             if not open_nodes:
-                return node
+                return node, aliased
             parent = open_nodes[-1]
             if isinstance(parent, SequenceNode):
                 parent.value.append(node)
