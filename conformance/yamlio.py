@@ -188,13 +188,14 @@ class _Bounded:
             event = get_event()
             kind_of_event = type(event)
             start: Any = event.start_mark  # a C parser's marks are of its own class
+            end: Any = event.end_mark
             node: Node
             if kind_of_event is yaml.ScalarEvent and event.anchor is None:
                 # Most events: a plain scalar, without an anchor (handled in full below otherwise).
                 tag = event.tag
                 if tag is None or tag == "!":
                     tag = loader.resolve(ScalarNode, event.value, event.implicit)
-                node = ScalarNode(tag, event.value, start, event.end_mark, style=event.style)
+                node = ScalarNode(tag, event.value, start, end, style=event.style)
             elif kind_of_event is yaml.AliasEvent:
                 aliased = True
                 if event.anchor not in anchors:
@@ -203,7 +204,7 @@ class _Bounded:
             elif kind_of_event in closing:
                 node = open_nodes.pop()
                 keys.pop()
-                node.end_mark = event.end_mark
+                node.end_mark = end
             else:
                 if event.anchor is not None and event.anchor in anchors:
                     raise yaml.composer.ComposerError(
@@ -216,7 +217,7 @@ class _Bounded:
                 if isinstance(event, yaml.ScalarEvent):
                     if tag is None or tag == "!":
                         tag = loader.resolve(ScalarNode, event.value, event.implicit)
-                    node = ScalarNode(tag, event.value, start, event.end_mark, style=event.style)
+                    node = ScalarNode(tag, event.value, start, end, style=event.style)
                 else:
                     kind = SequenceNode if isinstance(event, yaml.SequenceStartEvent) else MappingNode
                     if tag is None or tag == "!":
