@@ -9,7 +9,9 @@ servers or older deployments still enforce it (`afterwards: warning`), and is ig
 from __future__ import annotations
 
 import functools
+import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from conformance.corpus import Limit
@@ -69,26 +71,42 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _within(limits: tuple[Limit, ...], value: str) -> bool:
+# Per limit that applies: (longest, shortest, the pattern's fullmatch or None).
+_Bounds = tuple[tuple[float, int, Callable[[str], object] | None], ...]
+
+
+def _bounds(limits: tuple[Limit, ...]) -> _Bounds:
+    return tuple(
+        (
+            limit.max_length if limit.max_length is not None else math.inf,
+            limit.min_length or 0,
+            _compiled(limit.pattern).fullmatch if limit.pattern is not None else None,
+        )
+        for limit in limits
+        if limit.applies is not None
+    )
+
+
+def _within(bounds: _Bounds, value: str) -> bool:
     """Whether the value keeps every limit that applies: the common case, decided without building
     any message."""
     size = len(value)
-    for limit in limits:
-        if limit.applies is None:
-            continue
-        if limit.max_length is not None and size > limit.max_length:
-            return False
-        if limit.min_length is not None and size < limit.min_length:
-            return False
-        if limit.pattern is not None and _compiled(limit.pattern).fullmatch(value) is None:
+    for longest, shortest, fullmatch in bounds:
+        if size > longest or size < shortest or (fullmatch is not None and fullmatch(value) is None):
             return False
     return True
 
 
-def _check_value(ctx: CheckContext, value: str, wire_type: str, field: str, location: str) -> list[Violation]:
-    limits = ctx.corpus.limits(wire_type, field)
-    if not limits or _within(limits, value):
+def _check_value(
+    ctx: CheckContext, value: str, wire_type: str, field: str, location: str, known: dict[tuple[str, str], _Bounds]
+) -> list[Violation]:
+    key = (wire_type, field)
+    bounds = known.get(key)
+    if bounds is None:
+        bounds = known[key] = _bounds(ctx.corpus.limits(wire_type, field))
+    if not bounds or _within(bounds, value):
         return []
+    limits = ctx.corpus.limits(wire_type, field)
     errors: list[Violation] = []
     warnings: list[Violation] = []
     for limit in limits:
@@ -113,13 +131,14 @@ def _check_value(ctx: CheckContext, value: str, wire_type: str, field: str, loca
 
 def check_request(ctx: CheckContext, history: History) -> list[Violation]:
     out: list[Violation] = []
+    known: dict[tuple[str, str], _Bounds] = {}  # each wire type's field, its limits read once a request
     # Empty and missing ids are roundtrip and pairing problems.
     for call in history.calls():
         if call.call_id:
-            out.extend(_check_value(ctx, call.call_id, call.wire_type, call.id_field, call.id_path))
+            out.extend(_check_value(ctx, call.call_id, call.wire_type, call.id_field, call.id_path, known))
         if call.item_id:
-            out.extend(_check_value(ctx, call.item_id, call.wire_type, call.item_field, call.item_path))
+            out.extend(_check_value(ctx, call.item_id, call.wire_type, call.item_field, call.item_path, known))
     for result in history.results():
         if result.call_id:
-            out.extend(_check_value(ctx, result.call_id, result.wire_type, result.id_field, result.id_path))
+            out.extend(_check_value(ctx, result.call_id, result.wire_type, result.id_field, result.id_path, known))
     return out

@@ -526,6 +526,8 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bo
         return not any(node.strip() for node in _strings(value))
     if isinstance(value, str) and text in value:
         return True  # the common case, without parsing anything
+    if _holds_text(value, text):
+        return True  # a block or value carrying the text whole: still nothing to parse
     wanted = parse(text)
     stack = [value]
     while stack:
@@ -543,6 +545,20 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bo
         elif isinstance(node, list):
             stack.extend(node)
     return _reshaped(value, wanted)
+
+
+def _holds_text(value: Any, text: str) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if text in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _reshaped(value: Any, wanted: Any) -> bool:
