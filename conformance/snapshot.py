@@ -12,8 +12,9 @@ added, removed, edited or touched changes it. A snapshot that cannot be read is 
 replaced; one that cannot be written (a read-only home) costs nothing but the time it saves.
 
 The snapshots live in `$CONFORMANCE_CACHE_DIR`, else `$XDG_CACHE_HOME/toolcall-conformance`, else
-`~/.cache/toolcall-conformance`; `CONFORMANCE_CACHE_DIR=off` turns them off. They are the user's
-own files, read with pickle: the directory is as trusted as the user's home, and is never shared.
+`~/.cache/toolcall-conformance`; `CONFORMANCE_CACHE_DIR=off` turns them off. They are read with
+pickle, so a snapshot is read only when it and its directory belong to the user and nobody else may
+write to them.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def read(key: str) -> tuple[Corpus, dict[str, tuple[tuple[int, int], Cassette]]]
     if where is None:
         return None
     path = where / f"corpus-{key}.pickle"
+    if not (_private(where) and _private(path)):
+        return None
     try:
         with open(path, "rb") as handle:
             found = pickle.load(handle)
@@ -94,13 +97,27 @@ def read(key: str) -> tuple[Corpus, dict[str, tuple[tuple[int, int], Cassette]]]
     return found[1], found[2]
 
 
+def _private(path: Path) -> bool:
+    """Whether only this user can have written `path`: a pickle is code, and one planted by someone
+    else (a cache directory under a shared /tmp) must never be read."""
+    if not hasattr(os, "getuid"):
+        return True  # no POSIX ownership to check (Windows): the user's profile directory is private
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    return status.st_uid == os.getuid() and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
 def write(key: str, corpus: Corpus, cassettes: dict[str, tuple[tuple[int, int], Cassette]]) -> None:
     """Store a snapshot, atomically (a reader never sees half of one); failures are ignored."""
     where = cache_dir()
     if where is None:
         return
     try:
-        where.mkdir(parents=True, exist_ok=True)
+        where.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(where):
+            return  # someone else's directory, or one others may write to: keep nothing there
         for old in where.glob("corpus-*.pickle"):
             # Every change to the corpus or the suite leaves a snapshot no key will name again:
             # those not used for a week go.

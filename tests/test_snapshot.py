@@ -96,3 +96,17 @@ def test_a_preloaded_cassette_is_read_again_once_its_file_changes(cache: Path, t
     assert load_cassette(copy) is load_cassette(original)
     copy.write_text("interactions: []\n")
     assert load_cassette(copy).interactions == ()
+
+
+def test_a_snapshot_others_may_write_is_never_read(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    load_corpus()
+    (stored,) = cache.glob("corpus-*.pickle")
+    key = stored.name.removeprefix("corpus-").removesuffix(".pickle")
+    assert snapshot.read(key) is not None
+    cache.chmod(0o777)  # a directory anyone may write to: what is in it may be anyone's
+    assert snapshot.read(key) is None
+    cache.chmod(0o700)
+    stored.chmod(0o666)
+    assert snapshot.read(key) is None
+    stored.chmod(0o600)
+    assert snapshot.read(key) is not None
