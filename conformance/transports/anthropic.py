@@ -19,10 +19,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from conformance.transports.base import (
-    SSE_TYPE,
     Answer,
     Earlier,
     Framing,
+    ProviderTransport,
     ReframeError,
     Rejected,
     Request,
@@ -30,8 +30,7 @@ from conformance.transports.base import (
     StreamEvent,
     events_in,
     model_in_path,
-    provider_error,
-    sse,
+    sse_frame,
 )
 
 API = "anthropic-messages"
@@ -45,7 +44,7 @@ _THREAD_FIELDS = ("system", "tools")
 _CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 
 
-class Anthropic:
+class Anthropic(ProviderTransport):
     api = API
     provider_hosts: tuple[str, ...] = ("api.anthropic.com", "aiplatform.googleapis.com", ".amazonaws.com")
 
@@ -78,9 +77,6 @@ class Anthropic:
             return Answer.json(200, entry)
         return Answer.json(200, {"data": [entry], "has_more": False, "first_id": asked, "last_id": asked})
 
-    def recorded_framing(self, payload: Mapping[str, Any], content_type: str, body: bytes) -> Framing:
-        return "sse" if payload.get("stream") else "json"
-
     def body_of(self, payload: Mapping[str, Any]) -> Any:
         if not payload.get("stream"):
             return payload.get("body")
@@ -92,9 +88,7 @@ class Anthropic:
         return _stream(body)
 
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
-        if framing != "sse":
-            raise ReframeError(f"{self.api} streams only as server-sent events, not {framing}")
-        return SSE_TYPE, sse(events, named=True)
+        return sse_frame(self.api, events, framing)
 
     def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
         thread = body.get("thread") if isinstance(body, dict) else None
@@ -123,9 +117,6 @@ class Anthropic:
             if name not in full and name in before.request:
                 full[name] = before.request[name]
         return full
-
-    def error(self, status: int, message: str) -> Answer:
-        return provider_error(self.api, status, message)
 
 
 def _accumulate(events: Sequence[StreamEvent]) -> dict[str, Any]:

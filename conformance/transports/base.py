@@ -143,6 +143,32 @@ class Transport(Protocol):
         ...
 
 
+class ProviderTransport:
+    """What most transports share: errors in the provider's own body shape, no history held at the
+    server (transports whose server holds one override `reconstruct`), and recorded streams read as
+    server-sent events (`recorded_framing`)."""
+
+    api: str
+
+    def recorded_framing(self, payload: Mapping[str, Any], content_type: str, body: bytes) -> Framing:
+        return "sse" if payload.get("stream") else "json"
+
+    def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
+        return body
+
+    def error(self, status: int, message: str) -> Answer:
+        return provider_error(self.api, status, message)
+
+
+def sse_frame(
+    label: str, events: Sequence[StreamEvent], framing: Framing, *, named: bool = True, done: bool = False
+) -> tuple[str, bytes]:
+    """A stream framed as server-sent events, for an API that streams in no other framing."""
+    if framing != "sse":
+        raise ReframeError(f"{label} streams only as server-sent events, not {framing}")
+    return SSE_TYPE, sse(events, named=named, done=done)
+
+
 def events_in(payload: Mapping[str, Any]) -> list[StreamEvent]:
     """A served stream payload's events."""
     return [StreamEvent(e.get("event"), e.get("data")) for e in payload.get("events") or []]

@@ -17,13 +17,13 @@ from conformance.transports.base import (
     Answer,
     Earlier,
     Framing,
+    ProviderTransport,
     ReframeError,
     Request,
     Route,
     StreamEvent,
     compact,
     events_in,
-    provider_error,
 )
 
 API = "bedrock-converse"
@@ -31,7 +31,7 @@ EVENT_STREAM = "application/vnd.amazon.eventstream"
 _TURN = re.compile(r"/model/[^/]+/converse(-stream)?$")
 
 
-class Bedrock:
+class Bedrock(ProviderTransport):
     api = API
     provider_hosts: tuple[str, ...] = (".amazonaws.com",)
 
@@ -72,12 +72,6 @@ class Bedrock:
             for e in events
         ]
         return EVENT_STREAM, b"".join(frames)
-
-    def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
-        return body  # Converse holds no history at the server
-
-    def error(self, status: int, message: str) -> Answer:
-        return provider_error(self.api, status, message)
 
 
 def _accumulate(events: Sequence[StreamEvent]) -> dict[str, Any]:

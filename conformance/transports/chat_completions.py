@@ -13,25 +13,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance.transports.base import (
-    SSE_TYPE,
     Answer,
     Earlier,
     Framing,
+    ProviderTransport,
     ReframeError,
     Request,
     Route,
     StreamEvent,
     events_in,
     model_in_path,
-    provider_error,
-    sse,
+    sse_frame,
 )
 
 _TURN = re.compile(r"/chat/completions/?$")
 _MODELS = re.compile(r"/models(/.+)?/?$")
 
 
-class ChatCompletions:
+class ChatCompletions(ProviderTransport):
     def __init__(self, api: str, owner: str, provider_hosts: tuple[str, ...], *, whole_calls: bool = False) -> None:
         self.api = api
         self.owner = owner
@@ -59,9 +58,6 @@ class ChatCompletions:
             return Answer.json(200, entry)
         return Answer.json(200, {"object": "list", "data": [entry]})
 
-    def recorded_framing(self, payload: Mapping[str, Any], content_type: str, body: bytes) -> Framing:
-        return "sse" if payload.get("stream") else "json"
-
     def body_of(self, payload: Mapping[str, Any]) -> Any:
         if not payload.get("stream"):
             return payload.get("body")
@@ -71,15 +67,7 @@ class ChatCompletions:
         return _chunks(body, whole_calls=self.whole_calls)
 
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
-        if framing != "sse":
-            raise ReframeError(f"{self.api} streams only as server-sent events, not {framing}")
-        return SSE_TYPE, sse(events, named=False, done=True)
-
-    def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
-        return body  # Chat Completions holds no history at the server
-
-    def error(self, status: int, message: str) -> Answer:
-        return provider_error(self.api, status, message)
+        return sse_frame(self.api, events, framing, named=False, done=True)
 
 
 def _accumulate(events: Sequence[StreamEvent]) -> dict[str, Any]:

@@ -10,24 +10,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance.transports.base import (
-    SSE_TYPE,
     Answer,
     Earlier,
     Framing,
+    ProviderTransport,
     ReframeError,
     Request,
     Route,
     StreamEvent,
     events_in,
-    provider_error,
-    sse,
+    sse_frame,
 )
 
 API = "cohere-v2"
 _TURN = re.compile(r"/v2/chat/?$")
 
 
-class Cohere:
+class Cohere(ProviderTransport):
     api = API
     provider_hosts: tuple[str, ...] = ("api.cohere.com", "api.cohere.ai")
 
@@ -41,9 +40,6 @@ class Cohere:
     def side_answer(self, route: Route, request: Request, model: str, earlier: Sequence[Earlier]) -> Answer:
         return self.error(404, f"Not found: {request.method} {request.path}")
 
-    def recorded_framing(self, payload: Mapping[str, Any], content_type: str, body: bytes) -> Framing:
-        return "sse" if payload.get("stream") else "json"
-
     def body_of(self, payload: Mapping[str, Any]) -> Any:
         if not payload.get("stream"):
             return payload.get("body")
@@ -55,15 +51,7 @@ class Cohere:
         return _stream(body)
 
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
-        if framing != "sse":
-            raise ReframeError(f"Cohere streams only as server-sent events, not {framing}")
-        return SSE_TYPE, sse(events, named=True)
-
-    def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
-        return body
-
-    def error(self, status: int, message: str) -> Answer:
-        return provider_error(self.api, status, message)
+        return sse_frame("Cohere", events, framing)
 
 
 def _accumulate(events: Sequence[StreamEvent]) -> dict[str, Any]:

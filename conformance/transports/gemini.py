@@ -20,13 +20,13 @@ from conformance.transports.base import (
     Answer,
     Earlier,
     Framing,
+    ProviderTransport,
     ReframeError,
     Request,
     Route,
     StreamEvent,
     compact,
     events_in,
-    provider_error,
     sse,
 )
 
@@ -35,7 +35,7 @@ _METHOD = re.compile(r"models/([^/:]+):(generateContent|streamGenerateContent|co
 _LOOKUP = re.compile(r"/(?:tuned)?models(?:/([^/:]+))?/?$")
 
 
-class Gemini:
+class Gemini(ProviderTransport):
     api = API
     provider_hosts: tuple[str, ...] = ("generativelanguage.googleapis.com", "aiplatform.googleapis.com")
 
@@ -95,12 +95,6 @@ class Gemini:
         if framing == "json-array":
             return JSON_TYPE, ("[" + ",\r\n".join(compact(e.data) for e in events) + "]").encode()
         raise ReframeError(f"Gemini streams as server-sent events or a JSON array, not {framing}")
-
-    def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
-        return body  # generateContent holds no history at the server
-
-    def error(self, status: int, message: str) -> Answer:
-        return provider_error(self.api, status, message)
 
 
 def _merge(chunks: Sequence[Any]) -> dict[str, Any]:

@@ -13,13 +13,13 @@ from conformance.transports.base import (
     Answer,
     Earlier,
     Framing,
+    ProviderTransport,
     ReframeError,
     Request,
     Route,
     StreamEvent,
     compact,
     events_in,
-    provider_error,
 )
 
 API = "ollama-chat"
@@ -43,7 +43,7 @@ _TIMINGS = (
 )
 
 
-class Ollama:
+class Ollama(ProviderTransport):
     api = API
     provider_hosts: tuple[str, ...] = ()  # self-hosted: whatever host serves it is Ollama
 
@@ -122,12 +122,6 @@ class Ollama:
         if framing != "ndjson":
             raise ReframeError(f"Ollama streams only as NDJSON, not {framing}")
         return NDJSON, "".join(compact(e.data) + "\n" for e in events).encode()
-
-    def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
-        return body
-
-    def error(self, status: int, message: str) -> Answer:
-        return provider_error(self.api, status, message)
 
 
 def _accumulate(chunks: Sequence[Any]) -> dict[str, Any]:

@@ -18,18 +18,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance.transports.base import (
-    SSE_TYPE,
     Answer,
     Earlier,
     Framing,
+    ProviderTransport,
     ReframeError,
     Request,
     Route,
     StreamEvent,
     events_in,
     model_in_path,
-    provider_error,
-    sse,
+    sse_frame,
 )
 
 _TURN = re.compile(r"/responses/?$")
@@ -40,7 +39,7 @@ _MODELS = re.compile(r"/models(/.+)?/?$")
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 
 
-class Responses:
+class Responses(ProviderTransport):
     def __init__(self, api: str, provider_hosts: tuple[str, ...]) -> None:
         self.api = api
         self.provider_hosts = provider_hosts
@@ -84,9 +83,6 @@ class Responses:
         entry = {"id": asked, "object": "model", "created": 1735689600, "owned_by": "system"}
         return Answer.json(200, entry if route.side == "model" else {"object": "list", "data": [entry]})
 
-    def recorded_framing(self, payload: Mapping[str, Any], content_type: str, body: bytes) -> Framing:
-        return "sse" if payload.get("stream") else "json"
-
     def body_of(self, payload: Mapping[str, Any]) -> Any:
         if not payload.get("stream"):
             return payload.get("body")
@@ -108,9 +104,7 @@ class Responses:
         return _stream(body)
 
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
-        if framing != "sse":
-            raise ReframeError(f"{self.api} streams only as server-sent events, not {framing}")
-        return SSE_TYPE, sse(events, named=True)
+        return sse_frame(self.api, events, framing)
 
     def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
         if not isinstance(body, dict):
@@ -134,9 +128,6 @@ class Responses:
         full = {k: v for k, v in body.items() if k not in ("previous_response_id", "conversation")}
         full["input"] = held + _items(body)
         return full
-
-    def error(self, status: int, message: str) -> Answer:
-        return provider_error(self.api, status, message)
 
 
 def _type(event: StreamEvent) -> str:
