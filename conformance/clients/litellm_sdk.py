@@ -22,13 +22,13 @@ network.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from conformance.clients.official_sdks.common import arguments_of, json_or_text, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
@@ -39,16 +39,6 @@ def _litellm() -> Any:
     import litellm
 
     return litellm
-
-
-def _server_tools(loop: ToolLoop) -> list[Any]:
-    """The provider's own tools the recording declared (web search, code execution, ...), as recorded."""
-    client_keys = {"input_schema", "parameters", "functionDeclarations", "function_declarations"}
-    return [
-        t
-        for t in loop.recorded_tools
-        if isinstance(t, dict) and t.get("type") not in ("function", "custom") and not client_keys & t.keys()
-    ]
 
 
 def _chat_tools(loop: ToolLoop) -> list[dict[str, Any]]:
@@ -63,17 +53,8 @@ def _chat_tools(loop: ToolLoop) -> list[dict[str, Any]]:
     ]
     # LiteLLM passes Anthropic server tools and Gemini's googleSearch/codeExecution through as given.
     if loop.api in ("anthropic-messages", "gemini"):
-        tools.extend(_server_tools(loop))
+        tools.extend(server_tools(loop))
     return tools
-
-
-def _arguments(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw or "{}")
-        except ValueError:
-            return raw
-    return raw
 
 
 def _run_call(loop: ToolLoop, call: Any) -> dict[str, Any]:
@@ -83,7 +64,7 @@ def _run_call(loop: ToolLoop, call: Any) -> dict[str, Any]:
         name, output = custom.name, loop.call_tool(custom.name, {"input": custom.input})
     else:
         name = call.function.name
-        output = loop.call_tool(name, _arguments(call.function.arguments))
+        output = loop.call_tool(name, arguments_of(call.function.arguments))
     return {"tool_call_id": call.id, "role": "tool", "name": name, "content": output}
 
 
@@ -163,40 +144,33 @@ def bedrock_converse(loop: ToolLoop) -> str:
     )
 
 
-def _json_or_text(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 # Client-side Responses items and the item that answers each, as OpenAI's tool guides build them;
 # the call is run through `loop.call_tool` under the item's name (or type) with its arguments.
 def _responses_output(loop: ToolLoop, item: Mapping[str, Any]) -> dict[str, Any] | None:
     kind, call_id = item.get("type"), item.get("call_id")
     if kind == "function_call":
-        output = loop.call_tool(item["name"], _arguments(item.get("arguments")))
+        output = loop.call_tool(item["name"], arguments_of(item.get("arguments")))
         return {"type": "function_call_output", "call_id": call_id, "output": output}
     if kind == "custom_tool_call":
         output = loop.call_tool(item["name"], {"input": item.get("input", "")})
         return {"type": "custom_tool_call_output", "call_id": call_id, "output": output}
     if kind == "computer_call":
-        output = _json_or_text(loop.call_tool(kind, item.get("action", {})))
+        output = json_or_text(loop.call_tool(kind, item.get("action", {})))
         return {"type": "computer_call_output", "call_id": call_id, "output": output}
     if kind == "local_shell_call":
         output = loop.call_tool(kind, item.get("action", {}))
         return {"type": "local_shell_call_output", "call_id": call_id, "output": output}
     if kind == "shell_call":
-        output = _json_or_text(loop.call_tool(kind, item.get("action", {})))
+        output = json_or_text(loop.call_tool(kind, item.get("action", {})))
         return {"type": "shell_call_output", "call_id": call_id, "output": output}
     if kind == "apply_patch_call":
         output = loop.call_tool(kind, item.get("operation", {}))
         return {"type": "apply_patch_call_output", "call_id": call_id, "status": "completed", "output": output}
     if kind == "tool_search_call" and item.get("execution") == "client":
-        found = _json_or_text(loop.call_tool(kind, item.get("arguments", {})))
+        found = json_or_text(loop.call_tool(kind, item.get("arguments", {})))
         return {"type": "tool_search_output", "call_id": call_id, "execution": "client", "tools": found}
     if kind == "mcp_approval_request":
-        approve = loop.call_tool(item["name"], _arguments(item.get("arguments"))) == "true"
+        approve = loop.call_tool(item["name"], arguments_of(item.get("arguments"))) == "true"
         return {"type": "mcp_approval_response", "approval_request_id": item["id"], "approve": approve}
     return None
 
@@ -217,7 +191,7 @@ def openai_responses(loop: ToolLoop) -> str:
             "parameters": t["parameters"],
         }
         for t in loop.tools
-    ] + _server_tools(loop)
+    ] + server_tools(loop)
     inputs: list[Any] = [{"role": "user", "content": loop.prompt}]
     model = f"openai/{loop.model}"
     kwargs: dict[str, Any] = {"api_base": loop.base_url, "api_key": loop.api_key, "max_retries": 0, "num_retries": 0}
