@@ -137,23 +137,13 @@ def test_a_missing_harness_program_is_a_clear_error() -> None:
 
 
 def test_the_run_command_and_the_minimal_harnesses_answers_follow_the_schema(corpus: Corpus) -> None:
+    from conformance.connectors.harness import run_case
     from conformance.serving import ScenarioServer
 
     scenario = corpus.scenarios["openai-chat/one-call"]
     with ScenarioServer(corpus) as server:
         listing = server.add(scenario)
-        loop = server.loops[scenario.id]
-        case = {
-            "id": scenario.id,
-            "api": scenario.api,
-            "base_url": listing.base_url,
-            "api_key": loop.api_key,
-            "model": scenario.model,
-            "prompt": scenario.prompt,
-            "stream": scenario.stream,
-            "tools": loop.tools,
-            "tools_url": listing.tools_url,
-        }
+        case = run_case(scenario, listing, server.loops[scenario.id])  # what the adapter sends
         assert problem({"cmd": "run", "seq": 1, "case": case}, "run") is None
         assert problem({"cmd": "run", "seq": 0, "case": case}, "run") is not None
         # The tools endpoint answers the scenario's canned output, and refuses what is not a call.

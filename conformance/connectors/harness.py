@@ -26,7 +26,8 @@ from conformance.outcomes import CaseResult
 from conformance.supervisor import Fault, Supervisor
 
 if TYPE_CHECKING:
-    from conformance.serving import ScenarioServer
+    from conformance.connectors.client import ToolLoop
+    from conformance.serving import Listing, ScenarioServer
 
 PROTOCOL_VERSION = 1
 HARD_LIMIT_SECONDS = 3600.0  # a case without a time limit of its own still ends
@@ -128,25 +129,7 @@ class HarnessAdapter:
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
         server = self._serving(corpus, options.profile)
         listing = server.add(scenario)
-        loop = server.loops[scenario.id]
-        case = {
-            "id": scenario.id,
-            "api": scenario.api,
-            "base_url": listing.base_url,
-            "api_key": loop.api_key,
-            "model": scenario.model,
-            "prompt": scenario.prompt,
-            "stream": scenario.stream,
-            "tools": loop.tools,
-            "recorded_tools": loop.recorded_tools,
-            "settings": {
-                "body": dict(loop.settings.body),
-                "headers": dict(loop.settings.headers),
-                "query": dict(loop.settings.query),
-                "api_version": loop.settings.api_version,
-            },
-            "tools_url": listing.tools_url,
-        }
+        case = run_case(scenario, listing, server.loops[scenario.id])
         seq = next(self._seq)
         limit = options.timeout or HARD_LIMIT_SECONDS
         escaped = len(server.server.escapes)
@@ -207,3 +190,25 @@ def _check_started(answer: dict[str, Any]) -> str | None:
     if answer.get("version") != PROTOCOL_VERSION and isinstance(answer.get("version"), int):
         return f"it speaks protocol version {answer['version']}; this suite speaks {PROTOCOL_VERSION}"
     return problem(answer, "started")
+
+
+def run_case(scenario: Scenario, listing: Listing, loop: ToolLoop) -> dict[str, Any]:
+    """The `case` of a `run` command: where the scenario is served and what the library is asked."""
+    return {
+        "id": scenario.id,
+        "api": scenario.api,
+        "base_url": listing.base_url,
+        "api_key": loop.api_key,
+        "model": scenario.model,
+        "prompt": scenario.prompt,
+        "stream": scenario.stream,
+        "tools": loop.tools,
+        "recorded_tools": loop.recorded_tools,
+        "settings": {
+            "body": dict(loop.settings.body),
+            "headers": dict(loop.settings.headers),
+            "query": dict(loop.settings.query),
+            "api_version": loop.settings.api_version,
+        },
+        "tools_url": listing.tools_url,
+    }
