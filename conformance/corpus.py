@@ -207,10 +207,6 @@ class Corpus:
     _error_texts: dict[tuple[str, str, str | None], ErrorText | None] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
-    # (wire type, id field) -> its limits: every id of a long history asks for them.
-    _limits: dict[tuple[str, str], tuple[WireType | None, tuple[Limit, ...]]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
 
     def cassette_path(self, scenario: Scenario) -> Path:
         return self.find_cassette(scenario.cassette)
@@ -225,14 +221,8 @@ class Corpus:
 
     def limits(self, wire_type: str, id_field: str) -> tuple[Limit, ...]:
         case = self.wire_types.get(wire_type)
-        key = (wire_type, id_field)
-        known = self._limits.get(key)
-        # Kept with the case it was read from: a copy of the corpus with a case replaced shares
-        # this dict, and must not be answered from the case it replaced.
-        if known is None or known[0] is not case:
-            found = case.id_field_at(id_field) if case else None
-            known = self._limits[key] = (case, found.limits if found else ())
-        return known[1]
+        found = case.id_field_at(id_field) if case else None
+        return found.limits if found else ()
 
     def error_text(self, api: str, code: str, wire_type: str | None = None) -> ErrorText | None:
         """The provider's verbatim error for a violation: the wire type's own, else one of a wire

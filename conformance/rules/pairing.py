@@ -524,17 +524,13 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bo
     """
     if not text.strip():
         return not any(node.strip() for node in _strings(value))
-    if isinstance(value, str) and text in value:
-        return True  # the common case, without parsing anything
     if _holds_text(value, text):
-        return True  # a block or value carrying the text whole: still nothing to parse
+        return True  # the common case: the text itself, or a block or value holding it, parsed by nobody
     wanted = parse(text)
     stack = [value]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
-            if text in node:
-                return True
             if wanted is not _NOT_JSON and node[:1] in ("{", "[") and _parsed(node) == wanted:
                 return True
             continue
