@@ -97,11 +97,17 @@ def exchange_for(corpus: Corpus, api: str, messages: int) -> tuple[Exchange, Che
     codec = REFERENCE.codec(api)
     assert codec is not None
     cassette = load_cassette(corpus.cassette_path(scenario))
-    # Messages per history call, measured on a small history: 2 for one call a turn, 3/2 for two.
-    probe = dataclasses.replace(scenario, history=long_history(api, 30))
-    sample = run_codec(codec, probe, cassette, dialect)
-    per_call = len(dialect.history(sample.turns[-1].request).messages) / 30
-    calls = max(1, math.ceil(messages / per_call))
+    # Messages per history call (2 for one call a turn, 3/2 for two) and the scenario's own
+    # messages, measured on two small histories, so that the last request carries at least
+    # `messages` messages.
+    probes = []
+    for size in (30, 60):
+        probe = dataclasses.replace(scenario, history=long_history(api, size))
+        sample = run_codec(codec, probe, cassette, dialect)
+        probes.append(len(dialect.history(sample.turns[-1].request).messages))
+    per_call = (probes[1] - probes[0]) / 30
+    own = probes[0] - 30 * per_call
+    calls = max(1, math.ceil((messages - own) / per_call))
     scenario = dataclasses.replace(scenario, history=long_history(api, calls))
     exchange = run_codec(codec, scenario, cassette, dialect)
     count = len(dialect.history(exchange.turns[-1].request).messages)

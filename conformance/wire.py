@@ -8,9 +8,9 @@ there, at its path, so that no rule ever meets one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, dataclass_transform
 
 from conformance.bounds import MAX_DEPTH, json_text_depth
 
@@ -30,10 +30,6 @@ def _kind(value: Any) -> str:
     return names.get(type(value), f"a {type(value).__name__}")
 
 
-def _is_text(value: Any) -> bool:
-    return value is None or type(value) is str
-
-
 def _text(value: Any, path: str, what: str, *, optional: bool = True) -> None:
     if isinstance(value, str) or (optional and value is None):
         return
@@ -41,7 +37,20 @@ def _text(value: Any, path: str, what: str, *, optional: bool = True) -> None:
     raise DialectError(path, f"{what} is {_kind(value)}{f' ({shown})' if shown else ''}, not a string")
 
 
-@dataclass(frozen=True)
+_Item = TypeVar("_Item")
+
+
+@dataclass_transform(frozen_default=True)
+def _wire_item(cls: type[_Item]) -> type[_Item]:
+    """Wire items are read-only: the type checker holds every use to that. At run time they are
+    plain slotted dataclasses, because a long history builds hundreds of thousands of them and a
+    frozen dataclass's `__init__` costs about three times as much (one `object.__setattr__` call
+    per field)."""
+    made: Callable[[type[_Item]], type[_Item]] = dataclass(slots=True)
+    return made(cls)
+
+
+@_wire_item
 class WireCall:
     """A tool call as it stands on the wire."""
 
@@ -63,18 +72,18 @@ class WireCall:
     optional_opaque: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        # A long history builds one of these per call: the common, valid case costs three type tests.
-        if not _is_text(self.call_id):
-            _text(self.call_id, self.id_path, "the call id")
-        if not _is_text(self.name):
-            _text(self.name, f"{self.path}.name", "the tool name")
-        if not _is_text(self.item_id):
-            _text(self.item_id, self.item_path, "the item id")
-        arguments = self.arguments
+        # A long history builds one of these per call: the common, valid case costs a few type tests.
+        call_id, name, item_id, arguments = self.call_id, self.name, self.item_id, self.arguments
+        if call_id is not None and type(call_id) is not str:
+            _text(call_id, self.id_path, "the call id")
+        if name is not None and type(name) is not str:
+            _text(name, f"{self.path}.name", "the tool name")
+        if item_id is not None and type(item_id) is not str:
+            _text(item_id, self.item_path, "the item id")
         # Nesting deeper than MAX_DEPTH needs more than MAX_DEPTH characters.
         if type(arguments) is str and len(arguments) > MAX_DEPTH and json_text_depth(arguments) > MAX_DEPTH:
             raise DialectError(f"{self.path}.arguments", f"the arguments nest deeper than {MAX_DEPTH} levels")
-        if not isinstance(self.opaque, Mapping):
+        if type(self.opaque) is not dict and not isinstance(self.opaque, Mapping):
             raise DialectError(self.path, "the call's opaque fields are not a mapping")
 
     @property
@@ -86,7 +95,7 @@ class WireCall:
         return f"{self.path}.{self.item_field}"
 
 
-@dataclass(frozen=True)
+@_wire_item
 class WireResult:
     """A tool result as it stands on the wire."""
 
@@ -99,17 +108,18 @@ class WireResult:
     provider_executed: bool = False  # a server tool's result, served inside the assistant turn
 
     def __post_init__(self) -> None:
-        if not _is_text(self.call_id):
-            _text(self.call_id, self.id_path, "the result's call id")
-        if not _is_text(self.name):
-            _text(self.name, f"{self.path}.name", "the result's tool name")
+        call_id, name = self.call_id, self.name
+        if call_id is not None and type(call_id) is not str:
+            _text(call_id, self.id_path, "the result's call id")
+        if name is not None and type(name) is not str:
+            _text(name, f"{self.path}.name", "the result's tool name")
 
     @property
     def id_path(self) -> str:
         return f"{self.path}.{self.id_field}"
 
 
-@dataclass(frozen=True)
+@_wire_item
 class WireMessage:
     """One message (or item) of a request's history."""
 

@@ -57,11 +57,11 @@ def _opaque(block: dict[str, Any]) -> dict[str, Any]:
 def _call(block: dict[str, Any], path: str, arguments: Any) -> WireCall:
     kind = block.get("type")
     return WireCall(
-        call_id=block.get("id"),
-        name=block.get("name"),
-        arguments=arguments,
-        wire_type=CALL_BLOCKS[str(kind)],
-        path=path,
+        block.get("id"),
+        block.get("name"),
+        arguments,
+        CALL_BLOCKS[str(kind)],
+        path,
         opaque=_opaque(block),
         provider_executed=kind != "tool_use",
     )
@@ -70,13 +70,7 @@ def _call(block: dict[str, Any], path: str, arguments: Any) -> WireCall:
 def _result(block: dict[str, Any], path: str) -> WireResult | None:
     kind = block.get("type")
     if kind == "tool_result":
-        return WireResult(
-            call_id=block.get("tool_use_id"),
-            output=block.get("content"),
-            wire_type=TOOL_RESULT,
-            path=path,
-            id_field="tool_use_id",
-        )
+        return WireResult(block.get("tool_use_id"), block.get("content"), TOOL_RESULT, path, "tool_use_id")
     if kind in SERVER_RESULT_BLOCKS:
         return WireResult(
             call_id=block.get("tool_use_id"),
@@ -96,6 +90,8 @@ def _with_late_results(messages: list[WireMessage]) -> tuple[WireMessage, ...]:
     with programmatic tool calling the code-execution result comes a response later, once the
     client calls its code made are answered. The result keeps its own path.
     """
+    if not any(r.provider_executed for m in messages for r in m.results):
+        return tuple(messages)  # a history of client tools only: nothing to move
     out = list(messages)
     for i, message in enumerate(messages):
         own = {c.call_id for c in message.calls if c.provider_executed}
@@ -153,7 +149,7 @@ class AnthropicMessages:
             role = _role(message.get("role"))
             content = message.get("content")
             if content is None or isinstance(content, str):
-                messages.append(WireMessage(index=i, role=role, path=path))
+                messages.append(WireMessage(i, role, path))
                 continue
             if not isinstance(content, list):
                 raise DialectError(f"{path}.content", "content is neither a string nor a list of blocks")
@@ -175,10 +171,14 @@ class AnthropicMessages:
         early: list[WireResult] = []
         seen_other = False
         for j, block in enumerate(content):
-            at = f"{path}.content[{j}]"
             if not isinstance(block, dict):
-                raise DialectError(at, "a content block is not an object")
-            if block.get("type") in CALL_BLOCKS:
+                raise DialectError(f"{path}.content[{j}]", "a content block is not an object")
+            kind = block.get("type")
+            if kind == "text":
+                seen_other = True  # the most common block, decided without building its path
+                continue
+            at = f"{path}.content[{j}]"
+            if kind in CALL_BLOCKS:
                 calls.append(_call(block, at, block.get("input")))
                 continue
             result = _result(block, at)
@@ -190,7 +190,7 @@ class AnthropicMessages:
                 late.append(result)
             else:
                 results.append(result)
-        pieces = [WireMessage(index=index, role=role, path=path, calls=tuple(calls), results=tuple(results))]
+        pieces = [WireMessage(index, role, path, tuple(calls), tuple(results))]
         if early:
             pieces.insert(0, WireMessage(index=index, role=role, path=path, results=tuple(early)))
         if late:

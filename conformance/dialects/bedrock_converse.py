@@ -46,44 +46,38 @@ def _call(block: dict[str, Any], path: str) -> WireCall:
     if not isinstance(use, dict):
         raise DialectError(path, "toolUse is not an object")
     return WireCall(
-        call_id=use.get("toolUseId"),
-        name=use.get("name"),
-        arguments=use.get("input"),
-        wire_type=TOOL_USE,
-        path=path,
-        id_field="toolUseId",
+        use.get("toolUseId"),
+        use.get("name"),
+        use.get("input"),
+        TOOL_USE,
+        path,
+        "toolUseId",
         provider_executed=use.get("type") == SERVER_TOOL,
     )
 
 
-def _result(block: dict[str, Any], path: str, *, in_assistant: bool) -> WireResult:
+def _result(block: dict[str, Any], path: str, in_assistant: bool) -> WireResult:
     result = block["toolResult"]
     if not isinstance(result, dict):
         raise DialectError(path, "toolResult is not an object")
     return WireResult(
-        call_id=result.get("toolUseId"),
-        output=result.get("content"),
-        wire_type=TOOL_RESULT,
-        path=path,
-        id_field="toolUseId",
-        provider_executed=in_assistant,
+        result.get("toolUseId"), result.get("content"), TOOL_RESULT, path, "toolUseId", provider_executed=in_assistant
     )
 
 
 def _content(
-    blocks: list[Any], path: str, *, in_assistant: bool
+    blocks: list[Any], path: str, in_assistant: bool
 ) -> tuple[tuple[WireCall, ...], tuple[WireResult, ...], str]:
     calls: list[WireCall] = []
     results: list[WireResult] = []
     text: list[str] = []
     for j, block in enumerate(blocks):
-        where = f"{path}.content[{j}]"
         if not isinstance(block, dict):
-            raise DialectError(where, "a content block is not an object")
+            raise DialectError(f"{path}.content[{j}]", "a content block is not an object")
         if "toolUse" in block:
-            calls.append(_call(block, f"{where}.toolUse"))
+            calls.append(_call(block, f"{path}.content[{j}].toolUse"))
         elif "toolResult" in block:
-            results.append(_result(block, f"{where}.toolResult", in_assistant=in_assistant))
+            results.append(_result(block, f"{path}.content[{j}].toolResult", in_assistant))
         elif isinstance(block.get("text"), str):
             text.append(block["text"])
     return tuple(calls), tuple(results), "".join(text)
@@ -117,8 +111,8 @@ class BedrockConverse:
             if not isinstance(message, dict):
                 raise DialectError(path, "a message is not an object")
             role = _role(message.get("role"))
-            calls, results, _ = _content(_blocks(message.get("content"), path), path, in_assistant=role == "assistant")
-            messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
+            calls, results, _ = _content(_blocks(message.get("content"), path), path, role == "assistant")
+            messages.append(WireMessage(i, role, path, calls, results))
         return History(messages=tuple(messages))
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
@@ -127,7 +121,7 @@ class BedrockConverse:
         body = response.json()
         message = _output_message(body, where)
         path = f"{where}.output.message"
-        calls, results, text = _content(_blocks(message.get("content"), path), path, in_assistant=True)
+        calls, results, text = _content(_blocks(message.get("content"), path), path, True)
         return Served(stream=False, calls=calls, text=text, payload={"stream": False, "body": body}, results=results)
 
     def _served_stream(self, response: HttpResponse, where: str) -> Served:

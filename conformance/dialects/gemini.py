@@ -59,7 +59,14 @@ def _id(value: dict[str, Any]) -> str | None:
     return found if isinstance(found, str) and found else None
 
 
+# A part's key in either spelling, with the id field it carries.
+_CALL_KEYS = (("functionCall", "functionCall.id"), ("function_call", "function_call.id"))
+_RESPONSE_KEYS = (("functionResponse", "functionResponse.id"), ("function_response", "function_response.id"))
+
+
 def _signature(part: dict[str, Any]) -> dict[str, Any]:
+    if SIGNATURE not in part and "thought_signature" not in part:
+        return {}  # most parts carry none
     found = _field(part, SIGNATURE, "thought_signature")
     return {SIGNATURE: canonical_bytes(found[1])} if found else {}
 
@@ -82,33 +89,35 @@ def parse_part(part: Any, path: str) -> tuple[WireCall | None, WireResult | None
         raise DialectError(path, "a part is not an object")
     if "text" in part and len(part) == 1:
         return None, None  # the most common part, decided without looking for every other kind
-    found = _field(part, "functionCall", "function_call")
-    if found:
-        key, call = found
-        if not isinstance(call, dict):
-            raise DialectError(f"{path}.{key}", "functionCall is not an object")
-        return WireCall(
-            call_id=_id(call),
-            name=call.get("name"),
-            arguments=call.get("args", {}),
-            wire_type=CALL,
-            path=path,
-            id_field=f"{key}.id",
-            opaque=_signature(part),
-        ), None
-    found = _field(part, "functionResponse", "function_response")
-    if found:
-        key, response = found
-        if not isinstance(response, dict):
-            raise DialectError(f"{path}.{key}", "functionResponse is not an object")
-        return None, WireResult(
-            call_id=_id(response),
-            output=response.get("response"),
-            wire_type=RESPONSE,
-            path=path,
-            id_field=f"{key}.id",
-            name=response.get("name"),
-        )
+    for key, id_field in _CALL_KEYS:
+        if key in part:
+            call = part[key]
+            if not isinstance(call, dict):
+                raise DialectError(f"{path}.{key}", "functionCall is not an object")
+            found = call.get("id")
+            return WireCall(
+                found if type(found) is str and found else None,
+                call.get("name"),
+                call.get("args", {}),
+                CALL,
+                path,
+                id_field,
+                opaque=_signature(part),
+            ), None
+    for key, id_field in _RESPONSE_KEYS:
+        if key in part:
+            response = part[key]
+            if not isinstance(response, dict):
+                raise DialectError(f"{path}.{key}", "functionResponse is not an object")
+            found = response.get("id")
+            return None, WireResult(
+                found if type(found) is str and found else None,
+                response.get("response"),
+                RESPONSE,
+                path,
+                id_field,
+                response.get("name"),
+            )
     return _server_part(part, path)
 
 
@@ -196,7 +205,8 @@ class Gemini:
     def history(self, body: Any, where: str = "request") -> History:
         if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
             raise DialectError(where, "a generateContent request needs a 'contents' list")
-        turns: list[tuple[Role, str, list[WireCall], list[WireResult]]] = []  # role, path, calls, results
+        messages: list[WireMessage] = []
+        merged: dict[int, tuple[list[WireCall], list[WireResult]]] = {}  # turns of several contents
         for i, content in enumerate(body["contents"]):
             path = f"{where}.contents[{i}]"
             if not isinstance(content, dict):
@@ -204,26 +214,27 @@ class Gemini:
             calls: list[WireCall] = []
             results: list[WireResult] = []
             for j, part in enumerate(_parts(content, path)):
+                if type(part) is dict and len(part) == 1 and "text" in part:
+                    continue  # text, the most common part
                 call, result = parse_part(part, f"{path}.parts[{j}]")
                 if call is not None:
                     calls.append(call)
-                if result is not None:
+                elif result is not None:
                     results.append(result)
             # A content without a role is a user turn (single-turn requests leave it out).
             role = _ROLES.get(content.get("role", "user"), "other")
-            if turns and turns[-1][0] == role:
+            if messages and messages[-1].role == role:
                 # Consecutive contents of one role are one turn to Gemini: it answered 200 to a model
                 # turn followed by three user contents of one functionResponse each, and to two model
                 # contents answered by one user content (cases/scenarios/gemini/recorded/).
-                turns[-1][2].extend(calls)
-                turns[-1][3].extend(results)
+                turn = merged.setdefault(len(messages) - 1, ([*messages[-1].calls], [*messages[-1].results]))
+                turn[0].extend(calls)
+                turn[1].extend(results)
                 continue
-            turns.append((role, path, calls, results))
-        messages = tuple(
-            WireMessage(k, role, path, tuple(calls), tuple(results))
-            for k, (role, path, calls, results) in enumerate(turns)
-        )
-        return History(messages=messages)
+            messages.append(WireMessage(len(messages), role, path, tuple(calls), tuple(results)))
+        for k, (calls, results) in merged.items():
+            messages[k] = WireMessage(k, messages[k].role, messages[k].path, tuple(calls), tuple(results))
+        return History(messages=tuple(messages))
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
         if response.is_event_stream:

@@ -39,14 +39,10 @@ def _entry_call(entry: Any, path: str, call_type: str = CALL, custom_type: str =
             wire_type=custom_type,
             path=path,
         )
-    function = _object(entry.get("function"), f"{path}.function")
-    return WireCall(
-        call_id=entry.get("id"),
-        name=function.get("name"),
-        arguments=function.get("arguments"),
-        wire_type=call_type,
-        path=path,
-    )
+    function = entry.get("function")
+    if type(function) is not dict:
+        function = _object(function, f"{path}.function")
+    return WireCall(entry.get("id"), function.get("name"), function.get("arguments"), call_type, path)
 
 
 def _object(value: Any, path: str) -> dict[str, Any]:
@@ -81,10 +77,13 @@ def messages_history(body: Any, where: str, what: str, calls_of: MessagePart, re
         path = f"{where}.messages[{i}]"
         if not isinstance(message, dict):
             raise DialectError(path, "a message is not an object")
-        role = _role(message.get("role"))
-        calls: tuple[WireCall, ...] = calls_of(message, path) if role == "assistant" else ()
-        results: tuple[WireResult, ...] = (result_of(message, path),) if role == "tool" else ()
-        messages.append(WireMessage(index=i, role=role, path=path, calls=calls, results=results))
+        role = message.get("role")
+        if role == "assistant":
+            messages.append(WireMessage(i, role, path, calls_of(message, path)))
+        elif role == "tool":
+            messages.append(WireMessage(i, role, path, (), (result_of(message, path),)))
+        else:
+            messages.append(WireMessage(i, _role(role), path))
     return History(messages=tuple(messages))
 
 
@@ -95,7 +94,7 @@ def message_calls(message: Any, path: str, entry_call: Callable[[Any, str], Wire
     entries = message["tool_calls"]
     if not isinstance(entries, list):
         raise DialectError(f"{path}.tool_calls", "tool_calls is not a list")
-    return tuple(entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries))
+    return tuple([entry_call(e, f"{path}.tool_calls[{j}]") for j, e in enumerate(entries)])
 
 
 def _role(value: Any) -> Any:
@@ -131,11 +130,7 @@ class OpenAIChat:
 
     def _result(self, message: dict[str, Any], path: str) -> WireResult:
         return WireResult(
-            call_id=message.get("tool_call_id"),
-            output=message.get("content"),
-            wire_type=self.tool_message_type,
-            path=path,
-            name=message.get("name"),
+            message.get("tool_call_id"), message.get("content"), self.tool_message_type, path, name=message.get("name")
         )
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:

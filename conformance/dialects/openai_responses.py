@@ -152,7 +152,7 @@ def _stored(body: dict[str, Any]) -> str | None:
 
 
 def _id(value: Any) -> str | None:
-    return None if value is None else value if isinstance(value, str) else str(value)
+    return value if value is None or type(value) is str else str(value)
 
 
 def _opaque(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
@@ -232,16 +232,16 @@ class ResponsesItems:
     def call(self, item: dict[str, Any], kind: ItemKind, path: str, provider: bool) -> WireCall:
         item_id = _id(item.get(kind.item_field)) if kind.item_field else None
         return WireCall(
-            call_id=_id(item.get(kind.id_field)),
-            name=_id(item.get("name")) or str(item.get("type")),
-            arguments=_arguments(item, kind),
-            wire_type=kind.wire_type,
-            path=path,
-            id_field=kind.id_field,
-            item_id=item_id,
-            item_field=kind.item_field or "id",
-            opaque=_opaque(item, kind.opaque),
-            provider_executed=provider,
+            _id(item.get(kind.id_field)),
+            _id(item.get("name")) or str(item.get("type")),
+            _arguments(item, kind),
+            kind.wire_type,
+            path,
+            kind.id_field,
+            item_id,
+            kind.item_field or "id",
+            _opaque(item, kind.opaque) if kind.opaque else {},
+            provider,
         )
 
     def result(self, item: dict[str, Any], kind: ItemKind, path: str, provider: bool) -> WireResult:
@@ -249,16 +249,20 @@ class ResponsesItems:
         if kind.alt_field and kind.id_field not in item and kind.alt_field in item:
             field_name = kind.alt_field
         called = self.items.get(kind.answer or "")
-        output = next((item[k] for k in _OUTPUT_VALUE if k in item), None)
+        output = None
+        for key in _OUTPUT_VALUE:
+            if key in item:
+                output = item[key]
+                break
         return WireResult(
-            call_id=_id(item.get(field_name)),
-            output=output,
-            wire_type=kind.wire_type,
-            path=path,
-            id_field=field_name,
+            _id(item.get(field_name)),
+            output,
+            kind.wire_type,
+            path,
+            field_name,
             # Without a call_id (tool_search_output may have none) an output answers a call by name.
-            name=_id(item.get("name")) or (kind.answer if called else None),
-            provider_executed=provider,
+            _id(item.get("name")) or (kind.answer if called else None),
+            provider,
         )
 
     # --- requests --------------------------------------------------------------------------

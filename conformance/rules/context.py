@@ -23,6 +23,10 @@ def canonical(value: Any) -> str | None:
             value = json.loads(value)
         except ValueError:
             return json.dumps(value)
+    return _canonical_value(value)
+
+
+def _canonical_value(value: Any) -> str | None:
     try:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     except (TypeError, ValueError):
@@ -41,6 +45,9 @@ def arguments_value(raw: Any) -> Any:
         except ValueError:
             return raw
     return raw
+
+
+NOT_JSON = object()  # what a canned output that is plain text parses to
 
 
 def same_arguments(a: Any, b: Any) -> bool:
@@ -67,6 +74,7 @@ class CheckContext:
     _by_id: dict[str, ExpectedCall] = field(init=False, repr=False, default_factory=dict)
     _by_call: dict[tuple[str, str | None], list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
     _by_output: dict[str | None, list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
+    _output_values: dict[str, Any] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         for call in self.expected_calls:
@@ -74,7 +82,10 @@ class CheckContext:
                 self._by_id.setdefault(call.id, call)
             self._by_call.setdefault((call.name, canonical(dict(call.arguments))), []).append(call)
             if call.output.strip():
-                self._by_output.setdefault(canonical(call.output), []).append(call)
+                # The output parsed here is the one the output rule compares results with.
+                value = self.output_value(call.output)
+                key = json.dumps(call.output) if value is NOT_JSON else _canonical_value(value)
+                self._by_output.setdefault(key, []).append(call)
 
     def calls_answered_by(self, output: Any) -> list[ExpectedCall]:
         """The scenario calls whose canned output a result's output holds whole: as its text, or
@@ -90,6 +101,22 @@ class CheckContext:
                 stack.extend(node.values())
             elif isinstance(node, list):
                 stack.extend(node)
+        return found
+
+    def calls_alike(self, call: ExpectedCall) -> list[ExpectedCall]:
+        """The scenario calls of the same name and arguments as `call` (itself included)."""
+        return self._by_call.get((call.name, canonical(dict(call.arguments))), [call])
+
+    def output_value(self, text: str) -> Any:
+        """The JSON value a canned output holds, or NOT_JSON: parsed once per context (the scenario's
+        own outputs as it is made), since every request of an exchange carries them again."""
+        found = self._output_values.get(text, self)
+        if found is self:
+            try:
+                found = json.loads(text)
+            except ValueError:
+                found = NOT_JSON
+            self._output_values[text] = found
         return found
 
     def expected_for(self, call: Any) -> ExpectedCall | None:

@@ -87,29 +87,11 @@ def _bounds(limits: tuple[Limit, ...]) -> _Bounds:
     )
 
 
-def _within(bounds: _Bounds, value: str) -> bool:
-    """Whether the value keeps every limit that applies: the common case, decided without building
-    any message."""
-    size = len(value)
-    for longest, shortest, fullmatch in bounds:
-        if size > longest or size < shortest or (fullmatch is not None and fullmatch(value) is None):
-            return False
-    return True
-
-
-def _check_value(
-    ctx: CheckContext, value: str, wire_type: str, field: str, location: str, known: dict[tuple[str, str], _Bounds]
-) -> list[Violation]:
-    key = (wire_type, field)
-    bounds = known.get(key)
-    if bounds is None:
-        bounds = known[key] = _bounds(ctx.corpus.limits(wire_type, field))
-    if not bounds or _within(bounds, value):
-        return []
-    limits = ctx.corpus.limits(wire_type, field)
+def _violations(ctx: CheckContext, value: str, wire_type: str, field: str, location: str) -> list[Violation]:
+    """What an id that breaks a limit of its field violates."""
     errors: list[Violation] = []
     warnings: list[Violation] = []
-    for limit in limits:
+    for limit in ctx.corpus.limits(wire_type, field):
         applies = limit.applies
         if applies is None:
             continue
@@ -132,13 +114,28 @@ def _check_value(
 def check_request(ctx: CheckContext, history: History) -> list[Violation]:
     out: list[Violation] = []
     known: dict[tuple[str, str], _Bounds] = {}  # each wire type's field, its limits read once a request
+
+    def keeps(value: str, wire_type: str, field: str) -> bool:
+        """Whether the value keeps every limit that applies: the common case, decided without
+        building any message."""
+        key = (wire_type, field)
+        bounds = known.get(key)
+        if bounds is None:
+            bounds = known[key] = _bounds(ctx.corpus.limits(wire_type, field))
+        size = len(value)
+        for longest, shortest, fullmatch in bounds:
+            if size > longest or size < shortest or (fullmatch is not None and fullmatch(value) is None):
+                return False
+        return True
+
     # Empty and missing ids are roundtrip and pairing problems.
-    for call in history.calls():
-        if call.call_id:
-            out.extend(_check_value(ctx, call.call_id, call.wire_type, call.id_field, call.id_path, known))
-        if call.item_id:
-            out.extend(_check_value(ctx, call.item_id, call.wire_type, call.item_field, call.item_path, known))
-    for result in history.results():
-        if result.call_id:
-            out.extend(_check_value(ctx, result.call_id, result.wire_type, result.id_field, result.id_path, known))
+    for message in history.messages:
+        for call in message.calls:
+            if call.call_id and not keeps(call.call_id, call.wire_type, call.id_field):
+                out.extend(_violations(ctx, call.call_id, call.wire_type, call.id_field, call.id_path))
+            if call.item_id and not keeps(call.item_id, call.wire_type, call.item_field):
+                out.extend(_violations(ctx, call.item_id, call.wire_type, call.item_field, call.item_path))
+        for result in message.results:
+            if result.call_id and not keeps(result.call_id, result.wire_type, result.id_field):
+                out.extend(_violations(ctx, result.call_id, result.wire_type, result.id_field, result.id_path))
     return out

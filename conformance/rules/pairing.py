@@ -17,9 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.corpus import ExpectedCall
 from conformance.rules.alignment import Echo
-from conformance.rules.context import CheckContext
+from conformance.rules.context import NOT_JSON, CheckContext
 from conformance.rules.diagnose import resembles
 from conformance.violations import Violation
 from conformance.wire import History, WireCall, WireMessage, WireResult
@@ -43,11 +42,12 @@ class _Calls:
         self._next: dict[Any, int] = {}  # per list: where its first unanswered call may be
 
     def add(self, calls: Iterable[WireCall]) -> None:
+        by_id, by_name, every = self._by_id, self._by_name, self._all
         for call in calls:
             if call.call_id:
-                self._by_id.setdefault(call.call_id, []).append(call)
-            self._by_name.setdefault(call.name, []).append(call)
-            self._all.append(call)
+                by_id.setdefault(call.call_id, []).append(call)
+            by_name.setdefault(call.name, []).append(call)
+            every.append(call)
 
     def __len__(self) -> int:
         return len(self._all)
@@ -98,6 +98,9 @@ class _Turn:
         return first
 
 
+_NO_CALLS = _Turn((), provider=False)  # the window of results that follow no calls
+
+
 def _client(calls: Iterable[WireCall]) -> list[WireCall]:
     return [c for c in calls if not c.provider_executed]
 
@@ -137,57 +140,62 @@ class _Pairing:
         return self._required[key]
 
     def run(self) -> list[Violation]:
-        self.out.extend(_duplicate_calls(self.ctx, self.history))
-        self.place_results()
+        duplicates, first_by_id = _calls_by_id(self.ctx, self.history)
+        self.out.extend(duplicates)
+        self.place_results(first_by_id)
         self.server_results()
         self.missing_results()
         self.out.extend(outputs(self.ctx, self.history, self.state.pairs))
         return self.out
 
     # --- where each result goes ------------------------------------------------------------
-    def place_results(self) -> None:
-        ctx, messages = self.ctx, self.history.messages
-        placement = ctx.dialect.placement
-        everywhere: dict[str, WireCall] = {}  # the first call of the history with each id
-        for message in messages:
-            for call in message.calls:
-                if call.call_id:
-                    everywhere.setdefault(call.call_id, call)
+    def place_results(self, everywhere: dict[str, WireCall]) -> None:
+        """Place every result; `everywhere` holds the first call of the history with each id."""
+        messages = self.history.messages
+        placement = self.ctx.dialect.placement
+        anywhere = placement == "anywhere-after"
+        following = placement == "following-messages"
+        next_message = placement == "next-message"
+        place = self.place
         earlier = _Calls()  # anywhere-after: the client calls of the messages before this one
         provider_calls = _Calls()  # anywhere-after: the provider-run calls up to this message
         calling = -1  # following-messages: the calling message the results since then follow
-        window: _Calls | _Turn = _Turn((), provider=False)
+        window: _Calls | _Turn = _NO_CALLS
         window_of = -2  # the message `window` was built for
         run: list[WireResult] = []  # following-messages: the id-less results of this run of results
+        last = len(messages) - 1
         for index, message in enumerate(messages):
-            if placement == "anywhere-after" and message.calls:
-                provider_calls.add(c for c in message.calls if c.provider_executed)
+            calls = message.calls
+            if anywhere and calls:
+                client = _client(calls)
+                if len(client) < len(calls):
+                    provider_calls.add(c for c in calls if c.provider_executed)
             if message.results:
                 own: _Calls | _Turn
-                if placement == "anywhere-after":
+                if anywhere:
                     window, own = earlier, provider_calls
                 else:
-                    before = index - 1 if placement == "next-message" else calling
+                    before = index - 1 if next_message else calling
                     if before != window_of:
-                        window = _Turn(messages[before].calls if before >= 0 else (), provider=False)
+                        window = _Turn(messages[before].calls, provider=False) if before >= 0 else _NO_CALLS
                         window_of = before
-                    own = _Turn(message.calls, provider=True)
-                idless = [self.place(result, window, own, everywhere) for result in message.results]
-                found = [r for r in idless if r is not None]
-                if placement == "following-messages" and not message.calls:
+                    own = _Turn(calls, provider=True) if calls else _NO_CALLS
+                found = [r for r in message.results if place(r, window, own, everywhere) is not None]
+                if following and not calls:
                     run.extend(found)
-                    following = messages[index + 1] if index + 1 < len(messages) else None
-                    if following is not None and following.results and not following.calls:
+                    after = messages[index + 1] if index < last else None
+                    if after is not None and after.results and not after.calls:
                         continue  # the run goes on: counted at its last message
                     found, run = run, []
                 # Without ids, results pair with one turn's calls by count: where results may sit
                 # anywhere later there is no such turn to count against.
-                if found and placement != "anywhere-after" and len(window) and len(found) != len(window):
+                if found and not anywhere and len(window) and len(found) != len(window):
                     self.count_mismatch(message, found, len(window))
-            if placement == "anywhere-after":
-                earlier.add(_client(message.calls))
-            elif message.calls or not message.results:
-                calling = index if message.calls else -1
+            if anywhere:
+                if calls:
+                    earlier.add(client)
+            elif calls or not message.results:
+                calling = index if calls else -1
 
     def place(
         self, result: WireResult, window: _Calls | _Turn, own: _Calls | _Turn, everywhere: dict[str, WireCall]
@@ -380,28 +388,29 @@ class _Pairing:
                 )
 
 
-def _duplicate_calls(ctx: CheckContext, history: History) -> list[Violation]:
+def _calls_by_id(ctx: CheckContext, history: History) -> tuple[list[Violation], dict[str, WireCall]]:
+    """The first call of the history with each id, and a violation for every later one."""
     out: list[Violation] = []
     first: dict[str, WireCall] = {}
     for message in history.messages:
         for call in message.calls:
-            if not call.call_id:
+            call_id = call.call_id
+            if not call_id:
                 continue
-            if call.call_id in first:
+            earlier = first.setdefault(call_id, call)
+            if earlier is not call:
                 out.append(
                     ctx.violation(
                         "pairing/duplicate-call-id",
                         call.id_path,
-                        f"The id {call.call_id!r} is used by two calls ({first[call.call_id].name} at "
-                        f"{first[call.call_id].id_path} and {call.name} here); results cannot tell them apart.",
+                        f"The id {call_id!r} is used by two calls ({earlier.name} at "
+                        f"{earlier.id_path} and {call.name} here); results cannot tell them apart.",
                         wire_type=call.wire_type,
                         expected="a distinct id per call",
-                        received=call.call_id,
+                        received=call_id,
                     )
                 )
-            else:
-                first[call.call_id] = call
-    return out
+    return out, first
 
 
 # --- outputs -------------------------------------------------------------------------------
@@ -421,25 +430,7 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
         if len(message.calls) > 1:
             for call in message.calls:
                 siblings[call.path] = message.calls
-    parsed: dict[str, Any] = {}
-
-    def parse(text: str) -> Any:
-        # Each canned output is parsed once, however many results are compared with it.
-        if text not in parsed:
-            parsed[text] = _parsed(text)
-        return parsed[text]
-
-    alike: dict[str, list[ExpectedCall]] | None = None
-
-    def same_call(own: ExpectedCall) -> list[ExpectedCall]:
-        # Indexed once per request, when first needed: the scenario's calls by name and arguments.
-        nonlocal alike
-        if alike is None:
-            alike = {}
-            for c in ctx.expected_calls:
-                alike.setdefault(_call_key(c.name, c.arguments), []).append(c)
-        return alike.get(_call_key(own.name, own.arguments), [own])
-
+    parse = ctx.output_value
     out: list[Violation] = []
     for result, call in pairs:
         if result.provider_executed:
@@ -451,9 +442,14 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
             continue
         # Without an id to tell them apart, calls of one name and arguments (an id-less model asked
         # the same thing twice) are the same call to the wire: any of their outputs is its own.
-        twins = [own] if own.id is not None and own.id == call.call_id else same_call(own)
-        if any(mentions(result.output, c.output, parse) for c in twins):
-            continue
+        if own.id is not None and own.id == call.call_id:
+            if mentions(result.output, own.output, parse):
+                continue  # the common case: the call's own output under its own id
+            twins = [own]
+        else:
+            twins = ctx.calls_alike(own)
+            if any(mentions(result.output, c.output, parse) for c in twins):
+                continue
         other = next(
             (
                 c
@@ -497,22 +493,15 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
     return out
 
 
-def _call_key(name: str, arguments: Any) -> str:
-    return f"{name}\0{json.dumps(arguments, sort_keys=True, default=str)}"
-
-
 def _shown_arguments(arguments: Any) -> str:
     return json.dumps(dict(arguments), ensure_ascii=False) if isinstance(arguments, dict) else str(arguments)
-
-
-_NOT_JSON = object()
 
 
 def _parsed(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        return _NOT_JSON
+        return NOT_JSON
 
 
 def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bool:
@@ -522,39 +511,41 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bo
     or a list of blocks when one of its values does. An empty output is carried only by a result
     that carries no text at all: the empty string is contained in every text.
     """
-    if not text.strip():
+    if not text or text.isspace():
         return not any(node.strip() for node in _strings(value))
-    if _holds_text(value, text):
-        return True  # the common case: the text itself, or a block or value holding it, parsed by nobody
+    if type(value) is str and text in value:
+        return True  # the common case: the text itself, parsed by nobody
     wanted = parse(text)
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if wanted is not _NOT_JSON and node[:1] in ("{", "[") and _parsed(node) == wanted:
-                return True
-            continue
-        if wanted is not _NOT_JSON and node == wanted:
+    structured = wanted is not NOT_JSON
+    if structured:
+        # The value itself (Gemini's response), or a block holding it (Bedrock's json block).
+        if value == wanted:
             return True
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return _reshaped(value, wanted)
-
-
-def _holds_text(value: Any, text: str) -> bool:
+        if type(value) is list:
+            for block in value:
+                if block == wanted or (type(block) is dict and wanted in block.values()):
+                    return True
+    # One walk looks for the text in every string and for the value in every node; strings that
+    # may hold the value as JSON are parsed only when neither is found.
+    encoded: list[str] = []
     stack = [value]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             if text in node:
                 return True
-        elif isinstance(node, dict):
+            if structured and node[:1] in ("{", "["):
+                encoded.append(node)
+            continue
+        if structured and node == wanted:
+            return True
+        if isinstance(node, dict):
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return False
+    if any(_parsed(node) == wanted for node in encoded):
+        return True
+    return _reshaped(value, wanted)
 
 
 def _reshaped(value: Any, wanted: Any) -> bool:
