@@ -31,10 +31,6 @@ EVENT_STREAM = "application/vnd.amazon.eventstream"
 _PATH = re.compile(r"/model/[^/]+/converse(-stream)?$")
 
 
-def _role(value: Any) -> Any:
-    return value if value in ("user", "assistant") else "other"
-
-
 def _blocks(content: Any, path: str) -> list[Any]:
     if not isinstance(content, list):
         raise DialectError(f"{path}.content", "a Converse message needs a 'content' list")
@@ -65,12 +61,9 @@ def _result(block: dict[str, Any], path: str, in_assistant: bool) -> WireResult:
     )
 
 
-def _content(
-    blocks: list[Any], path: str, in_assistant: bool
-) -> tuple[tuple[WireCall, ...], tuple[WireResult, ...], str]:
+def _content(blocks: list[Any], path: str, in_assistant: bool) -> tuple[tuple[WireCall, ...], tuple[WireResult, ...]]:
     calls: list[WireCall] = []
     results: list[WireResult] = []
-    text: list[str] = []
     for j, block in enumerate(blocks):
         if not isinstance(block, dict):
             raise DialectError(f"{path}.content[{j}]", "a content block is not an object")
@@ -78,9 +71,11 @@ def _content(
             calls.append(_call(block, f"{path}.content[{j}].toolUse"))
         elif "toolResult" in block:
             results.append(_result(block, f"{path}.content[{j}].toolResult", in_assistant))
-        elif isinstance(block.get("text"), str):
-            text.append(block["text"])
-    return tuple(calls), tuple(results), "".join(text)
+    return tuple(calls), tuple(results)
+
+
+def _text(blocks: list[Any]) -> str:
+    return "".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
 
 
 @dataclass
@@ -110,8 +105,13 @@ class BedrockConverse:
             path = f"{where}.messages[{i}]"
             if not isinstance(message, dict):
                 raise DialectError(path, "a message is not an object")
-            role = _role(message.get("role"))
-            calls, results, _ = _content(_blocks(message.get("content"), path), path, role == "assistant")
+            role: Any = message.get("role")
+            if role != "user" and role != "assistant":
+                role = "other"
+            content = message.get("content")
+            if type(content) is not list:
+                content = _blocks(content, path)
+            calls, results = _content(content, path, role == "assistant")
             messages.append(WireMessage(i, role, path, calls, results))
         return History(messages=tuple(messages))
 
@@ -121,8 +121,11 @@ class BedrockConverse:
         body = response.json()
         message = _output_message(body, where)
         path = f"{where}.output.message"
-        calls, results, text = _content(_blocks(message.get("content"), path), path, True)
-        return Served(stream=False, calls=calls, text=text, payload={"stream": False, "body": body}, results=results)
+        blocks = _blocks(message.get("content"), path)
+        calls, results = _content(blocks, path, True)
+        return Served(
+            stream=False, calls=calls, text=_text(blocks), payload={"stream": False, "body": body}, results=results
+        )
 
     def _served_stream(self, response: HttpResponse, where: str) -> Served:
         try:

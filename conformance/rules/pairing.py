@@ -77,7 +77,7 @@ class _Turn:
 
     __slots__ = ("calls",)
 
-    def __init__(self, calls: tuple[WireCall, ...], *, provider: bool) -> None:
+    def __init__(self, calls: tuple[WireCall, ...], provider: bool) -> None:
         self.calls = [c for c in calls if c.provider_executed == provider] if calls else []
 
     def __len__(self) -> int:
@@ -85,20 +85,21 @@ class _Turn:
 
     def match(self, result: WireResult, state: _State) -> WireCall | None:
         first: WireCall | None = None
+        call_id, name, answered = result.call_id, result.name, state.answered
         for c in self.calls:
-            if result.call_id:
-                if c.call_id != result.call_id:
+            if call_id:
+                if c.call_id != call_id:
                     continue
-            elif result.name is not None and c.name != result.name:
+            elif name is not None and c.name != name:
                 continue
-            if c.path not in state.answered:
+            if c.path not in answered:
                 return c
-            if first is None and result.call_id:
+            if first is None and call_id:
                 first = c  # an id names its call even when that call is answered already
         return first
 
 
-_NO_CALLS = _Turn((), provider=False)  # the window of results that follow no calls
+_NO_CALLS = _Turn((), False)  # the window of results that follow no calls
 
 
 def _client(calls: Iterable[WireCall]) -> list[WireCall]:
@@ -177,9 +178,9 @@ class _Pairing:
                 else:
                     before = index - 1 if next_message else calling
                     if before != window_of:
-                        window = _Turn(messages[before].calls, provider=False) if before >= 0 else _NO_CALLS
+                        window = _Turn(messages[before].calls, False) if before >= 0 else _NO_CALLS
                         window_of = before
-                    own = _Turn(calls, provider=True) if calls else _NO_CALLS
+                    own = _Turn(calls, True) if calls else _NO_CALLS
                 found = [r for r in message.results if place(r, window, own, everywhere) is not None]
                 if following and not calls:
                     run.extend(found)
@@ -202,7 +203,8 @@ class _Pairing:
     ) -> WireResult | None:
         """Pair one result; return it when it is an id-less client result that pairs by count."""
         ctx, state = self.ctx, self.state
-        if not result.call_id and self.id_required(result):
+        call_id, provider = result.call_id, result.provider_executed
+        if not call_id and self.id_required(result):
             self.out.append(
                 ctx.violation(
                     "pairing/orphan-result",
@@ -215,20 +217,21 @@ class _Pairing:
                 )
             )
             return None
-        counted = result if not result.call_id and not result.provider_executed else None
+        counted = result if not call_id and not provider else None
         # A server's result answers a provider-run call of its own message (or, where results may
         # sit anywhere later, of an earlier one: a Responses program's output follows the calls it made).
-        call = (own if result.provider_executed else window).match(result, state)
+        call = (own if provider else window).match(result, state)
         if call is not None:
-            if call.path in state.answered:
+            answered = state.answered
+            if call.path in answered:
                 self.duplicate(result)
             else:
-                state.answered[call.path] = result
+                answered[call.path] = result
                 state.pairs.append((result, call))
                 if counted is not None and call.call_id and call.call_id in self.served_ids:
                     self.not_echoed(result, call)
             return counted
-        elsewhere = everywhere.get(result.call_id) if result.call_id else None
+        elsewhere = everywhere.get(call_id) if call_id else None
         if elsewhere is not None and elsewhere.path in state.answered:
             self.duplicate(result)
         elif elsewhere is not None:
