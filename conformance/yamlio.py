@@ -67,6 +67,7 @@ class _BoundsError(yaml.MarkedYAMLError):
 # frames a level and reaches Python's recursion limit near 500.
 _C_COMPOSER_DEPTH = 2_000
 _PURE_COMPOSER_DEPTH = 200
+_PLAIN_TAGS_KEPT = 65_536  # distinct plain scalars whose resolved tag a composition remembers
 # A conservative bound on nesting, read from the text without parsing it: every level opens a
 # flow collection, or starts to the right of its parent (a block sequence may share its parent
 # key's column), or follows a compact indicator (`- - x`, `? - x`) on the same line. So a text
@@ -184,6 +185,11 @@ class _Bounded:
         keys: list[Node | None] = []  # per open mapping: the key waiting for its value
         aliased = False
         closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+        # A scalar's implicit tag depends on its text alone (no path resolvers are registered):
+        # quoted and block scalars are strings, plain ones (keys, mostly) repeat and are resolved once.
+        by_path = bool(loader.yaml_path_resolvers)
+        string_tag = loader.DEFAULT_SCALAR_TAG
+        plain_tags: dict[str, str] = {}
         while True:
             event = get_event()
             kind_of_event = type(event)
@@ -191,10 +197,20 @@ class _Bounded:
             end: Any = event.end_mark
             node: Node
             if kind_of_event is yaml.ScalarEvent and event.anchor is None:
-                # Most events: a plain scalar, without an anchor (handled in full below otherwise).
+                # Most events: a scalar without an anchor (handled in full below otherwise).
                 tag = event.tag
                 if tag is None or tag == "!":
-                    tag = loader.resolve(ScalarNode, event.value, event.implicit)
+                    value, implicit = event.value, event.implicit
+                    if by_path:
+                        tag = loader.resolve(ScalarNode, value, implicit)
+                    elif not implicit[0]:
+                        tag = string_tag
+                    else:
+                        tag = plain_tags.get(value)
+                        if tag is None:
+                            tag = loader.resolve(ScalarNode, value, implicit)
+                            if len(plain_tags) < _PLAIN_TAGS_KEPT:
+                                plain_tags[value] = tag
                 node = ScalarNode(tag, event.value, start, end, style=event.style)
             elif kind_of_event is yaml.AliasEvent:
                 aliased = True

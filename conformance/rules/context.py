@@ -48,6 +48,7 @@ def arguments_value(raw: Any) -> Any:
 
 
 NOT_JSON = object()  # what a canned output that is plain text parses to
+_UNSEEN = object()
 
 
 def same_arguments(a: Any, b: Any) -> bool:
@@ -110,8 +111,8 @@ class CheckContext:
     def output_value(self, text: str) -> Any:
         """The JSON value a canned output holds, or NOT_JSON: parsed once per context (the scenario's
         own outputs as it is made), since every request of an exchange carries them again."""
-        found = self._output_values.get(text, self)
-        if found is self:
+        found = self._output_values.get(text, _UNSEEN)
+        if found is _UNSEEN:
             try:
                 found = json.loads(text)
             except ValueError:
