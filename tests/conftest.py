@@ -9,7 +9,18 @@ import pytest
 from conformance.corpus import Corpus, load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+
+
+def _shared() -> Path:
+    """The project's shared material (seeds, real third-party recordings) beside the checkout, or
+    beside any directory above it (a worktree sits deeper); absent, tests that need it skip."""
+    for parent in ROOT.parents:
+        if (parent / "shared" / "real-traffic").is_dir():
+            return parent / "shared"
+    return ROOT.parent / "shared"
+
+
+SHARED = _shared()
 REAL_TRAFFIC = SHARED / "real-traffic"
 
 pytest_plugins = ["pytester"]

@@ -4,42 +4,24 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import yaml
+from interactions import bundled_interactions, request_body, with_request_body
 
 from conformance.cassette import parse_cassette
 from conformance.conversations import split
 from conformance.corpus import Corpus
 from conformance.lint import lint
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _interactions(name: str) -> list[dict[str, Any]]:
-    data = yaml.safe_load((ROOT / "cassettes" / name).read_text())
-    return list(data["interactions"])
-
 
 def _cassette(interactions: list[dict[str, Any]]) -> Any:
     return parse_cassette(yaml.safe_dump({"interactions": interactions, "version": 1}), "test.yaml")
 
 
-def _body(interaction: dict[str, Any]) -> dict[str, Any]:
-    body: dict[str, Any] = json.loads(interaction["request"]["body"])
-    return body
-
-
-def _with_body(interaction: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    changed = copy.deepcopy(interaction)
-    changed["request"]["body"] = json.dumps(body)
-    return changed
-
-
 def test_two_tests_in_one_cassette_are_two_conversations(corpus: Corpus) -> None:
-    one = _interactions("openai-chat/one-call.yaml")
-    chain = _interactions("openai-chat/three-turn-chain.yaml")
+    one = bundled_interactions("openai-chat/one-call.yaml")
+    chain = bundled_interactions("openai-chat/three-turn-chain.yaml")
     cassette = _cassette([one[0], chain[0], one[1], chain[1], chain[2]])
     assert [c.indices for c in split(cassette).conversations] == [[0, 2], [1, 3, 4]]
     report = lint(cassette, corpus)
@@ -49,30 +31,30 @@ def test_two_tests_in_one_cassette_are_two_conversations(corpus: Corpus) -> None
 
 def test_one_exchange_per_api_would_have_reported_the_other_test_calls_lost(corpus: Corpus) -> None:
     # The fault the split removes: the second test's requests never carry the first test's calls.
-    one = _interactions("openai-chat/one-call.yaml")
+    one = bundled_interactions("openai-chat/one-call.yaml")
     cassette = _cassette([*one, *one])
     assert [c.indices for c in split(cassette).conversations] == [[0, 1], [2, 3]]
     assert lint(cassette, corpus).errors == []
 
 
 def test_a_retried_request_branches_from_the_turn_it_continues() -> None:
-    one = _interactions("openai-chat/one-call.yaml")
+    one = bundled_interactions("openai-chat/one-call.yaml")
     assert [c.indices for c in split(_cassette([one[0], one[1], one[1]])).conversations] == [[0, 1], [0, 2]]
 
 
 def test_a_client_that_replaces_the_ids_still_continues_and_is_reported(corpus: Corpus) -> None:
-    one = _interactions("openai-chat/one-call.yaml")
-    body = _body(one[1])
+    one = bundled_interactions("openai-chat/one-call.yaml")
+    body = request_body(one[1])
     body["messages"][1]["tool_calls"][0]["id"] = "000000000"
     body["messages"][2]["tool_call_id"] = "000000000"
-    cassette = _cassette([one[0], _with_body(one[1], body)])
+    cassette = _cassette([one[0], with_request_body(one[1], body)])
     assert [c.indices for c in split(cassette).conversations] == [[0, 1]]
     assert {v.code for _, v in lint(cassette, corpus).errors} == {"roundtrip/id-altered"}
 
 
 def test_a_new_user_question_after_a_final_text_continues_the_conversation() -> None:
-    chain = _interactions("anthropic-messages/one-call.yaml")
-    follow = _body(chain[1])
+    chain = bundled_interactions("anthropic-messages/one-call.yaml")
+    follow = request_body(chain[1])
     answer = (
         parse_cassette(yaml.safe_dump({"interactions": chain, "version": 1}), "x.yaml").interactions[1].response.json()
     )
@@ -81,24 +63,24 @@ def test_a_new_user_question_after_a_final_text_continues_the_conversation() -> 
         {"role": "assistant", "content": [{"type": "text", "text": text}]},
         {"role": "user", "content": "And tomorrow?"},
     ]
-    cassette = _cassette([chain[0], chain[1], _with_body(chain[1], follow)])
+    cassette = _cassette([chain[0], chain[1], with_request_body(chain[1], follow)])
     assert [c.indices for c in split(cassette).conversations] == [[0, 1, 2]]
 
 
 def test_a_stored_responses_conversation_continues_by_its_response_id() -> None:
-    first, second = _interactions("openai-responses/one-call.yaml")
+    first, second = bundled_interactions("openai-responses/one-call.yaml")
     served = json.loads(first["response"]["body"]["string"])
-    body = _body(second)
+    body = request_body(second)
     outputs = [item for item in body["input"] if item.get("type") == "function_call_output"]
     body = {**body, "input": outputs, "previous_response_id": served["id"]}
-    cassette = _cassette([first, _with_body(second, body)])
+    cassette = _cassette([first, with_request_body(second, body)])
     assert [c.indices for c in split(cassette).conversations] == [[0, 1]]
     other = {**body, "previous_response_id": "resp_unknown"}
-    assert [c.indices for c in split(_cassette([first, _with_body(second, other)])).conversations] == [[0], [1]]
+    assert [c.indices for c in split(_cassette([first, with_request_body(second, other)])).conversations] == [[0], [1]]
 
 
 def test_requests_no_dialect_reads_are_listed_not_checked(corpus: Corpus) -> None:
-    one = _interactions("openai-chat/one-call.yaml")
+    one = bundled_interactions("openai-chat/one-call.yaml")
     telemetry = copy.deepcopy(one[0])
     telemetry["request"]["uri"] = "https://telemetry.example.com/v1/traces"
     report = lint(_cassette([telemetry, *one]), corpus)
@@ -109,11 +91,11 @@ def test_requests_no_dialect_reads_are_listed_not_checked(corpus: Corpus) -> Non
 def test_gemini_reads_consecutive_contents_of_one_role_as_one_turn(corpus: Corpus) -> None:
     # Gemini answered 200 to a model turn of three calls followed by three user contents with one
     # functionResponse each, and to two model contents answered by one user content.
-    first, second = _interactions("gemini/parallel-different-tools.yaml")
-    body = _body(second)
+    first, second = bundled_interactions("gemini/parallel-different-tools.yaml")
+    body = request_body(second)
     model, answers = body["contents"][1], body["contents"][2]
     split_model = [{"role": "model", "parts": [part]} for part in model["parts"]]
     split_user = [{"role": "user", "parts": [part]} for part in answers["parts"]]
     for contents in ([body["contents"][0], model, *split_user], [body["contents"][0], *split_model, answers]):
-        cassette = _cassette([first, _with_body(second, {**body, "contents": contents})])
+        cassette = _cassette([first, with_request_body(second, {**body, "contents": contents})])
         assert lint(cassette, corpus).errors == [], contents

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import REAL_TRAFFIC, ROOT
+from interactions import bundled_interactions, request_body, with_request_body
 
 from conformance.cli import main
 from conformance.corpus import Corpus, load_corpus
@@ -17,38 +19,10 @@ from conformance.importer import Options, Source, import_cassette
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.runner import run_scenario
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _real_traffic() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "real-traffic"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-REAL_TRAFFIC = _real_traffic()
-
-
-def _interactions(name: str) -> list[dict[str, Any]]:
-    return list(yaml.safe_load((ROOT / "cassettes" / name).read_text())["interactions"])
-
 
 def _write(path: Path, interactions: list[dict[str, Any]]) -> Path:
     path.write_text(yaml.safe_dump({"interactions": interactions, "version": 1}))
     return path
-
-
-def _body(interaction: dict[str, Any]) -> dict[str, Any]:
-    body: dict[str, Any] = json.loads(interaction["request"]["body"])
-    return body
-
-
-def _with_body(interaction: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    changed = copy.deepcopy(interaction)
-    changed["request"]["body"] = json.dumps(body)
-    return changed
 
 
 def _import(tmp_path: Path, path: Path, corpus: Corpus, **options: Any) -> Any:
@@ -60,7 +34,7 @@ def _written(tmp_path: Path) -> Corpus:
 
 
 def test_a_recording_becomes_the_scenario_it_records(tmp_path: Path, corpus: Corpus) -> None:
-    source = _write(tmp_path / "weather.yaml", _interactions("openai-chat/parallel-same-tool.yaml"))
+    source = _write(tmp_path / "weather.yaml", bundled_interactions("openai-chat/parallel-same-tool.yaml"))
     report = _import(tmp_path, source, corpus)
     assert [i.case_id for i in report.imported] == ["openai-chat/recorded/weather"] and not report.refused
     written = _written(tmp_path)
@@ -80,17 +54,19 @@ def test_a_recording_becomes_the_scenario_it_records(tmp_path: Path, corpus: Cor
 
 
 def test_the_answer_order_and_a_stream_are_read_from_the_traffic(tmp_path: Path, corpus: Corpus) -> None:
-    source = _write(tmp_path / "reversed.yaml", _interactions("openai-chat/parallel-results-reversed.yaml"))
+    source = _write(tmp_path / "reversed.yaml", bundled_interactions("openai-chat/parallel-results-reversed.yaml"))
     _import(tmp_path, source, corpus)
     assert _written(tmp_path).scenarios["openai-chat/recorded/reversed"].answer_order == "reversed"
-    source = _write(tmp_path / "streamed.yaml", _interactions("anthropic-messages/streamed-parallel-calls.yaml"))
+    source = _write(tmp_path / "streamed.yaml", bundled_interactions("anthropic-messages/streamed-parallel-calls.yaml"))
     _import(tmp_path, source, corpus)
     scenario = _written(tmp_path).scenarios["anthropic-messages/recorded/streamed"]
     assert scenario.stream and "streaming" in scenario.features
 
 
 def test_server_tools_keep_the_provider_s_results(tmp_path: Path, corpus: Corpus) -> None:
-    source = _write(tmp_path / "search.yaml", _interactions("anthropic-messages/web-search-beside-client-call.yaml"))
+    source = _write(
+        tmp_path / "search.yaml", bundled_interactions("anthropic-messages/web-search-beside-client-call.yaml")
+    )
     _import(tmp_path, source, corpus)
     scenario = _written(tmp_path).scenarios["anthropic-messages/recorded/search"]
     search = scenario.turns[0].calls[0]
@@ -99,11 +75,11 @@ def test_server_tools_keep_the_provider_s_results(tmp_path: Path, corpus: Corpus
 
 
 def test_a_conversation_moved_to_another_api_keeps_its_history(tmp_path: Path, corpus: Corpus) -> None:
-    gemini = _interactions("gemini/one-call.yaml")
-    anthropic = _interactions("anthropic-messages/one-call.yaml")
+    gemini = bundled_interactions("gemini/one-call.yaml")
+    anthropic = bundled_interactions("anthropic-messages/one-call.yaml")
     served = yaml.safe_load((ROOT / "cassettes" / "gemini/one-call.yaml").read_text())
     call = json.loads(served["interactions"][0]["response"]["body"]["string"])["candidates"][0]["content"]["parts"][0]
-    body = _body(anthropic[0])
+    body = request_body(anthropic[0])
     body["messages"] += [
         {
             "role": "assistant",
@@ -118,7 +94,7 @@ def test_a_conversation_moved_to_another_api_keeps_its_history(tmp_path: Path, c
         },
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01Moved", "content": "21"}]},
     ]
-    last = _with_body(anthropic[1], body)
+    last = with_request_body(anthropic[1], body)
     source = _write(tmp_path / "moved.yaml", [gemini[0], last])
     report = _import(tmp_path, source, corpus)
     assert [i.case_id for i in report.imported] == ["gemini/recorded/moved", "anthropic-messages/recorded/moved-2"]
@@ -133,13 +109,13 @@ def test_a_conversation_moved_to_another_api_keeps_its_history(tmp_path: Path, c
 
 
 def test_credentials_are_scrubbed_wherever_they_stand(tmp_path: Path, corpus: Corpus) -> None:
-    interactions = _interactions("openai-chat/one-call.yaml")
+    interactions = bundled_interactions("openai-chat/one-call.yaml")
     first = copy.deepcopy(interactions[0])
     first["request"]["headers"]["authorization"] = ["Bearer sk-proj-abcdefghijklmnopqrstuvwxyz012345"]
     first["request"]["uri"] += "?key=AIzaSyA1234567890abcdefghijklmnopqrstuv"
-    body = _body(first)
+    body = request_body(first)
     body["messages"][0]["content"] += " (my key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz)"
-    first = _with_body(first, body)
+    first = with_request_body(first, body)
     first["response"]["headers"]["set-cookie"] = ["session=secret"]
     source = _write(tmp_path / "keys.yaml", [first, interactions[1]])
     report = _import(tmp_path, source, corpus)
@@ -150,7 +126,7 @@ def test_credentials_are_scrubbed_wherever_they_stand(tmp_path: Path, corpus: Co
 
 
 def test_gzip_bodies_are_written_decompressed(tmp_path: Path, corpus: Corpus) -> None:
-    interactions = _interactions("openai-chat/one-call.yaml")
+    interactions = bundled_interactions("openai-chat/one-call.yaml")
     for interaction in interactions:
         raw = interaction["response"]["body"]["string"].encode()
         interaction["response"]["body"]["string"] = gzip.compress(raw)
@@ -162,10 +138,10 @@ def test_gzip_bodies_are_written_decompressed(tmp_path: Path, corpus: Corpus) ->
 
 
 def test_text_only_traffic_is_refused(tmp_path: Path, corpus: Corpus) -> None:
-    last = _interactions("openai-chat/one-call.yaml")[1]
-    body = _body(last)
+    last = bundled_interactions("openai-chat/one-call.yaml")[1]
+    body = request_body(last)
     body["messages"] = body["messages"][:1]
-    report = _import(tmp_path, _write(tmp_path / "text.yaml", [_with_body(last, body)]), corpus)
+    report = _import(tmp_path, _write(tmp_path / "text.yaml", [with_request_body(last, body)]), corpus)
     assert not report.imported
     assert [r.reason for r in report.refused] == [
         "no tool calls: no response serves one and the first request carries none"
@@ -183,16 +159,16 @@ def test_text_only_traffic_is_refused(tmp_path: Path, corpus: Corpus) -> None:
 def test_a_conversation_the_client_contradicts_is_refused(
     tmp_path: Path, corpus: Corpus, change: Any, reason: str
 ) -> None:
-    first, second = _interactions("openai-chat/parallel-same-tool.yaml")
-    body = _body(second)
+    first, second = bundled_interactions("openai-chat/parallel-same-tool.yaml")
+    body = request_body(second)
     change(body)
-    report = _import(tmp_path, _write(tmp_path / "bad.yaml", [first, _with_body(second, body)]), corpus)
+    report = _import(tmp_path, _write(tmp_path / "bad.yaml", [first, with_request_body(second, body)]), corpus)
     assert not report.imported and len(report.refused) == 1
     assert reason in report.refused[0].reason
 
 
 def test_an_unreadable_body_is_refused_and_a_foreign_request_skipped(tmp_path: Path, corpus: Corpus) -> None:
-    first, second = _interactions("openai-chat/one-call.yaml")
+    first, second = bundled_interactions("openai-chat/one-call.yaml")
     broken = copy.deepcopy(second)
     broken["request"]["body"] = "{not json"
     telemetry = copy.deepcopy(first)
@@ -204,7 +180,7 @@ def test_an_unreadable_body_is_refused_and_a_foreign_request_skipped(tmp_path: P
 
 
 def test_an_http_error_is_no_served_turn(tmp_path: Path, corpus: Corpus) -> None:
-    first, second = _interactions("openai-chat/one-call.yaml")
+    first, second = bundled_interactions("openai-chat/one-call.yaml")
     second = copy.deepcopy(second)
     second["response"]["status"] = {"code": 400, "message": "Bad Request"}
     report = _import(tmp_path, _write(tmp_path / "error.yaml", [first, second]), corpus)
@@ -212,8 +188,8 @@ def test_an_http_error_is_no_served_turn(tmp_path: Path, corpus: Corpus) -> None
 
 
 def test_several_conversations_become_several_scenarios(tmp_path: Path, corpus: Corpus) -> None:
-    one = _interactions("openai-chat/one-call.yaml")
-    chain = _interactions("openai-chat/three-turn-chain.yaml")
+    one = bundled_interactions("openai-chat/one-call.yaml")
+    chain = bundled_interactions("openai-chat/three-turn-chain.yaml")
     report = _import(tmp_path, _write(tmp_path / "two.yaml", [*one, *chain]), corpus, case_id="two-tests")
     assert [(i.case_id, i.interactions) for i in report.imported] == [
         ("openai-chat/recorded/two-tests", [0, 1]),
@@ -228,7 +204,7 @@ def test_a_third_party_source_is_recorded_beside_the_scenario(tmp_path: Path, co
         repository="owner/name", path="tests/cassettes/x.yaml", commit="a" * 40, licence="MIT", read="2026-01-02"
     )
     report = _import(
-        tmp_path, _write(tmp_path / "x.yaml", _interactions("openai-chat/one-call.yaml")), corpus, source=source
+        tmp_path, _write(tmp_path / "x.yaml", bundled_interactions("openai-chat/one-call.yaml")), corpus, source=source
     )
     scenario = _written(tmp_path).scenarios[report.imported[0].case_id]
     assert scenario.source is not None and scenario.source.licence == "MIT" and scenario.source.commit == "a" * 40
@@ -237,7 +213,7 @@ def test_a_third_party_source_is_recorded_beside_the_scenario(tmp_path: Path, co
 
 
 def test_the_command_writes_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = _write(tmp_path / "call.yaml", _interactions("openai-chat/one-call.yaml"))
+    source = _write(tmp_path / "call.yaml", bundled_interactions("openai-chat/one-call.yaml"))
     assert main(["import", str(source), "--output", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "imported openai-chat/recorded/call from interactions [0, 1]" in out
@@ -271,9 +247,8 @@ def test_a_bundled_recorded_scenario_must_name_its_repository(tmp_path: Path) ->
     assert ("source", "mit.yaml") in rules  # its cassette is a constructed one
 
 
-@pytest.mark.skipif(REAL_TRAFFIC is None, reason="the shared real-traffic recordings are not beside this checkout")
+@pytest.mark.skipif(not REAL_TRAFFIC.is_dir(), reason="the shared real-traffic recordings are not beside this checkout")
 def test_every_shared_real_recording_imports_or_is_refused_with_a_reason(tmp_path: Path, corpus: Corpus) -> None:
-    assert REAL_TRAFFIC is not None
     for path in sorted(REAL_TRAFFIC.rglob("*.yaml")):
         out = tmp_path / path.parent.name
         report = import_cassette(path, corpus, Options(output=out))

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import REAL_TRAFFIC
 
 from conformance.cassette import load_cassette
 from conformance.corpus import Corpus, Scenario, load_corpus
@@ -26,26 +27,16 @@ from conformance.lint import lint
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.runner import run_scenario
 
-
-def _real_traffic() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "real-traffic"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-REAL_TRAFFIC = _real_traffic()
 MORE = [Path(p) for p in os.environ.get("CONFORMANCE_RECORDED", "").split(os.pathsep) if p]
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Corpus, list[Scenario]]]:
-    if REAL_TRAFFIC is None and not MORE:
+    if not REAL_TRAFFIC.is_dir() and not MORE:
         pytest.skip("no recorded traffic: neither ../shared/real-traffic nor CONFORMANCE_RECORDED is there")
     bundled = load_corpus()
     cases, cassettes = [p / "cases" for p in MORE], [p / "cassettes" for p in MORE]
-    if REAL_TRAFFIC is not None:
+    if REAL_TRAFFIC.is_dir():
         out = tmp_path_factory.mktemp("imported")
         for path in sorted(REAL_TRAFFIC.rglob("*.yaml")):
             name = slug(f"{path.parent.name}-{path.stem}")
