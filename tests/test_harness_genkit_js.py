@@ -7,37 +7,25 @@ itself is held in CI by the minimal harnesses (tests/test_harness.py).
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from node_harnesses import installed, run, started
 
 from conformance.connectors.harness import HarnessAdapter
 from conformance.corpus import Corpus
 from conformance.replay import server as replay_server
-from conformance.runner import RunOptions, run_scenario
 
-HARNESS = Path(__file__).resolve().parents[1] / "harnesses" / "genkit-js"
-
-if not (HARNESS / "node_modules" / "genkit").is_dir() or shutil.which("node") is None:
-    pytest.skip("npm ci --prefix harnesses/genkit-js", allow_module_level=True)
+HARNESS = installed("genkit-js", "genkit", "Genkit JS")
 
 
 @pytest.fixture(scope="module")
 def harness() -> Iterator[HarnessAdapter]:
-    adapter = HarnessAdapter(["node", str(HARNESS / "run.mjs")])
-    try:
+    with started(HARNESS) as adapter:
         yield adapter
-    finally:
-        adapter.close()
-
-
-def _run(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> Any:
-    return run_scenario(harness, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
 
 
 def test_the_harness_says_what_it_serves(harness: HarnessAdapter) -> None:
@@ -52,14 +40,14 @@ def test_the_harness_says_what_it_serves(harness: HarnessAdapter) -> None:
     ["openai-chat/parallel-same-tool", "gemini/thought-signature-sequential", "anthropic-messages/parallel-same-tool"],
 )
 def test_genkit_loops_pass(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
-    result = _run(harness, corpus, scenario_id)
+    result = run(harness, corpus, scenario_id)
     assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
 
 
 def test_empty_served_ids_go_back_empty(harness: HarnessAdapter, corpus: Corpus) -> None:
     """compat-oai keeps `""` as the call's ref (model.mjs fromOpenAIToolCall) and sends it back on the
     call and on its result (toOpenAIMessages: `id: part.toolRequest.ref ?? ""`)."""
-    result = _run(harness, corpus, "openai-chat/gemini-compat-empty-ids")
+    result = run(harness, corpus, "openai-chat/gemini-compat-empty-ids")
     assert result.outcome == "fail"
     assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
 
@@ -67,14 +55,14 @@ def test_empty_served_ids_go_back_empty(harness: HarnessAdapter, corpus: Corpus)
 def test_calls_streamed_at_one_index_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:
     """compat-oai takes the final message from openai's ChatCompletionStream, which merges deltas by
     index; two whole calls at index 0 become one call whose arguments do not parse."""
-    result = _run(harness, corpus, "openai-chat/ollama-parallel-index-zero")
+    result = run(harness, corpus, "openai-chat/ollama-parallel-index-zero")
     assert result.outcome == "error"
     assert "JSON" in result.summary
 
 
 def test_streamed_calls_without_ids_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md, Genkit JS 7: openai's finalizeChatCompletion refuses a call without an id."""
-    result = _run(harness, corpus, "openai-chat/streamed-calls-without-ids")
+    result = run(harness, corpus, "openai-chat/streamed-calls-without-ids")
     assert result.outcome == "error"
     assert "missing choices[0].tool_calls[0].id" in result.summary
 
@@ -82,7 +70,7 @@ def test_streamed_calls_without_ids_break_the_openai_stream_helper(harness: Harn
 def test_calls_streamed_from_index_one_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md, Genkit JS 8: the stream snapshot stores calls at their index, leaving a hole at 0
     that _addMessage's for...of reads as undefined."""
-    result = _run(harness, corpus, "openai-chat/streamed-indices-from-one")
+    result = run(harness, corpus, "openai-chat/streamed-indices-from-one")
     assert result.outcome == "error"
     assert "reading 'type'" in result.summary
 
@@ -113,10 +101,7 @@ def test_results_follow_the_order_tools_finish_in(corpus: Corpus, monkeypatch: p
             second_done.set()
 
     monkeypatch.setattr(replay_server.ReplayServer, "_tool", held)
-    concurrent = HarnessAdapter(["node", str(HARNESS / "run.mjs")])
-    try:
-        result = _run(concurrent, corpus, "gemini/parallel-same-tool-idless")
-    finally:
-        concurrent.close()
+    with started(HARNESS) as concurrent:
+        result = run(concurrent, corpus, "gemini/parallel-same-tool-idless")
     assert result.outcome == "fail"
     assert {v.code for v in result.errors} == {"pairing/by-position"}

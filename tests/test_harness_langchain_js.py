@@ -9,36 +9,21 @@ that fixes it, or a harness change that hides it, shows.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from node_harnesses import installed, started, verdict
 
 from conformance.connectors.harness import HarnessAdapter
 from conformance.corpus import Corpus
-from conformance.runner import RunOptions, run_scenario
 
-ROOT = Path(__file__).resolve().parents[1]
-HARNESS = ROOT / "harnesses" / "langchain-js"
-INSTALL = "npm ci --prefix harnesses/langchain-js"
-
-if shutil.which("node") is None or not (HARNESS / "node_modules" / "langchain").is_dir():
-    pytest.skip(f"the LangChain.js harness is not installed: {INSTALL}", allow_module_level=True)
+HARNESS = installed("langchain-js", "langchain", "LangChain.js")
 
 
 @pytest.fixture(scope="module")
 def harness() -> Iterator[HarnessAdapter]:
-    adapter = HarnessAdapter(f"node {HARNESS / 'run.mjs'}")
-    try:
+    with started(HARNESS) as adapter:
         yield adapter
-    finally:
-        adapter.close()
-
-
-def _run(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> tuple[str, str, set[str]]:
-    result = run_scenario(harness, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
-    return result.outcome, result.summary, {v.code for v in result.errors}
 
 
 def test_it_names_langchain_and_the_installed_versions(harness: HarnessAdapter) -> None:
@@ -65,14 +50,14 @@ def test_it_names_langchain_and_the_installed_versions(harness: HarnessAdapter) 
     ],
 )
 def test_langchain_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
-    outcome, summary, _ = _run(harness, corpus, scenario_id)
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
     assert outcome == "pass", summary
 
 
 def test_gemini_calls_and_results_go_back_without_their_ids(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: @langchain/google-genai sends neither the calls nor the results with the
     served ids (each functionResponse in a content of its own, which Gemini reads as one turn)."""
-    outcome, summary, codes = _run(harness, corpus, "gemini/ids-results-reversed")
+    outcome, summary, codes = verdict(harness, corpus, "gemini/ids-results-reversed")
     assert outcome == "fail", summary
     assert codes == {"roundtrip/empty-id"}
 
@@ -80,14 +65,14 @@ def test_gemini_calls_and_results_go_back_without_their_ids(harness: HarnessAdap
 def test_gemini_id_less_parallel_responses_in_separate_contents_pass(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md, J1: each functionResponse goes in a content of its own, which Gemini reads as
     one turn; without served ids there is nothing else to send, and the case passes."""
-    outcome, summary, _ = _run(harness, corpus, "gemini/parallel-same-tool-idless")
+    outcome, summary, _ = verdict(harness, corpus, "gemini/parallel-same-tool-idless")
     assert outcome == "pass", summary
 
 
 def test_a_streamed_server_tool_use_goes_back_without_its_input(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md, J10: the input_json_delta fragments are joined for a tool_use only; the
     web_search server_tool_use goes back with input {}."""
-    outcome, summary, codes = _run(harness, corpus, "anthropic-messages/web-search-beside-client-call")
+    outcome, summary, codes = verdict(harness, corpus, "anthropic-messages/web-search-beside-client-call")
     assert outcome == "fail", summary
     assert codes == {"roundtrip/arguments-altered"}
 
@@ -95,47 +80,47 @@ def test_a_streamed_server_tool_use_goes_back_without_its_input(harness: Harness
 def test_streamed_calls_without_ids_are_filed_as_invalid(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md, J11: collapseToolCallChunks sends an id-less call to invalid_tool_calls, so the
     agent runs no tool and stops after the first response."""
-    outcome, summary, _ = _run(harness, corpus, "openai-chat/streamed-calls-without-ids")
+    outcome, summary, _ = verdict(harness, corpus, "openai-chat/streamed-calls-without-ids")
     assert outcome == "fail", summary
     assert "never requested" in summary
 
 
 def test_ollama_call_ids_are_replaced(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: ChatOllama mints a UUID for every served call."""
-    outcome, summary, codes = _run(harness, corpus, "ollama-chat/parallel-same-tool")
+    outcome, summary, codes = verdict(harness, corpus, "ollama-chat/parallel-same-tool")
     assert outcome == "fail", summary
     assert codes == {"roundtrip/id-altered"}
 
 
 def test_a_web_fetch_result_is_dropped_from_the_history(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: @langchain/anthropic keeps web_fetch's server_tool_use but not its result."""
-    outcome, summary, codes = _run(harness, corpus, "anthropic-messages/fetch-and-tool-search")
+    outcome, summary, codes = verdict(harness, corpus, "anthropic-messages/fetch-and-tool-search")
     assert outcome == "fail", summary
     assert codes == {"pairing/missing-result"}
 
 
-def test_a_local_shell_call_is_never_run(harness: HarnessAdapter, corpus: Corpus) -> None:
+def test_a_local_shell_call_is_neververdict(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: tools.localShell's execute is never called; the call is left unanswered."""
-    outcome, summary, _ = _run(harness, corpus, "openai-responses/local-shell-call")
+    outcome, summary, _ = verdict(harness, corpus, "openai-responses/local-shell-call")
     assert outcome == "fail", summary
     assert "never requested" in summary
 
 
 def test_a_custom_tool_moves_chat_completions_to_the_responses_api(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: with useResponsesApi false, a bound custom tool still sends POST /responses."""
-    outcome, summary, _ = _run(harness, corpus, "openai-chat/custom-tool-call")
+    outcome, summary, _ = verdict(harness, corpus, "openai-chat/custom-tool-call")
     assert outcome == "error", summary
     assert "/v1/responses" in summary
 
 
 def test_a_tool_the_integration_refuses_to_declare_is_a_skip(harness: HarnessAdapter, corpus: Corpus) -> None:
-    outcome, summary, _ = _run(harness, corpus, "anthropic-messages/mcp-and-advisor")
+    outcome, summary, _ = verdict(harness, corpus, "anthropic-messages/mcp-and-advisor")
     assert outcome == "skip"
     assert "Unknown tool type passed to ChatAnthropic" in summary
 
 
 def test_cohere_v2_is_unsupported_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
-    outcome, summary, _ = _run(harness, corpus, "cohere-v2/one-call")
+    outcome, summary, _ = verdict(harness, corpus, "cohere-v2/one-call")
     assert outcome == "skip"
     assert "v1 chat API" in summary
 
@@ -143,13 +128,10 @@ def test_cohere_v2_is_unsupported_with_the_reason(harness: HarnessAdapter, corpu
 def test_chatgoogle_sends_gemini_results_back_in_one_turn_with_their_ids(corpus: Corpus) -> None:
     """docs/findings.md, J1: @langchain/google's ChatGoogle, run with --gemini=google, passes where
     ChatGoogleGenerativeAI fails; that column serves Gemini only."""
-    variant = HarnessAdapter(f"node {HARNESS / 'run.mjs'} --gemini=google")
-    try:
+    with started(HARNESS, "--gemini=google") as variant:
         assert variant.name == "langchain-js-google" and variant.apis == ("gemini",)
         for scenario_id in ("gemini/ids-results-reversed", "gemini/streamed-parallel-calls-one-chunk"):
-            outcome, summary, _ = _run(variant, corpus, scenario_id)
+            outcome, summary, _ = verdict(variant, corpus, scenario_id)
             assert outcome == "pass", f"{scenario_id}: {summary}"
-        outcome, summary, _ = _run(variant, corpus, "openai-chat/one-call")
+        outcome, summary, _ = verdict(variant, corpus, "openai-chat/one-call")
         assert outcome == "skip" and "Gemini only" in summary
-    finally:
-        variant.close()

@@ -7,36 +7,21 @@ CI does not install the SDK (the minimal harnesses hold the protocol there); the
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from node_harnesses import installed, started, verdict
 
 from conformance.connectors.harness import HarnessAdapter
 from conformance.corpus import Corpus
-from conformance.runner import RunOptions, run_scenario
 
-ROOT = Path(__file__).resolve().parents[1]
-HARNESS = ROOT / "harnesses" / "vercel-ai"
-INSTALL = "npm ci --prefix harnesses/vercel-ai"
-
-if shutil.which("node") is None or not (HARNESS / "node_modules" / "ai").is_dir():
-    pytest.skip(f"the Vercel AI SDK harness is not installed: {INSTALL}", allow_module_level=True)
+HARNESS = installed("vercel-ai", "ai", "Vercel AI SDK")
 
 
 @pytest.fixture(scope="module")
 def harness() -> Iterator[HarnessAdapter]:
-    adapter = HarnessAdapter(f"node {HARNESS / 'run.mjs'}")
-    try:
+    with started(HARNESS) as adapter:
         yield adapter
-    finally:
-        adapter.close()
-
-
-def _run(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> tuple[str, str, set[str]]:
-    result = run_scenario(harness, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
-    return result.outcome, result.summary, {v.code for v in result.errors}
 
 
 def test_it_names_the_sdk_and_the_installed_versions(harness: HarnessAdapter) -> None:
@@ -62,21 +47,21 @@ def test_it_names_the_sdk_and_the_installed_versions(harness: HarnessAdapter) ->
     ],
 )
 def test_the_sdk_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
-    outcome, summary, _ = _run(harness, corpus, scenario_id)
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
     assert outcome == "pass", summary
 
 
 def test_an_approved_mcp_call_loses_its_history_when_nothing_is_stored(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: with store false the SDK sends the mcp_approval_response but drops the
     mcp_list_tools, mcp_approval_request and mcp_call items it answers."""
-    outcome, summary, codes = _run(harness, corpus, "openai-responses/mcp-approval-flow")
+    outcome, summary, codes = verdict(harness, corpus, "openai-responses/mcp-approval-flow")
     assert outcome == "fail", summary
     assert codes == {"pairing/call-dropped", "roundtrip/call-lost"}
 
 
 def test_a_foundry_agent_response_with_its_own_tool_items_is_refused(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md: @ai-sdk/azure's Responses model rejects Foundry item types it does not model."""
-    outcome, summary, _ = _run(harness, corpus, "azure-foundry/azure-function-and-search")
+    outcome, summary, _ = verdict(harness, corpus, "azure-foundry/azure-function-and-search")
     assert outcome == "error", summary
     assert "Invalid JSON response" in summary
 
@@ -84,18 +69,15 @@ def test_a_foundry_agent_response_with_its_own_tool_items_is_refused(harness: Ha
 def test_a_streamed_call_named_a_delta_later_is_refused_by_openai_chat(harness: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md, V4: @ai-sdk/openai's chat model hands each delta straight to the tracker, which
     throws on a new call without a name; @ai-sdk/openai-compatible buffers it and passes."""
-    outcome, summary, _ = _run(harness, corpus, "openai-chat/streamed-name-after-arguments")
+    outcome, summary, _ = verdict(harness, corpus, "openai-chat/streamed-name-after-arguments")
     assert outcome == "error", summary
     assert "Expected 'function.name' to be a string" in summary
-    compatible = HarnessAdapter(f"node {HARNESS / 'run.mjs'} --openai-chat=compatible")
-    try:
-        outcome, summary, _ = _run(compatible, corpus, "openai-chat/streamed-name-after-arguments")
-    finally:
-        compatible.close()
+    with started(HARNESS, "--openai-chat=compatible") as compatible:
+        outcome, summary, _ = verdict(compatible, corpus, "openai-chat/streamed-name-after-arguments")
     assert outcome == "pass", summary
 
 
 def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
-    outcome, summary, _ = _run(harness, corpus, "openai-chat/custom-tool-call")
+    outcome, summary, _ = verdict(harness, corpus, "openai-chat/custom-tool-call")
     assert outcome == "skip"
     assert "custom (free-form) tools for the OpenAI Responses API only" in summary
