@@ -6,6 +6,7 @@ Modules are imported on first use: a run over one API loads one dialect.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 from conformance.cassette import HttpRequest
@@ -46,22 +47,18 @@ def _guarded(cls: type[Any]) -> type[Any]:
     the rest, so that a body no dialect foresaw is reported where it is, never a crash.
     """
 
-    def history(self: Any, body: Any, where: str = "request") -> Any:
-        try:
-            return cls.history(self, body, where)
-        except DialectError:
-            raise
-        except Exception as exc:
-            raise _located(where, exc) from exc
+    def guarded(read: Callable[[Any, Any, str], Any], default: str) -> Callable[..., Any]:
+        def reader(self: Any, value: Any, where: str = default) -> Any:
+            try:
+                return read(self, value, where)
+            except DialectError:
+                raise
+            except Exception as exc:
+                raise _located(where, exc) from exc
 
-    def served(self: Any, response: Any, where: str = "response") -> Any:
-        try:
-            return cls.served(self, response, where)
-        except DialectError:
-            raise
-        except Exception as exc:
-            raise _located(where, exc) from exc
+        return reader
 
+    history, served = guarded(cls.history, "request"), guarded(cls.served, "response")
     namespace = {"history": history, "served": served, "__doc__": cls.__doc__, "__module__": cls.__module__}
     return type(cls.__name__, (cls,), {**namespace, "__qualname__": cls.__qualname__})
 

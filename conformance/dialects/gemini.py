@@ -94,9 +94,8 @@ def parse_part(part: Any, path: str) -> tuple[WireCall | None, WireResult | None
             call = part[key]
             if not isinstance(call, dict):
                 raise DialectError(f"{path}.{key}", "functionCall is not an object")
-            found = call.get("id")
             return WireCall(
-                found if type(found) is str and found else None,
+                _id(call),
                 call.get("name"),
                 call.get("args", {}),
                 CALL,
@@ -109,9 +108,8 @@ def parse_part(part: Any, path: str) -> tuple[WireCall | None, WireResult | None
             response = part[key]
             if not isinstance(response, dict):
                 raise DialectError(f"{path}.{key}", "functionResponse is not an object")
-            found = response.get("id")
             return None, WireResult(
-                found if type(found) is str and found else None,
+                _id(response),
                 response.get("response"),
                 RESPONSE,
                 path,
@@ -214,8 +212,6 @@ class Gemini:
             calls: list[WireCall] = []
             results: list[WireResult] = []
             for j, part in enumerate(_parts(content, path)):
-                if type(part) is dict and len(part) == 1 and "text" in part:
-                    continue  # text, the most common part
                 call, result = parse_part(part, f"{path}.parts[{j}]")
                 if call is not None:
                     calls.append(call)
