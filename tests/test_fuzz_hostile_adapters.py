@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fuzzing import OwnBaseException, RaisingEquality, UnprintableError
 
 from conformance.adapters import CodecAdapter
 from conformance.cli import main
@@ -22,22 +23,6 @@ from conformance.reference.openai_chat import OpenAIChatCodec
 from conformance.runner import run_scenario, run_suite
 
 SCENARIO = "openai-chat/one-call"
-
-
-class RaisingEquality:
-    def __eq__(self, other: object) -> bool:
-        raise ValueError("no comparing me")
-
-    __hash__ = object.__hash__
-
-
-class Unprintable(Exception):
-    def __str__(self) -> str:
-        raise RuntimeError("no printing me")
-
-
-class OwnBaseException(BaseException):
-    pass
 
 
 def _calls(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -140,8 +125,8 @@ FAULTS: dict[str, tuple[_Hostile, str]] = {
         "request[1].messages[2].tool_call_id: the result's call id is an integer (12), not a string",
     ),
     "an-exception-whose-str-raises": (
-        _Hostile(raises=Unprintable()),
-        "the adapter failed in decode of turn 0: Unprintable: <Unprintable: str() raised>",
+        _Hostile(raises=UnprintableError()),
+        "the adapter failed in decode of turn 0: UnprintableError: <UnprintableError: str() raised>",
     ),
     "a-base-exception-of-its-own": (
         _Hostile(raises=OwnBaseException("mine")),
@@ -186,7 +171,7 @@ def test_the_run_goes_on_and_the_results_file_is_written(
                     if fault == 1:
                         sys.exit(0)
                     if fault == 2:
-                        raise Unprintable()
+                        raise UnprintableError()
                     message = super().decode(response)
                     for part in message["parts"]:
                         if part["type"] == "tool_call":
