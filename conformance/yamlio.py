@@ -8,6 +8,9 @@ Documents are bounded (conformance/bounds.py): nesting deeper than MAX_DEPTH and
 expand a document far beyond its text are refused with the line where it happens, before anything
 walks the data. libyaml composes nodes recursively in C, so a document that may nest deep enough
 to overflow its stack is composed here instead, from the parser's events, without recursion.
+
+Cassettes (`load_data`) are plain data, and usually megabytes of it: they are built straight from
+the parser's events, without nodes, unless they hold something only PyYAML's own path reads.
 """
 
 from __future__ import annotations
@@ -157,6 +160,18 @@ class _Bounded:
             _check_graph(node, len(text), self.max_depth)
         return node
 
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        # PyYAML's scalar constructors trust the text an explicit tag stands on: `!!int twelve`,
+        # `!!bool maybe` or `!!timestamp soon` raise ValueError, KeyError or AttributeError from
+        # inside the constructor, unlocated.
+        try:
+            return super().construct_object(node, deep)  # type: ignore[misc]
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError):
+            shown = node.value[:80] if isinstance(node, ScalarNode) else type(node).__name__
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{shown!r} is not {node.tag.rsplit(':', 1)[-1]!r} data", node.start_mark
+            ) from None
+
     def _single_node_from_events(self) -> tuple[Node | None, bool]:
         """The document's node, and whether it holds an alias."""
         loader: Any = self
@@ -271,6 +286,101 @@ class _PlainLoader(_Bounded, _BaseLoader):
     max_depth = _C_COMPOSER_DEPTH
 
 
+class _Unusual(Exception):
+    """A document outside what `_build_plain` reads: PyYAML composes and constructs it instead."""
+
+
+_TAG = "tag:yaml.org,2002:"
+_STR_TAG, _MAP_TAG, _SEQ_TAG = _TAG + "str", _TAG + "map", _TAG + "seq"
+_PLAIN_SCALAR_TAGS = frozenset(_TAG + name for name in ("str", "int", "float", "bool", "null"))
+_NO_KEY: Any = object()  # an open mapping's slot when no key waits for its value
+
+
+def _build_plain(loader: Any) -> Any:
+    """The document as plain data, built straight from the parser's events.
+
+    What a recorded cassette holds (mappings, sequences, scalars, `!!binary`) is read here without
+    the nodes and marks PyYAML's composer and constructor make for every value, about five times
+    faster. Anything else (an anchor or alias, another tag on a collection, a merge key, a
+    collection as a key, a tag that does not construct, a second document) raises _Unusual, and
+    the document is read again the usual way, which judges and reports it exactly as before. Depth
+    is bounded as the events composer bounds it; without aliases a document is a tree no bigger
+    than its text, so no other bound applies."""
+    get_event = loader.get_event
+    max_depth = loader.max_depth
+    scalar_event, sequence_start, mapping_start = yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent
+    closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    plain: dict[str, Any] = {}  # a plain scalar's text -> its value, or _NO_KEY for the text itself
+    open_collections: list[Any] = []
+    keys: list[Any] = []  # per open collection: the key waiting for its value (a sequence's stays _NO_KEY)
+
+    def construct(tag: str, event: Any) -> Any:
+        try:
+            return loader.construct_object(
+                ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style), deep=True
+            )
+        except yaml.YAMLError:
+            raise _Unusual from None
+
+    get_event()  # the stream start
+    if loader.check_event(yaml.StreamEndEvent):
+        return None
+    get_event()  # the document start
+    while True:
+        event = get_event()
+        kind = type(event)
+        if kind is scalar_event:
+            if event.anchor is not None:
+                raise _Unusual
+            tag = event.tag
+            value = event.value
+            if tag is None or tag == "!":
+                if event.implicit[0]:
+                    known = plain.get(value)
+                    if known is None:
+                        tag = loader.resolve(ScalarNode, value, event.implicit)
+                        if tag not in _PLAIN_SCALAR_TAGS:
+                            raise _Unusual  # a merge key, or a resolver of the loader's own
+                        known = _NO_KEY if tag == _STR_TAG else (construct(tag, event),)
+                        if len(plain) < _PLAIN_TAGS_KEPT:
+                            plain[value] = known
+                    if known is not _NO_KEY:
+                        value = known[0]
+            elif tag != _STR_TAG:
+                value = construct(tag, event)
+        elif kind in closing:
+            value = open_collections.pop()
+            keys.pop()
+        elif kind is mapping_start or kind is sequence_start:
+            tag = event.tag
+            default = _MAP_TAG if kind is mapping_start else _SEQ_TAG
+            if event.anchor is not None or (tag is not None and tag != "!" and tag != default):
+                raise _Unusual
+            if keys and keys[-1] is _NO_KEY and type(open_collections[-1]) is dict:
+                raise _Unusual  # a collection as a mapping key
+            if len(open_collections) >= max_depth:
+                raise _BoundsError(None, None, f"nests deeper than {max_depth} levels", event.start_mark)
+            open_collections.append({} if kind is mapping_start else [])
+            keys.append(_NO_KEY)
+            continue
+        else:  # an alias
+            raise _Unusual
+        if not open_collections:
+            break
+        parent = open_collections[-1]
+        if type(parent) is list:
+            parent.append(value)
+        elif keys[-1] is _NO_KEY:
+            keys[-1] = value
+        else:
+            parent[keys[-1]] = value
+            keys[-1] = _NO_KEY
+    get_event()  # the document end
+    if not loader.check_event(yaml.StreamEndEvent):
+        raise _Unusual
+    return value
+
+
 # Drop the YAML 1.1 timestamp resolver: the schema speaks JSON, where a date is a string.
 _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -331,12 +441,19 @@ def _decode(data: bytes, path: Path | str) -> str:
         raise YamlError(path, line, f"cannot read: not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
-def _load(text: str | bytes, path: Path | str, loader_class: type[Any]) -> Any:
+def _load(text: str | bytes, path: Path | str, loader_class: type[Any], plain: bool = False) -> Any:
     if isinstance(text, bytes):
         text = _decode(text, path)
     loader = loader_class(text)
     loader.bounded_text = text
     try:
+        if plain:
+            try:
+                return _build_plain(loader)
+            except _Unusual:
+                loader.dispose()
+                loader = loader_class(text)
+                loader.bounded_text = text
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -362,7 +479,7 @@ def load_text(text: str | bytes, path: Path | str = "<string>") -> Any:
 
 def load_data(text: str | bytes, path: Path | str = "<string>") -> Any:
     """Parse one YAML document into plain dicts and lists (`!!binary` is bytes), within the same bounds."""
-    return _load(text, path, _PlainLoader)
+    return _load(text, path, _PlainLoader, plain=True)
 
 
 def read_text(path: Path) -> str:

@@ -191,6 +191,9 @@ _TAGS = [
     "!!python/object/apply:pathlib.Path.touch ['{marker}']",
     "!!python/name:os.system",
     "!custom {a: 1}",
+    "!!int twelve",
+    "!!bool maybe",
+    "!!timestamp soon",
 ]
 
 

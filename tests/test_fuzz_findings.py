@@ -333,6 +333,27 @@ def test_yaml_types_json_cannot_carry_are_located_in_bodies(
     assert "the request's parsed_body holds" in out and "which JSON cannot carry (interaction 0)" in out
 
 
+@pytest.mark.parametrize(
+    ("tag", "message"),
+    [
+        ("!!int twelve", "'twelve' is not 'int' data"),
+        ("!!float abc", "'abc' is not 'float' data"),
+        ("!!bool maybe", "'maybe' is not 'bool' data"),
+        ("!!timestamp soon", "'soon' is not 'timestamp' data"),
+    ],
+)
+def test_a_tag_its_text_cannot_carry_is_located(
+    tag: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PyYAML's constructors raise bare ValueError or KeyError on these; lint once ended in a traceback."""
+    text = ONE_CALL.read_text().replace("  response:\n", f"    odd: {tag}\n  response:\n", 1)
+    line = text.splitlines().index(f"    odd: {tag}") + 1
+    code, out = _lint(capsys, _write_text(tmp_path / "tagged.yaml", text), ONE_CALL)
+    assert code == 2, out
+    assert f"invalid YAML (line {line}): {message}" in out
+    assert f"{ONE_CALL}: 2 interaction(s); checked openai-chat (2): clean" in out
+
+
 def _write_text(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
