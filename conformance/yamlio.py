@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -137,6 +137,29 @@ def _check_graph(root: Node, text_length: int, max_depth: int) -> None:
                 stack.append((child, False))
 
 
+def _implicit_tags(loader: Any) -> Callable[[str, tuple[bool, bool]], str]:
+    """The tag of a scalar without one of its own. It depends on the text alone (no path resolvers
+    are registered): quoted and block scalars are strings, plain ones (keys, mostly) repeat and are
+    resolved once per distinct text."""
+    resolve = loader.resolve
+    if loader.yaml_path_resolvers:
+        return lambda value, implicit: resolve(ScalarNode, value, implicit)
+    string_tag: str = loader.DEFAULT_SCALAR_TAG
+    known: dict[str, str] = {}
+
+    def tag_of(value: str, implicit: tuple[bool, bool]) -> str:
+        if not implicit[0]:
+            return string_tag
+        tag = known.get(value)
+        if tag is None:
+            tag = resolve(ScalarNode, value, implicit)
+            if len(known) < _PLAIN_TAGS_KEPT:
+                known[value] = tag
+        return tag
+
+    return tag_of
+
+
 class _Bounded:
     """Composes a document within the bounds; mixed into a PyYAML loader (C or pure Python)."""
 
@@ -200,11 +223,7 @@ class _Bounded:
         keys: list[Node | None] = []  # per open mapping: the key waiting for its value
         aliased = False
         closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-        # A scalar's implicit tag depends on its text alone (no path resolvers are registered):
-        # quoted and block scalars are strings, plain ones (keys, mostly) repeat and are resolved once.
-        by_path = bool(loader.yaml_path_resolvers)
-        string_tag = loader.DEFAULT_SCALAR_TAG
-        plain_tags: dict[str, str] = {}
+        tag_of = _implicit_tags(loader)
         while True:
             event = get_event()
             kind_of_event = type(event)
@@ -215,17 +234,7 @@ class _Bounded:
                 # Most events: a scalar without an anchor (handled in full below otherwise).
                 tag = event.tag
                 if tag is None or tag == "!":
-                    value, implicit = event.value, event.implicit
-                    if by_path:
-                        tag = loader.resolve(ScalarNode, value, implicit)
-                    elif not implicit[0]:
-                        tag = string_tag
-                    else:
-                        tag = plain_tags.get(value)
-                        if tag is None:
-                            tag = loader.resolve(ScalarNode, value, implicit)
-                            if len(plain_tags) < _PLAIN_TAGS_KEPT:
-                                plain_tags[value] = tag
+                    tag = tag_of(event.value, event.implicit)
                 node = ScalarNode(tag, event.value, start, end, style=event.style)
             elif kind_of_event is yaml.AliasEvent:
                 aliased = True
@@ -292,7 +301,6 @@ class _Unusual(Exception):
 
 _TAG = "tag:yaml.org,2002:"
 _STR_TAG, _MAP_TAG, _SEQ_TAG = _TAG + "str", _TAG + "map", _TAG + "seq"
-_PLAIN_SCALAR_TAGS = frozenset(_TAG + name for name in ("str", "int", "float", "bool", "null"))
 _NO_KEY: Any = object()  # an open mapping's slot when no key waits for its value
 
 
@@ -310,7 +318,7 @@ def _build_plain(loader: Any) -> Any:
     max_depth = loader.max_depth
     scalar_event, sequence_start, mapping_start = yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent
     closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    plain: dict[str, Any] = {}  # a plain scalar's text -> its value, or _NO_KEY for the text itself
+    tag_of = _implicit_tags(loader)
     open_collections: list[Any] = []
     keys: list[Any] = []  # per open collection: the key waiting for its value (a sequence's stays _NO_KEY)
 
@@ -335,18 +343,9 @@ def _build_plain(loader: Any) -> Any:
             tag = event.tag
             value = event.value
             if tag is None or tag == "!":
-                if event.implicit[0]:
-                    known = plain.get(value)
-                    if known is None:
-                        tag = loader.resolve(ScalarNode, value, event.implicit)
-                        if tag not in _PLAIN_SCALAR_TAGS:
-                            raise _Unusual  # a merge key, or a resolver of the loader's own
-                        known = _NO_KEY if tag == _STR_TAG else (construct(tag, event),)
-                        if len(plain) < _PLAIN_TAGS_KEPT:
-                            plain[value] = known
-                    if known is not _NO_KEY:
-                        value = known[0]
-            elif tag != _STR_TAG:
+                tag = tag_of(value, event.implicit)
+            if tag != _STR_TAG:
+                # A number, a boolean, null, `!!binary`; a merge key (`<<`) has no constructor.
                 value = construct(tag, event)
         elif kind in closing:
             value = open_collections.pop()
