@@ -48,6 +48,16 @@ def arguments_value(raw: Any) -> Any:
 
 
 NOT_JSON = object()  # what a canned output that is plain text parses to
+
+
+def json_value(text: str) -> Any:
+    """The JSON value a text holds, or NOT_JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return NOT_JSON
+
+
 _UNSEEN = object()
 
 
@@ -113,11 +123,7 @@ class CheckContext:
         own outputs as it is made), since every request of an exchange carries them again."""
         found = self._output_values.get(text, _UNSEEN)
         if found is _UNSEEN:
-            try:
-                found = json.loads(text)
-            except ValueError:
-                found = NOT_JSON
-            self._output_values[text] = found
+            found = self._output_values[text] = json_value(text)
         return found
 
     def expected_for(self, call: Any) -> ExpectedCall | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.rules.alignment import Echo
-from conformance.rules.context import NOT_JSON, CheckContext
+from conformance.rules.context import NOT_JSON, CheckContext, json_value
 from conformance.rules.diagnose import resembles
 from conformance.violations import Violation
 from conformance.wire import History, WireCall, WireMessage, WireResult
@@ -500,14 +500,7 @@ def _shown_arguments(arguments: Any) -> str:
     return json.dumps(dict(arguments), ensure_ascii=False) if isinstance(arguments, dict) else str(arguments)
 
 
-def _parsed(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return NOT_JSON
-
-
-def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bool:
+def mentions(value: Any, text: str, parse: Callable[[str], Any] = json_value) -> bool:
     """Whether a result's output (text, blocks or an object, by API) carries a canned output.
 
     Text carries it when it contains it, or holds the same JSON value however spaced; an object
@@ -546,7 +539,7 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = _parsed) -> bo
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    if any(_parsed(node) == wanted for node in encoded):
+    if any(json_value(node) == wanted for node in encoded):
         return True
     return _reshaped(value, wanted)
 
