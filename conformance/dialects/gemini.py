@@ -65,8 +65,6 @@ _RESPONSE_KEYS = (("functionResponse", "functionResponse.id"), ("function_respon
 
 
 def _signature(part: dict[str, Any]) -> dict[str, Any]:
-    if SIGNATURE not in part and "thought_signature" not in part:
-        return {}  # most parts carry none
     found = _field(part, SIGNATURE, "thought_signature")
     return {SIGNATURE: canonical_bytes(found[1])} if found else {}
 
