@@ -318,7 +318,7 @@ def load_cassette(path: Path | str) -> Cassette:
     path = Path(path)
     known = _preloaded.get(str(path))
     if known is not None:
-        from conformance.snapshot import stamp
+        from conformance.snapshot import stamp  # with pickle and hashlib: only once a snapshot was loaded
 
         if stamp(path) == known[0]:
             return known[1]
