@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -231,6 +232,25 @@ def test_deep_nesting_is_refused_by_lint_check_and_run(levels: int, tmp_path: Pa
     )
     assert plugin.returncode == 4  # pytest's usage error, not a crash
     assert "nests deeper than 100 levels" in plugin.stdout + plugin.stderr
+
+
+@pytest.mark.parametrize("load", ["load_text", "load_data"])
+@pytest.mark.parametrize("opening", ["[", "- "])
+def test_the_suites_nesting_bound_is_met_before_any_parsers_own(load: str, opening: str) -> None:
+    """PyYAML 6.0.4's libyaml refuses 1,000 flow levels in its own words, before the suite's
+    bound is met; whatever the installed parser does, the refusal is the suite's, located, and
+    quick at a million levels (PyYAML's pure scanner is quadratic in an unbounded run)."""
+    from conformance import yamlio
+
+    if opening == "[":
+        text = "a: " + "[" * 1_000_000 + "]" * 1_000_000
+    else:  # block sequences, each indented under the last
+        text = "a:\n" + "".join(f"{'  ' * level}- \n" for level in range(2_000))
+    bound = yamlio._PlainLoader.max_depth if load == "load_data" else bounds.MAX_DEPTH
+    started = time.perf_counter()
+    with pytest.raises(yamlio.YamlError, match=f"invalid YAML: nests deeper than {bound} levels") as raised:
+        getattr(yamlio, load)(text, "deep.yaml")
+    assert raised.value.line is not None and time.perf_counter() - started < 10
 
 
 def test_a_deep_json_body_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
