@@ -24,13 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conformance.cassette import load_cassette
 from conformance.connectors.codec import run_codec
-from conformance.corpus import Corpus, ExpectedCall, ExpectedTurn, PriorHistory, Scenario, load_corpus
-from conformance.dialects import dialect_for, supported_apis
-from conformance.exchange import Exchange
+from conformance.corpus.loading import Corpus, ExpectedCall, ExpectedTurn, PriorHistory, Scenario, load_corpus
+from conformance.engine.dialects import dialect_for, supported_apis
+from conformance.engine.exchange import Exchange
+from conformance.engine.rules import CheckContext, check
+from conformance.recordings.cassette import load_cassette
 from conformance.reference import ADAPTER as REFERENCE
-from conformance.rules import CheckContext, check
 
 LENGTHS = (100, 1_000, 10_000, 100_000)
 TOOL = "lookup"  # a tool no bundled scenario uses, so the long history's ids never meet the scenario's

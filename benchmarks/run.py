@@ -84,7 +84,7 @@ def _env() -> dict[str, str]:
 
 
 def bench_plugin(runs: int, work: Path) -> Measure:
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     items = len(load_corpus().scenarios)
     plain = work / "plain"
@@ -105,8 +105,8 @@ def bench_plugin(runs: int, work: Path) -> Measure:
 
 CLIENT_CONNECTOR = """
 from conformance.clients.openai_sdk import ADAPTER
-from conformance.corpus import load_corpus
-from conformance.runner import RunOptions, run_suite
+from conformance.corpus.loading import load_corpus
+from conformance.running.runner import RunOptions, run_suite
 corpus = load_corpus()
 results = run_suite(ADAPTER, corpus, ["openai-chat"], options=RunOptions(timeout=60))
 """
@@ -115,8 +115,8 @@ PLAIN_VCRPY = """
 import vcr
 from conformance.clients.openai_sdk import chat_tool_loop
 from conformance.connectors.client import tool_loop
-from conformance.cassette import load_cassette
-from conformance.corpus import load_corpus
+from conformance.recordings.cassette import load_cassette
+from conformance.corpus.loading import load_corpus
 corpus = load_corpus()
 for scenario in sorted(corpus.scenarios.values(), key=lambda s: s.id):
     if scenario.api != "openai-chat" or scenario.history is not None:
@@ -148,7 +148,7 @@ def big_cassette(path: Path, megabytes: float) -> int:
     over, until the file is about `megabytes` large."""
     import yaml
 
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     class Dumper(yaml.CSafeDumper):
         def ignore_aliases(self, data: object) -> bool:

@@ -18,7 +18,7 @@ __all__ = ["CONTRACT_VERSION", "ClientAdapter", "CodecAdapter", "ToolLoop", "__v
 def __getattr__(name: str) -> object:
     # Lazy, so that installing the plugin costs a pytest session nothing until it is used.
     if name == "CodecAdapter":
-        from conformance.adapters import CodecAdapter
+        from conformance.connectors.contract import CodecAdapter
 
         return CodecAdapter
     if name in ("ClientAdapter", "ToolLoop"):

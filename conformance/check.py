@@ -18,16 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.caseschema import vocabulary
-from conformance.cassette import CassetteError, load_cassette
-from conformance.corpus import Corpus, LoadedFile, Scenario, build_corpus, default_roots, read_case_files
-from conformance.dialects import dialect_for
-from conformance.dialects.base import DialectError
-from conformance.paths import bundled_cases
-from conformance.problems import Problem
-from conformance.sse import StreamError
-from conformance.wording import a
-from conformance.yamlio import YamlError, line_of, load_file
+from conformance.corpus.caseschema import vocabulary
+from conformance.corpus.loading import Corpus, LoadedFile, Scenario, build_corpus, default_roots, read_case_files
+from conformance.corpus.paths import bundled_cases
+from conformance.corpus.problems import Problem
+from conformance.engine.dialects import dialect_for
+from conformance.engine.dialects.base import DialectError
+from conformance.engine.wording import a
+from conformance.recordings.cassette import CassetteError, load_cassette
+from conformance.recordings.sse import StreamError
+from conformance.recordings.yamlio import YamlError, line_of, load_file
 
 RETIRED_FILE = "retired.yaml"
 
@@ -159,7 +159,7 @@ def check_corpus(
             at(case.id, ["references", "target"], "reference", f"no wire-type case {target.split('.', 1)[0]!r}")
 
     if examples:
-        from conformance.examples import check_examples
+        from conformance.corpus.examples import check_examples
 
         example_problems, notes = check_examples(corpus, docs)
         problems += example_problems
@@ -346,7 +346,8 @@ def check_written(
 
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
-    from conformance.adapters import AdapterSpecError, CodecAdapter, resolve_reproduction
+    from conformance.connectors.adapters import AdapterSpecError, resolve_reproduction
+    from conformance.connectors.contract import CodecAdapter
 
     bug = corpus.bugs[case_id]
     try:

@@ -24,18 +24,16 @@ EXIT_OK, EXIT_FOUND, EXIT_INPUT = 0, 1, 2
 
 
 def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     return load_corpus([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()])
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.adapters import describe, served_apis, unknown_api_message
-    from conformance.known_bugs import run_case
-    from conformance.outcomes import FAILING, CaseResult
-    from conformance.results import results_document, write_results
-    from conformance.runner import RunOptions, select
-    from conformance.textreport import (
+    from conformance.connectors.adapters import describe, served_apis
+    from conformance.connectors.contract import unknown_api_message
+    from conformance.engine.outcomes import FAILING, CaseResult
+    from conformance.reports.textreport import (
         case_text,
         nothing_judged,
         skip_lines,
@@ -43,6 +41,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         warning_lines,
         warnings_summary,
     )
+    from conformance.running.known_bugs import run_case
+    from conformance.running.results import results_document, write_results
+    from conformance.running.runner import RunOptions, select
 
     unknown = unknown_api_message(args.api or ())
     if unknown:
@@ -108,10 +109,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from conformance.outcomes import FAILING
-    from conformance.results import write_results
-    from conformance.serving import ScenarioServer
-    from conformance.textreport import summary_table
+    from conformance.connectors.serving import ScenarioServer
+    from conformance.engine.outcomes import FAILING
+    from conformance.reports.textreport import summary_table
+    from conformance.running.results import served_document, write_results
 
     corpus = _corpus(args)
     wanted = list(args.scenario_ids or ())
@@ -127,6 +128,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_INPUT
     stop = _stop_on_signals()  # before the listing is printed: a client may signal as soon as it reads it
     server = ScenarioServer(corpus, args.profile, args.host, args.port)
+    server.server.results = lambda: served_document(server)  # what /_conformance/results answers
     try:
         server.start()
     except OSError as exc:
@@ -143,7 +145,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.stop()
     print(summary_table(results), file=sys.stderr)
     if args.report:
-        write_results(Path(args.report), server.document(results))
+        write_results(Path(args.report), served_document(server, results))
         print(f"results: {args.report}", file=sys.stderr)
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
 
@@ -186,7 +188,7 @@ def _adapter(args: argparse.Namespace, corpus: Any) -> tuple[Any, Any, Callable[
     a hang in C code) ends the run; `--in-process` runs it here; `--harness` runs a program in any
     language through the harness protocol.
     """
-    from conformance.adapters import BUNDLED, resolve
+    from conformance.connectors.adapters import BUNDLED, resolve
 
     if args.harness:
         from conformance.connectors.harness import HarnessAdapter
@@ -197,7 +199,7 @@ def _adapter(args: argparse.Namespace, corpus: Any) -> tuple[Any, Any, Callable[
     if args.in_process:
         resolved = resolve(spec, corpus=corpus if ":" not in spec else None, base=Path.cwd())
         return resolved.adapter, resolved.bug, lambda: None
-    from conformance.isolation import IsolatedAdapter, Worker
+    from conformance.running.isolation import IsolatedAdapter, Worker
 
     bug = corpus.bugs.get(spec) if ":" not in spec and spec not in BUNDLED else None
     worker = Worker([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()])
@@ -209,8 +211,8 @@ def _adapter(args: argparse.Namespace, corpus: Any) -> tuple[Any, Any, Callable[
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from conformance.runner import reproduce
-    from conformance.textreport import diff_text, violation_text
+    from conformance.reports.textreport import diff_text, violation_text
+    from conformance.running.runner import reproduce
 
     corpus = _corpus(args)
     bug = corpus.bugs.get(args.bug_id)
@@ -247,9 +249,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from conformance.cassette import CassetteError
     from conformance.lint import lint_path
-    from conformance.textreport import violation_text
+    from conformance.recordings.cassette import CassetteError
+    from conformance.reports.textreport import violation_text
 
     corpus = _corpus(args)
     status = EXIT_OK
@@ -355,8 +357,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _wire_types(args: argparse.Namespace) -> int:
-    from conformance.corpus import load_corpus
-    from conformance.wiretypes_report import COMMAND, render, stale_files, write_files
+    from conformance.corpus.loading import load_corpus
+    from conformance.reports.wiretypes_report import COMMAND, render, stale_files, write_files
 
     rendered = render(load_corpus())
     output = Path(args.output)
@@ -375,9 +377,9 @@ def _wire_types(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from conformance.matrix import COMMAND
-    from conformance.matrix.generate import from_bundled, from_results
-    from conformance.matrix.outputs import stale_files, write_files
+    from conformance.reports.matrix import COMMAND
+    from conformance.reports.matrix.generate import from_bundled, from_results
+    from conformance.reports.matrix.outputs import stale_files, write_files
 
     if args.wire_types:
         if args.results:
@@ -535,8 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from conformance.adapters import AdapterSpecError
-    from conformance.problems import InputError
+    from conformance.connectors.adapters import AdapterSpecError
+    from conformance.corpus.problems import InputError
 
     args = build_parser().parse_args(argv)
     try:

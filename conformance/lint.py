@@ -1,7 +1,7 @@
 """Linting recorded traffic: a cassette's requests checked against the responses it served.
 
 The same rules as a live run, minus the decode rules (there is no codec to ask). Each independent
-conversation of the cassette is one exchange (`conformance.conversations`): a request is checked
+conversation of the cassette is one exchange (`conformance.engine.conversations`): a request is checked
 against the responses of its own conversation only, never against another test's.
 
 Lint never crashes on what a file holds: an interaction its dialect cannot read is reported,
@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.cassette import Cassette, CassetteError, load_cassette
-from conformance.conversations import Conversation, split
-from conformance.corpus import Corpus
-from conformance.dialects.base import DialectError
-from conformance.exchange import Exchange, Turn
-from conformance.faults import describe
-from conformance.rules import CheckContext, check
-from conformance.violations import Violation
+from conformance.corpus.loading import Corpus
+from conformance.engine.conversations import Conversation, split
+from conformance.engine.dialects.base import DialectError
+from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.faults import describe
+from conformance.engine.rules import CheckContext, check
+from conformance.engine.violations import Violation
+from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
 
 
 @dataclass

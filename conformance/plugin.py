@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from conformance.adapters import Adapter, Resolved
-    from conformance.corpus import BugCase, Corpus, Scenario
-    from conformance.outcomes import CaseResult
-    from conformance.runner import RunOptions
+    from conformance.connectors.adapters import Adapter, Resolved
+    from conformance.corpus.loading import BugCase, Corpus, Scenario
+    from conformance.engine.outcomes import CaseResult
+    from conformance.running.runner import RunOptions
 
 _PROPERTY = "conformance_result"
 _PREFIX = "conformance::"
@@ -141,8 +141,8 @@ class ConformanceItem(pytest.Item):
 
     def runtest(self) -> None:
         from conformance.connectors.codec import short_traceback
-        from conformance.known_bugs import run_case
-        from conformance.outcomes import CaseResult
+        from conformance.engine.outcomes import CaseResult
+        from conformance.running.known_bugs import run_case
 
         plugin = self.session_plugin
         try:
@@ -167,7 +167,7 @@ class ConformanceItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ConformanceFailure):
-            from conformance.textreport import case_text
+            from conformance.reports.textreport import case_text
 
             return case_text(excinfo.value.result, self.session_plugin.adapter.name)
         return str(super().repr_failure(excinfo))
@@ -206,8 +206,8 @@ class ConformanceSession:
         self._failed_to_start = False
 
     def run_options(self, item: pytest.Item) -> RunOptions:
-        from conformance.runner import RunOptions
-        from conformance.timeouts import DEFAULT_SECONDS
+        from conformance.running.runner import RunOptions
+        from conformance.running.timeouts import DEFAULT_SECONDS
 
         raw = _setting(self.config, "timeout")
         try:
@@ -249,7 +249,8 @@ class ConformanceSession:
     @property
     def resolved(self) -> Resolved:
         if self._resolved is None:
-            from conformance.adapters import BUNDLED, AdapterDefinitionError, AdapterSpecError, Resolved, resolve
+            from conformance.connectors.adapters import BUNDLED, AdapterSpecError, Resolved, resolve
+            from conformance.connectors.contract import AdapterDefinitionError
 
             spec = self.adapter_spec.strip()
             option = "--conformance-harness" if self.harness else "--conformance-adapter"
@@ -261,7 +262,7 @@ class ConformanceSession:
                     self._closers.append(harness.close)  # the harness process and its replay server
                     self._resolved = Resolved(harness)
                 elif _setting(self.config, "isolate"):
-                    from conformance.isolation import IsolatedAdapter, Worker
+                    from conformance.running.isolation import IsolatedAdapter, Worker
 
                     if not spec:
                         raise AdapterSpecError("no adapter given: name 'reference', a bug id, or module:object")
@@ -293,15 +294,15 @@ class ConformanceSession:
 
     def served(self) -> list[str]:
         """The APIs whose cases this run judges: those the adapter serves, narrowed by --conformance-api."""
-        from conformance.adapters import served_apis
+        from conformance.connectors.adapters import served_apis
 
         return [api for api in served_apis(self.adapter) if not self.apis or api in self.apis]
 
     @property
     def corpus(self) -> Corpus:
         if self._corpus is None:
-            from conformance.corpus import load_corpus
-            from conformance.problems import InputError
+            from conformance.corpus.loading import load_corpus
+            from conformance.corpus.problems import InputError
 
             base = self.config.invocation_params.dir
             cases = [base / p for p in _setting(self.config, "cases") or []]
@@ -318,8 +319,8 @@ class ConformanceSession:
     def scenarios(self) -> list[Scenario]:
         """Every scenario of the selected APIs: what the run is asked to judge, before any deselection."""
         if self._scenarios is None:
-            from conformance.adapters import unknown_api_message
-            from conformance.runner import select
+            from conformance.connectors.contract import unknown_api_message
+            from conformance.running.runner import select
 
             message = unknown_api_message(self.apis)
             if message:
@@ -369,7 +370,7 @@ class ConformanceSession:
         case_id = report.nodeid[len(_PREFIX) :]
         if not report.failed or case_id in self.results:
             return
-        from conformance.outcomes import CaseResult
+        from conformance.engine.outcomes import CaseResult
 
         # Failed with no result of its own: the process running it died, or the suite raised around it.
         scenario = self.corpus.scenarios.get(case_id)
@@ -403,7 +404,7 @@ class ConformanceSession:
 
     def _case_results(self) -> list[CaseResult]:
         """Every case of the selected APIs: judged, or `not-run` with why (stopped early, or deselected)."""
-        from conformance.outcomes import CaseResult
+        from conformance.engine.outcomes import CaseResult
 
         results = [CaseResult.from_json(d) for d in self.results.values()]
         selected = set(self.selected)
@@ -442,9 +443,9 @@ class ConformanceSession:
         self._failed_to_start = session.exitstatus in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR)
         if not self._reports():
             return
-        from conformance.adapters import describe
-        from conformance.results import results_document, write_results
-        from conformance.textreport import nothing_judged, warnings_summary
+        from conformance.connectors.adapters import describe
+        from conformance.reports.textreport import nothing_judged, warnings_summary
+        from conformance.running.results import results_document, write_results
 
         results = self._case_results()
         path = self.report_path()
@@ -468,7 +469,7 @@ class ConformanceSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._reports():
             return
-        from conformance.textreport import summary_table, warning_lines, warnings_summary
+        from conformance.reports.textreport import summary_table, warning_lines, warnings_summary
 
         tr = terminalreporter
         adapter = self.adapter

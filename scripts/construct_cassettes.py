@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from builders.common import history_scenario  # noqa: E402
 
-from conformance.corpus import Scenario, load_corpus  # noqa: E402
+from conformance.corpus.loading import Scenario, load_corpus  # noqa: E402
 
 
 def builder(api: str) -> Callable[[Scenario], list[dict[str, Any]]] | None:

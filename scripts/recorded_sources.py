@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from conformance.corpus import Corpus, load_corpus  # noqa: E402
+from conformance.corpus.loading import Corpus, load_corpus  # noqa: E402
 
 HEADER = """# Recorded traffic: sources
 

@@ -10,8 +10,8 @@ import json
 import uuid
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import Conversation, Message, ToolCallPart, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import Conversation, Message, ToolCallPart, ToolResultPart
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.corpus import Corpus, load_corpus
+from conformance.corpus.loading import Corpus, load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,7 +25,7 @@ REAL_TRAFFIC = SHARED / "real-traffic"
 
 pytest_plugins = ["pytester"]
 
-# Corpus snapshots (conformance/snapshot.py) of the project's own test runs stay out of the user's
+# Corpus snapshots (conformance/corpus/snapshot.py) of the project's own test runs stay out of the user's
 # cache; they are kept between runs, which is what makes the second run fast.
 os.environ.setdefault("CONFORMANCE_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"conformance-tests-{os.getuid()}"))
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from conformance.adapters import Codec
-from conformance.cassette import HttpResponse
 from conformance.connectors.client import ClientAdapter, ToolLoop
-from conformance.dialects import dialect_for
-from conformance.neutral import Conversation, Message, Part, tool_calls, user
+from conformance.connectors.contract import Codec
+from conformance.engine.dialects import dialect_for
+from conformance.engine.neutral import Conversation, Message, Part, tool_calls, user
+from conformance.recordings.cassette import HttpResponse
 from conformance.reference import ADAPTER as REFERENCE
 
 MAX_TURNS = 8
@@ -184,7 +184,7 @@ class _Continuation:
 
 def codec_client(codec: Codec, variant: Variant) -> Callable[[ToolLoop], None]:
     def run(loop: ToolLoop) -> None:
-        from conformance.transports import transport_for
+        from conformance.replay.transports import transport_for
 
         api = loop.api
         dialect = dialect_for(api)

@@ -16,9 +16,9 @@ import pytest
 from conftest import ROOT
 
 from conformance.connectors.harness import HarnessAdapter
-from conformance.corpus import Corpus
-from conformance.outcomes import CaseResult
-from conformance.runner import RunOptions, run_scenario
+from conformance.corpus.loading import Corpus
+from conformance.engine.outcomes import CaseResult
+from conformance.running.runner import RunOptions, run_scenario
 
 
 def installed(name: str, package: str, label: str) -> Path:

@@ -10,10 +10,10 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from conformance.adapters import (
-    AdapterDefinitionError,
+from conformance.check import check_corpus
+from conformance.cli import main
+from conformance.connectors.adapters import (
     AdapterSpecError,
-    CodecAdapter,
     describe,
     located,
     resolve,
@@ -21,9 +21,8 @@ from conformance.adapters import (
     resolve_reproduction,
     served_apis,
 )
-from conformance.check import check_corpus
-from conformance.cli import main
 from conformance.connectors.client import ClientAdapter
+from conformance.connectors.contract import AdapterDefinitionError, CodecAdapter
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 

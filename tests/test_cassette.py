@@ -10,9 +10,9 @@ import pytest
 import yaml
 from conftest import REAL_TRAFFIC
 
-from conformance.cassette import CassetteError, load_cassette, parse_cassette
-from conformance.dialects import detect
-from conformance.sse import StreamError, parse_events
+from conformance.engine.dialects import detect
+from conformance.recordings.cassette import CassetteError, load_cassette, parse_cassette
+from conformance.recordings.sse import StreamError, parse_events
 
 BODY = {
     "choices": [

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 from conformance.cli import main
-from conformance.corpus import Corpus
+from conformance.corpus.loading import Corpus
 
 OPENAI_CHAT = """
 from conformance import CodecAdapter
@@ -103,7 +103,7 @@ def test_a_run_that_judges_no_case_fails(here: Path, capsys: pytest.CaptureFixtu
     _module(here, "cli_adapter_none", OPENAI_CHAT)
     assert main(["run", "--adapter", "cli_adapter_none:ADAPTER", "--api", "gemini", "--report", "r.json"]) == 1
     out = capsys.readouterr().out
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     gemini = sum(1 for s in load_corpus().scenarios.values() if s.api == "gemini")
     wanted = (

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.cassette import load_cassette
 from conformance.connectors.client import ClientAdapter, ToolLoop, base_url_of
-from conformance.corpus import Corpus, load_corpus
+from conformance.corpus.loading import Corpus, load_corpus
 from conformance.lint import lint_path
-from conformance.runner import RunOptions, run_scenario
+from conformance.recordings.cassette import load_cassette
+from conformance.running.runner import RunOptions, run_scenario
 
 openai = pytest.importorskip("openai", reason="the client connector tests drive the official openai SDK")
 
@@ -120,7 +120,7 @@ def test_a_client_that_hangs_times_out_and_the_run_goes_on(corpus: Corpus) -> No
 
 
 def test_a_codec_that_hangs_times_out(corpus: Corpus) -> None:
-    from conformance.adapters import CodecAdapter
+    from conformance.connectors.contract import CodecAdapter
 
     class Hangs:
         def decode(self, response: dict[str, Any]) -> Any:
@@ -266,7 +266,7 @@ def test_every_secret_header_and_key_parameter_is_scrubbed(tmp_path: Path, local
     import httpx
     import vcr  # type: ignore[import-untyped]
 
-    from conformance.recording import SECRET_HEADERS, vcr_settings
+    from conformance.recordings.recording import SECRET_HEADERS, vcr_settings
 
     settings = vcr_settings("once", {"filter_headers": ["x-custom-token"]})
     path = tmp_path / "secrets.yaml"
@@ -280,7 +280,7 @@ def test_every_secret_header_and_key_parameter_is_scrubbed(tmp_path: Path, local
 
 
 def test_a_users_vcr_config_cannot_switch_scrubbing_off() -> None:
-    from conformance.recording import vcr_settings
+    from conformance.recordings.recording import vcr_settings
 
     settings = vcr_settings("none", {"filter_headers": [], "match_on": ["body"], "record_mode": "all"})
     names = {h for h, _ in settings["vcr"]["filter_headers"]}

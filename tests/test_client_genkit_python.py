@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.clients.genkit_python import ADAPTER
-from conformance.corpus import Corpus
-from conformance.runner import run_scenario
+from conformance.corpus.loading import Corpus
+from conformance.running.runner import run_scenario
 
 pytest.importorskip("genkit", reason="python -m pip install '.[genkit]'")
 

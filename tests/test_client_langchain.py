@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.clients.langchain_chat import ADAPTER
-from conformance.corpus import Corpus
-from conformance.runner import run_scenario
+from conformance.corpus.loading import Corpus
+from conformance.running.runner import run_scenario
 
 pytest.importorskip("langchain_openai", reason="the LangChain client adapter drives langchain-openai")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.clients.litellm_sdk import ADAPTER
-from conformance.corpus import Corpus
-from conformance.runner import run_scenario
+from conformance.corpus.loading import Corpus
+from conformance.running.runner import run_scenario
 
 pytest.importorskip("litellm", reason="the LiteLLM client adapter drives litellm")
 # litellm.completion(tools=...) imports `mcp`, which only LiteLLM's [proxy] extra installs.

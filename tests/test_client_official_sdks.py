@@ -23,11 +23,11 @@ for _sdk in ("openai", "anthropic", "google.genai", "botocore", "mistralai", "co
 
 from conformance.clients.official_sdks import ADAPTER, PACKAGES, Options, official_sdks  # noqa: E402
 from conformance.connectors.client import ScenarioUnsupported, ToolLoop  # noqa: E402
-from conformance.corpus import Corpus, load_corpus  # noqa: E402
-from conformance.outcomes import CaseResult  # noqa: E402
+from conformance.corpus.loading import Corpus, load_corpus  # noqa: E402
+from conformance.engine.outcomes import CaseResult  # noqa: E402
 from conformance.replay.session import ReplaySession  # noqa: E402
-from conformance.runner import RunOptions, run_scenario  # noqa: E402
-from conformance.transports.base import Request  # noqa: E402
+from conformance.replay.transports.base import Request  # noqa: E402
+from conformance.running.runner import RunOptions, run_scenario  # noqa: E402
 
 _CORPUS = load_corpus()
 # Scenarios that begin with another API's history, and sessions of several runs, are for codec adapters only.
@@ -272,7 +272,7 @@ def test_a_mistral_stream_served_from_a_whole_response_carries_each_call_whole()
     """Mistral streams every call whole, and its SDK's chunk model requires a name on each call delta."""
     from mistralai.client.models import CompletionChunk
 
-    from conformance.transports import transport_for
+    from conformance.replay.transports import transport_for
 
     body = {
         "id": "c",

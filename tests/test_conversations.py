@@ -9,10 +9,10 @@ from typing import Any
 import yaml
 from interactions import bundled_interactions, request_body, with_request_body
 
-from conformance.cassette import parse_cassette
-from conformance.conversations import split
-from conformance.corpus import Corpus
+from conformance.corpus.loading import Corpus
+from conformance.engine.conversations import split
 from conformance.lint import lint
+from conformance.recordings.cassette import parse_cassette
 
 
 def _cassette(interactions: list[dict[str, Any]]) -> Any:

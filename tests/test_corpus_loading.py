@@ -8,9 +8,9 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from conformance import corpus as corpus_module
-from conformance.corpus import build_corpus, read_case_files
-from conformance.problems import Problem
+from conformance.corpus import loading as corpus_module
+from conformance.corpus.loading import build_corpus, read_case_files
+from conformance.corpus.problems import Problem
 
 
 def _broken_copy(tmp_path: Path) -> Path:

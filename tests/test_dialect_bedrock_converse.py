@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 from conftest import REAL_TRAFFIC
 
-from conformance.cassette import HttpRequest, HttpResponse
-from conformance.corpus import Corpus
-from conformance.dialects import detect, dialect_for
-from conformance.dialects.base import DialectError
-from conformance.eventstream import encode
-from conformance.exchange import Exchange, Turn
+from conformance.corpus.loading import Corpus
+from conformance.engine.dialects import detect, dialect_for
+from conformance.engine.dialects.base import DialectError
+from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.rules import CheckContext, check
 from conformance.lint import lint_path
+from conformance.recordings.cassette import HttpRequest, HttpResponse
+from conformance.recordings.eventstream import encode
 from conformance.reference.bedrock_converse import BedrockConverseCodec
-from conformance.rules import CheckContext, check
 
 DIALECT = dialect_for("bedrock-converse")
 RECORDING = REAL_TRAFFIC / "pydantic-ai" / "test_bedrock_mixed_strict_tool_run.yaml"

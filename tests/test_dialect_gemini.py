@@ -7,11 +7,11 @@ import json
 import pytest
 from conftest import REAL_TRAFFIC
 
-from conformance.cassette import HttpRequest, HttpResponse
-from conformance.corpus import Corpus
-from conformance.dialects import detect
-from conformance.dialects.gemini import Gemini
+from conformance.corpus.loading import Corpus
+from conformance.engine.dialects import detect
+from conformance.engine.dialects.gemini import Gemini
 from conformance.lint import lint_path
+from conformance.recordings.cassette import HttpRequest, HttpResponse
 
 DIALECT = Gemini()
 CHUNKS = [
@@ -102,7 +102,7 @@ def test_a_signature_in_the_url_safe_alphabet_is_the_same_signature() -> None:
     """google-genai sends bytes fields URL-safe and unpadded; the API takes both spellings."""
     import base64
 
-    from conformance.dialects.gemini import canonical_bytes
+    from conformance.engine.dialects.gemini import canonical_bytes
 
     raw = bytes(range(256))
     assert canonical_bytes(base64.urlsafe_b64encode(raw).decode().rstrip("=")) == base64.b64encode(raw).decode()

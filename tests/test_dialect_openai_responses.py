@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from conformance.cassette import HttpRequest, HttpResponse
-from conformance.corpus import Corpus
-from conformance.dialects import detect, dialect_for
-from conformance.dialects.openai_responses import ResponsesItems
+from conformance.corpus.loading import Corpus
+from conformance.engine.dialects import detect, dialect_for
+from conformance.engine.dialects.openai_responses import ResponsesItems
 from conformance.lint import lint_path
+from conformance.recordings.cassette import HttpRequest, HttpResponse
 from conformance.reference import ADAPTER as REFERENCE
 
 APIS = ("openai-responses", "azure-foundry", "openresponses")
@@ -163,8 +163,8 @@ def test_the_real_responses_recordings_lint_clean(recording: str, corpus: Corpus
 
 
 def test_a_request_continuing_a_stored_response_sends_only_new_items(corpus: Corpus) -> None:
-    from conformance.exchange import Exchange, Turn
-    from conformance.rules import CheckContext, check
+    from conformance.engine.exchange import Exchange, Turn
+    from conformance.engine.rules import CheckContext, check
 
     dialect = _dialect("openai-responses")
     call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{}"}

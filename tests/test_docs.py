@@ -6,7 +6,7 @@ import re
 
 from conftest import ROOT
 
-from conformance.caseschema import vocabulary
+from conformance.corpus.caseschema import vocabulary
 
 DOCS = ROOT / "docs"
 
@@ -25,6 +25,6 @@ def test_the_neutral_model_reference_covers_the_model() -> None:
     text = (DOCS / "neutral-model.md").read_text(encoding="utf-8")
     for needle in ('"type": "custom"', "provider_executed", "extra", "IdMap", "mint the id in `decode`", "`tool`"):
         assert needle in text, needle
-    neutral = (ROOT / "conformance" / "neutral.py").read_text(encoding="utf-8")
+    neutral = (ROOT / "conformance" / "engine" / "neutral.py").read_text(encoding="utf-8")
     for field in re.findall(r"^    (\w+): ", neutral, re.M):  # every field of every TypedDict
         assert f"`{field}`" in text or f'"{field}"' in text, field

@@ -1,4 +1,4 @@
-"""conformance.eventstream against botocore's decoder, the reference reader of the format."""
+"""conformance.recordings.eventstream against botocore's decoder, the reference reader of the format."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cassette import load_cassette
-from conformance.eventstream import EventStreamError, decode, encode, looks_like_event_stream
+from conformance.recordings.cassette import load_cassette
+from conformance.recordings.eventstream import EventStreamError, decode, encode, looks_like_event_stream
 
 eventstream = pytest.importorskip("botocore.eventstream", reason="these tests compare against botocore's decoder")
 

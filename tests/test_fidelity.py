@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from conformance.cassette import load_cassette
-from conformance.corpus import load_corpus
-from conformance.sse import parse_events
+from conformance.corpus.loading import load_corpus
+from conformance.recordings.cassette import load_cassette
+from conformance.recordings.sse import parse_events
 
 openai = pytest.importorskip("openai", reason="the fidelity tests need the official openai SDK")
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from conformance.cassette import Interaction, load_cassette
-from conformance.corpus import Scenario, load_corpus
-from conformance.sse import parse_events
+from conformance.corpus.loading import Scenario, load_corpus
+from conformance.recordings.cassette import Interaction, load_cassette
+from conformance.recordings.sse import parse_events
 
 pytest.importorskip("anthropic", reason="the fidelity tests need the official anthropic SDK")
 

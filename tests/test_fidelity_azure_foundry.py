@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from test_fidelity_openai_responses import bodies, by_type, scenarios_of
 
-from conformance.cassette import load_cassette
-from conformance.corpus import Scenario, load_corpus
+from conformance.corpus.loading import Scenario, load_corpus
+from conformance.recordings.cassette import load_cassette
 
 SCENARIOS = scenarios_of("azure-foundry")
 # azure-ai-agentserver-responses 2.3.0 has no model for these preview items (see their wire-type case).

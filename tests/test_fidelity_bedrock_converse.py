@@ -17,9 +17,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from conformance.cassette import load_cassette
-from conformance.corpus import Scenario, load_corpus
-from conformance.eventstream import decode
+from conformance.corpus.loading import Scenario, load_corpus
+from conformance.recordings.cassette import load_cassette
+from conformance.recordings.eventstream import decode
 
 botocore = pytest.importorskip("botocore", reason="the Bedrock fidelity tests need botocore (pip install botocore)")
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from conformance.cassette import load_cassette
-from conformance.corpus import load_corpus
-from conformance.dialects.ollama_chat import is_ndjson, parse_ndjson
+from conformance.corpus.loading import load_corpus
+from conformance.engine.dialects.ollama_chat import is_ndjson, parse_ndjson
+from conformance.recordings.cassette import load_cassette
 
 pytest.importorskip("ollama", reason="the fidelity tests need the official ollama package")
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from conformance.cassette import load_cassette
-from conformance.corpus import Scenario, load_corpus
-from conformance.sse import parse_events
+from conformance.corpus.loading import Scenario, load_corpus
+from conformance.recordings.cassette import load_cassette
+from conformance.recordings.sse import parse_events
 
 _corpus = load_corpus()
 

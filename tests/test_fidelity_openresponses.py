@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_fidelity_openai_responses import scenarios_of, validate_with_openai_python
 
-from conformance.corpus import Scenario
+from conformance.corpus.loading import Scenario
 
 SCENARIOS = scenarios_of("openresponses")
 

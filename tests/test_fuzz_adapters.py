@@ -18,11 +18,11 @@ from fuzzing import SECONDS, adapter_junk, examples, exceptions, paths, replaced
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus, load_corpus
-from conformance.outcomes import OUTCOMES
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus, load_corpus
+from conformance.engine.outcomes import OUTCOMES
 from conformance.reference import ADAPTER as REFERENCE
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 SCENARIOS = [
     "anthropic-messages/one-call",

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from conformance import check
 from conformance.reference import ADAPTER as REFERENCE
-from conformance.runner import run_suite
+from conformance.running.runner import run_suite
 
 SCENARIOS = ("one-call", "parallel-different-tools", "streamed-parallel-calls", "custom-tool-call", "three-turn-chain")
 FILES = (

@@ -33,7 +33,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import cli
-from conformance.corpus import Corpus, load_corpus
+from conformance.corpus.loading import Corpus, load_corpus
 
 SEEDS = sorted((ROOT / "cassettes").rglob("*.yaml")) + sorted(REAL_TRAFFIC.glob("*/*.yaml"))
 CLEAN = ROOT / "cassettes" / "openai-chat" / "one-call.yaml"

@@ -27,11 +27,12 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from conformance import bounds, cli
+from conformance import cli
 from conformance.cli import main
-from conformance.corpus import Corpus, Limit, load_corpus
+from conformance.corpus.loading import Corpus, Limit, load_corpus
+from conformance.recordings import bounds
 from conformance.reference import ADAPTER as REFERENCE
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 ONE_CALL = ROOT / "cassettes" / "openai-chat" / "one-call.yaml"
 STREAMED = ROOT / "cassettes" / "openai-chat" / "streamed-parallel-calls.yaml"
@@ -240,7 +241,7 @@ def test_the_suites_nesting_bound_is_met_before_any_parsers_own(load: str, openi
     """PyYAML 6.0.4's libyaml refuses 1,000 flow levels in its own words, before the suite's
     bound is met; whatever the installed parser does, the refusal is the suite's, located, and
     quick at a million levels (PyYAML's pure scanner is quadratic in an unbounded run)."""
-    from conformance import yamlio
+    from conformance.recordings import yamlio
 
     if opening == "[":
         text = "a: " + "[" * 1_000_000 + "]" * 1_000_000
@@ -433,7 +434,7 @@ def test_a_pattern_that_fails_in_the_rules_is_an_error_outcome_not_a_crash(corpu
 
 def test_the_bounds_hold_with_the_pure_python_loader() -> None:
     """The pure-Python PyYAML loader (the fallback where the C one is missing) keeps every bound."""
-    from conformance import yamlio
+    from conformance.recordings import yamlio
 
     class Pure(yamlio._Bounded, yaml.SafeLoader):  # type: ignore[misc]
         yaml_implicit_resolvers = yamlio._Loader.yaml_implicit_resolvers

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from fuzzing import OwnBaseException, RaisingEquality, UnprintableError
 
-from conformance.adapters import CodecAdapter
 from conformance.cli import main
-from conformance.corpus import Corpus
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
 from conformance.reference.openai_chat import OpenAIChatCodec
-from conformance.runner import run_scenario, run_suite
+from conformance.running.runner import run_scenario, run_suite
 
 SCENARIO = "openai-chat/one-call"
 
@@ -155,7 +155,7 @@ def test_the_run_goes_on_and_the_results_file_is_written(
         textwrap.dedent(
             """
             import sys
-            from conformance.adapters import CodecAdapter
+            from conformance.connectors.contract import CodecAdapter
             from conformance.reference.openai_chat import OpenAIChatCodec
 
             class Unprintable(Exception):
@@ -190,7 +190,7 @@ def test_the_run_goes_on_and_the_results_file_is_written(
     assert "Traceback (most recent call last)" not in out.split("\n\n")[-1]  # the summary is not a crash
     results = json.loads(report.read_text())
     outcomes = {case["id"]: case["outcome"] for case in results["cases"]}
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     openai_chat = sum(1 for s in load_corpus().scenarios.values() if s.api == "openai-chat")
     assert len(outcomes) == openai_chat and set(outcomes.values()) <= {"error", "pass", "fail"}

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import AdapterSpecError
+from conformance.connectors.adapters import AdapterSpecError
 from conformance.connectors.harness import HarnessAdapter, problem
-from conformance.corpus import Corpus
-from conformance.runner import RunOptions, run_scenario, select
+from conformance.corpus.loading import Corpus
+from conformance.running.runner import RunOptions, run_scenario, select
 
 ROOT = Path(__file__).resolve().parents[1]
 MINIMAL_JS = f"node {ROOT / 'harnesses/minimal-js/harness.mjs'}"
@@ -138,7 +138,7 @@ def test_a_missing_harness_program_is_a_clear_error() -> None:
 
 def test_the_run_command_and_the_minimal_harnesses_answers_follow_the_schema(corpus: Corpus) -> None:
     from conformance.connectors.harness import run_case
-    from conformance.serving import ScenarioServer
+    from conformance.connectors.serving import ScenarioServer
 
     scenario = corpus.scenarios["openai-chat/one-call"]
     with ScenarioServer(corpus) as server:
@@ -166,7 +166,7 @@ def _post(url: str, body: object) -> dict[str, object]:
 
 def _runnable(corpus: Corpus) -> tuple[int, int]:
     """How many OpenAI Chat scenarios a client runs, and how many only a codec can be handed."""
-    from conformance.runner import codec_only
+    from conformance.replay.verdicts import codec_only
 
     chosen = select(corpus, ["openai-chat"])
     skipped = sum(1 for s in chosen if codec_only(s))

@@ -16,7 +16,7 @@ import pytest
 from node_harnesses import installed, run, started
 
 from conformance.connectors.harness import HarnessAdapter
-from conformance.corpus import Corpus
+from conformance.corpus.loading import Corpus
 from conformance.replay import server as replay_server
 
 HARNESS = installed("genkit-js", "genkit", "Genkit JS")

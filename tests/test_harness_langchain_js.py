@@ -15,7 +15,7 @@ import pytest
 from node_harnesses import installed, started, verdict
 
 from conformance.connectors.harness import HarnessAdapter
-from conformance.corpus import Corpus
+from conformance.corpus.loading import Corpus
 
 HARNESS = installed("langchain-js", "langchain", "LangChain.js")
 

@@ -13,7 +13,7 @@ import pytest
 from node_harnesses import installed, started, verdict
 
 from conformance.connectors.harness import HarnessAdapter
-from conformance.corpus import Corpus
+from conformance.corpus.loading import Corpus
 
 HARNESS = installed("vercel-ai", "ai", "Vercel AI SDK")
 

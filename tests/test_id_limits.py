@@ -12,13 +12,13 @@ import pytest
 from buggy import LongPrefix, adapter
 from conftest import ROOT
 
-from conformance.cassette import load_cassette
-from conformance.corpus import Corpus, Limit, build_corpus, read_case_files
-from conformance.dialects import dialect_for
-from conformance.neutral import ToolCallPart, ToolResultPart
+from conformance.corpus.loading import Corpus, Limit, build_corpus, read_case_files
+from conformance.engine.dialects import dialect_for
+from conformance.engine.neutral import ToolCallPart, ToolResultPart
+from conformance.engine.rules import CheckContext, idformat
+from conformance.recordings.cassette import load_cassette
 from conformance.reference.openai_chat import OpenAIChatCodec
-from conformance.rules import CheckContext, idformat
-from conformance.runner import reproduce, run_scenario
+from conformance.running.runner import reproduce, run_scenario
 
 
 class Padded(OpenAIChatCodec):

@@ -1,4 +1,4 @@
-"""conformance.ids restates the id grammars the cases record; these tests hold the two equal."""
+"""conformance.engine.ids restates the id grammars the cases record; these tests hold the two equal."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from conformance import ids
-from conformance.corpus import Corpus, Limit
-from conformance.ids import GRAMMARS, RESTATES, IdMap, grammar_from_cases
+from conformance.corpus.loading import Corpus, Limit
+from conformance.engine import ids
+from conformance.engine.ids import GRAMMARS, RESTATES, IdMap, grammar_from_cases
 
 
 @pytest.mark.parametrize("api", sorted(GRAMMARS))
@@ -45,7 +45,7 @@ def test_a_dropped_limit_still_shapes_the_grammar_while_others_enforce_it(corpus
 
 
 def test_idmap_needs_no_corpus() -> None:
-    assert "conformance.corpus" not in ids.__dict__
+    assert "conformance.corpus.loading" not in ids.__dict__
     mapped = IdMap("bedrock-converse")
     assert mapped.call("functions.find_museum:2", "find_museum") == "functions.find_museum:2"
     assert mapped.result("functions.find_museum:2") == "functions.find_museum:2"

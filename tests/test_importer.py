@@ -14,10 +14,10 @@ from conftest import REAL_TRAFFIC, ROOT
 from interactions import bundled_interactions, request_body, with_request_body
 
 from conformance.cli import main
-from conformance.corpus import Corpus, load_corpus
+from conformance.corpus.loading import Corpus, load_corpus
 from conformance.importer import Options, Source, import_cassette
 from conformance.reference import ADAPTER as REFERENCE
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 
 def _write(path: Path, interactions: list[dict[str, Any]]) -> Path:

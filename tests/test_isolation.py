@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.corpus import Corpus
-from conformance.isolation import IsolatedAdapter, Worker
-from conformance.runner import RunOptions, run_scenario
+from conformance.corpus.loading import Corpus
+from conformance.running.isolation import IsolatedAdapter, Worker
+from conformance.running.runner import RunOptions, run_scenario
 
 ADAPTERS = Path(__file__).resolve().parent / "adapters"
 
@@ -56,7 +56,7 @@ def test_what_an_adapter_prints_cannot_pass_for_the_workers_answer(worker: Worke
 
 
 def test_an_adapter_that_cannot_be_imported_is_a_clear_error(worker: Worker) -> None:
-    from conformance.adapters import AdapterSpecError
+    from conformance.connectors.adapters import AdapterSpecError
 
     with pytest.raises(AdapterSpecError, match="no_such_module"):
         IsolatedAdapter("no_such_module:ADAPTER", worker)
@@ -76,7 +76,7 @@ def test_conformance_run_always_writes_a_truthful_report(name: str, tmp_path: Pa
     assert completed.returncode == 1, completed.stdout + completed.stderr
     document = json.loads(report.read_text())
     assert document["counts"]["pass"] == 0
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     assert len(document["cases"]) == sum(1 for s in load_corpus().scenarios.values() if s.api == "openai-chat")
     assert {c["outcome"] for c in document["cases"]} <= {"error", "crash", "skip"}
@@ -93,7 +93,7 @@ def test_the_pytest_plugin_isolates_on_request(pytester: pytest.Pytester, monkey
         "-p",
         "no:randomly",
     )
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     counted = {
         api: sum(1 for s in load_corpus().scenarios.values() if s.api == api) for api in ("kimi-chat", "openai-chat")

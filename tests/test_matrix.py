@@ -15,14 +15,14 @@ import pytest
 from conftest import ROOT
 
 from conformance.cli import main
-from conformance.corpus import Corpus
-from conformance.matrix import HTML_FILE, JSON_FILE, MARKDOWN_FILE
-from conformance.matrix.badges import adapter_badge, summary_line
-from conformance.matrix.document import slug, stable_detail, stable_text
-from conformance.matrix.generate import Report, from_bundled
-from conformance.outcomes import OUTCOMES, CaseResult
-from conformance.results import results_document, write_results
-from conformance.violations import Violation
+from conformance.corpus.loading import Corpus
+from conformance.engine.outcomes import OUTCOMES, CaseResult
+from conformance.engine.violations import Violation
+from conformance.reports.matrix import HTML_FILE, JSON_FILE, MARKDOWN_FILE
+from conformance.reports.matrix.badges import adapter_badge, summary_line
+from conformance.reports.matrix.document import slug, stable_detail, stable_text
+from conformance.reports.matrix.generate import Report, from_bundled
+from conformance.running.results import results_document, write_results
 
 REPORTS = ROOT / "reports"
 BUG_LINK = "https://github.com/example/adapter/issues/1"

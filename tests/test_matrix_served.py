@@ -8,14 +8,15 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import CodecAdapter, describe
 from conformance.cli import main
-from conformance.corpus import Corpus
-from conformance.matrix import JSON_FILE, MARKDOWN_FILE
-from conformance.matrix.badges import message
+from conformance.connectors.adapters import describe
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
 from conformance.reference.openai_chat import OpenAIChatCodec
-from conformance.results import results_document, write_results
-from conformance.runner import run_suite
+from conformance.reports.matrix import JSON_FILE, MARKDOWN_FILE
+from conformance.reports.matrix.badges import message
+from conformance.running.results import results_document, write_results
+from conformance.running.runner import run_suite
 
 CHAT_ONLY = CodecAdapter(name="chatonly", version="1", codecs={"openai-chat": OpenAIChatCodec()})
 

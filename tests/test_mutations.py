@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.corpus import Corpus, load_corpus
+from conformance.corpus.loading import Corpus, load_corpus
 from conformance.reference import ADAPTER as REFERENCE
-from conformance.runner import reproduce, run_scenario
+from conformance.running.runner import reproduce, run_scenario
 
 _CORPUS = load_corpus()
 BUGS = sorted(_CORPUS.bugs)
@@ -33,7 +33,7 @@ def test_reference_yields_no_violation(scenario_id: str, corpus: Corpus) -> None
 
 
 def test_bug_library_covers_every_class(corpus: Corpus) -> None:
-    from conformance.caseschema import vocabulary
+    from conformance.corpus.caseschema import vocabulary
 
     covered = {c for bug in corpus.bugs.values() for c in bug.classes}
     assert covered == set(vocabulary("bugClass"))

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conformance import plugin
-from conformance.caseschema import vocabulary
+from conformance.corpus.caseschema import vocabulary
 
 USER_ADAPTER = """
 from conformance import CodecAdapter
@@ -116,7 +116,8 @@ def test_xdist_results_reach_the_controller(pytester: pytest.Pytester) -> None:
 def test_plugin_without_adapter_adds_nothing_and_loads_no_library(tmp_path) -> None:
     code = (
         "import sys, pytest; pytest.main(['--co', '-q', '-p', 'no:cacheprovider', '/nonexistent-dir-for-test']);"
-        "print('LOADED' if 'conformance.corpus' in sys.modules or 'conformance.rules' in sys.modules else 'LIGHT')"
+        "print('LOADED' if 'conformance.corpus.loading' in sys.modules"
+        " or 'conformance.engine.rules' in sys.modules else 'LIGHT')"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=tmp_path)
     out = run.stdout
@@ -136,6 +137,6 @@ def document_complete(pytester: pytest.Pytester) -> bool:
 
 
 def _scenario_ids() -> list[str]:
-    from conformance.corpus import load_corpus
+    from conformance.corpus.loading import load_corpus
 
     return sorted(load_corpus().scenarios)

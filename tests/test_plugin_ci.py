@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from conformance.corpus import load_corpus
+from conformance.corpus.loading import load_corpus
 
 OPENAI_CHAT = """
 from conformance import CodecAdapter
@@ -195,7 +195,7 @@ def test_a_bug_reproduction_means_what_it_means_in_the_matrix(pytester: pytest.P
 
 SUITE_FAULTS = """
 import pytest
-import conformance.known_bugs as known_bugs
+import conformance.running.known_bugs as known_bugs
 
 _run = known_bugs.run_scenario
 

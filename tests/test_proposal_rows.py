@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from conformance.corpus import Corpus
+from conformance.corpus.loading import Corpus
 
 ROWS = yaml.safe_load((Path(__file__).parent / "data" / "callid-proposal-rows.yaml").read_text())["rows"]
 

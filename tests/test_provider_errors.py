@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from conformance.connectors.client import ClientAdapter, ToolLoop
-from conformance.corpus import Corpus
-from conformance.provider_errors import BEDROCK_ERROR_TYPE, error_response, mistral_error_type
-from conformance.runner import run_scenario
+from conformance.corpus.loading import Corpus
+from conformance.engine.provider_errors import BEDROCK_ERROR_TYPE, error_response, mistral_error_type
+from conformance.running.runner import run_scenario
 
 
 def _body(api: str, message: str) -> Any:

@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 from conftest import REAL_TRAFFIC
 
-from conformance.cassette import load_cassette
-from conformance.corpus import Corpus, Scenario, load_corpus
+from conformance.corpus.loading import Corpus, Scenario, load_corpus
 from conformance.importer import Options, import_cassette, slug
 from conformance.lint import lint
+from conformance.recordings.cassette import load_cassette
 from conformance.reference import ADAPTER as REFERENCE
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 MORE = [Path(p) for p in os.environ.get("CONFORMANCE_RECORDED", "").split(os.pathsep) if p]
 

@@ -22,9 +22,9 @@ from urllib.parse import quote, quote_plus
 import pytest
 import yaml
 
-from conformance import eventstream
-from conformance.cassette import load_cassette
-from conformance.recording import SCRUBBED, Scrubber, scrub_cassette, secret_forms, vcr_settings
+from conformance.recordings import eventstream
+from conformance.recordings.cassette import load_cassette
+from conformance.recordings.recording import SCRUBBED, Scrubber, scrub_cassette, secret_forms, vcr_settings
 
 httpx = pytest.importorskip("httpx")
 vcr = pytest.importorskip("vcr")

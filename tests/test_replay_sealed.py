@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from conformance.connectors.client import ClientAdapter, ToolLoop
-from conformance.corpus import Corpus
-from conformance.runner import RunOptions, run_scenario
-from conformance.transports.base import Request
+from conformance.corpus.loading import Corpus
+from conformance.replay.transports.base import Request
+from conformance.running.runner import RunOptions, run_scenario
 
 
 class Listener:
@@ -131,7 +131,7 @@ def test_a_user_vcr_config_cannot_let_replay_requests_out(listener: Listener, co
 
 
 def test_requests_the_recording_does_not_hold_are_answered_locally_and_reported(corpus: Corpus) -> None:
-    from conformance.cassette import load_cassette
+    from conformance.recordings.cassette import load_cassette
     from conformance.replay.session import ReplaySession
 
     scenario = corpus.scenarios["openai-chat/one-call"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 from http_clients import Variant, adapter, variants_for
 
-from conformance.corpus import Corpus, load_corpus
-from conformance.outcomes import CaseResult
-from conformance.runner import RunOptions, run_scenario
+from conformance.corpus.loading import Corpus, load_corpus
+from conformance.engine.outcomes import CaseResult
+from conformance.running.runner import RunOptions, run_scenario
 
 _CORPUS = load_corpus()
 # A client can be handed neither a history begun on another API nor a session of several runs.

@@ -10,17 +10,18 @@ from typing import Any
 import pytest
 from deepdiff import DeepDiff
 
-from conformance.cassette import load_cassette
 from conformance.cli import main
 from conformance.connectors.codec import run_codec
-from conformance.corpus import Corpus
-from conformance.dialects import dialect_for
-from conformance.diffing import issued_ids, request_diff, skeleton
-from conformance.neutral import ToolCallPart, ToolResultPart
-from conformance.outcomes import CaseResult
-from conformance.quoting import Quote, adapt
+from conformance.corpus.loading import Corpus
+from conformance.engine.dialects import dialect_for
+from conformance.engine.diffing import issued_ids, request_diff, skeleton
+from conformance.engine.neutral import ToolCallPart, ToolResultPart
+from conformance.engine.outcomes import CaseResult
+from conformance.engine.quoting import Quote, adapt
+from conformance.engine.violations import Violation
+from conformance.recordings.cassette import load_cassette
 from conformance.reference.openai_chat import OpenAIChatCodec
-from conformance.textreport import (
+from conformance.reports.textreport import (
     case_text,
     clip,
     nothing_judged,
@@ -29,7 +30,6 @@ from conformance.textreport import (
     warning_lines,
     warnings_summary,
 )
-from conformance.violations import Violation
 
 # --- provider errors in the case's terms -----------------------------------------------------
 

@@ -29,11 +29,11 @@ from buggy import (
     adapter,
 )
 
-from conformance.corpus import Corpus, Limit
+from conformance.corpus.loading import Corpus, Limit
+from conformance.engine.violations import CODES
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reproductions.genkit import NameAsId, SingleStreamedCall
-from conformance.runner import run_scenario
-from conformance.violations import CODES
+from conformance.running.runner import run_scenario
 
 CASES = [
     ("pairing/orphan-result", ResultIdMangled(), "openai-chat/one-call"),

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import Message, ToolCallPart, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import Message, ToolCallPart, ToolResultPart
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.anthropic_messages import AnthropicMessagesCodec, _Pending
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 API = "anthropic-messages"
 

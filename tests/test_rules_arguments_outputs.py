@@ -22,13 +22,13 @@ from buggy import (
     Wrapped,
 )
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import ToolResultPart
+from conformance.engine.rules.pairing import mentions
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.gemini import GeminiCodec
-from conformance.rules.pairing import mentions
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 # Per API: a scenario with one client call, one with two parallel calls (non-streamed), one streamed.
 SCENARIOS: dict[str, tuple[str, str, str]] = {
@@ -184,7 +184,7 @@ def test_an_object_output_sent_in_another_shape_is_carried() -> None:
 def test_asking_for_a_tool_the_client_does_not_have_runs_nothing(corpus: Corpus) -> None:
     from dataclasses import replace
 
-    from conformance.runner import scenario_context
+    from conformance.replay.verdicts import scenario_context
 
     scenario = corpus.scenarios["anthropic-messages/web-search-beside-client-call"]
     ctx = scenario_context(corpus, scenario, "default")

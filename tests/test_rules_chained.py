@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import ToolCallPart, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import ToolCallPart, ToolResultPart
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.anthropic_messages import AnthropicMessagesCodec
 from conformance.reference.bedrock_converse import BedrockConverseCodec
 from conformance.reference.gemini import SIGNATURE, GeminiCodec
 from conformance.reference.openai_chat import OpenAIChatCodec
 from conformance.reference.openai_responses import Kind, OpenAIResponsesCodec
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 
 class SignatureInId(GeminiCodec):

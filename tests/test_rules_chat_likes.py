@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import Codec, CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import Conversation, Message, ToolCallPart, ToolResultPart
+from conformance.connectors.contract import Codec, CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import Conversation, Message, ToolCallPart, ToolResultPart
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.cohere_v2 import CohereV2Codec, _Pending
 from conformance.reference.kimi_chat import KimiChatCodec
 from conformance.reference.mistral_chat import MistralChatCodec
 from conformance.reference.ollama_chat import OllamaChatCodec
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 # --- Mistral ------------------------------------------------------------------------------
 

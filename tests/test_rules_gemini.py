@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import Message, ToolCallPart, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import Message, ToolCallPart, ToolResultPart
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.gemini import GeminiCodec, Paired, SentCalls
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 
 def adapter(codec: GeminiCodec) -> CodecAdapter:
@@ -204,7 +204,7 @@ def test_an_invented_id_is_a_warning_that_quotes_vertex(corpus: Corpus) -> None:
 
 def test_reference_orders_foreign_results_by_call_and_sends_no_foreign_id(corpus: Corpus) -> None:
     from conformance.connectors.codec import prior_messages
-    from conformance.neutral import user
+    from conformance.engine.neutral import user
 
     scenario = corpus.scenarios["gemini/cross-provider-from-openai-chat"]
     body = GeminiCodec().encode(

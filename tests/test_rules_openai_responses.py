@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import Message, ToolCallPart, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import Message, ToolCallPart, ToolResultPart
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.azure_foundry import AzureFoundryCodec
 from conformance.reference.openai_responses import Kind, OpenAIResponsesCodec, ResponsesCodec
 from conformance.reference.openai_responses import StreamSlot as Slot
 from conformance.reference.openresponses import OpenResponsesCodec
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 
 def adapter(codec: ResponsesCodec) -> CodecAdapter:

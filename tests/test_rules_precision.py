@@ -10,14 +10,14 @@ from typing import Any
 
 from buggy import adapter
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus, ExpectedCall, ExpectedTurn
-from conformance.neutral import Conversation, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus, ExpectedCall, ExpectedTurn
+from conformance.engine.neutral import Conversation, ToolResultPart
+from conformance.engine.rules.diagnose import diagnose
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.openai_chat import OpenAIChatCodec
 from conformance.reference.openai_responses import OpenAIResponsesCodec
-from conformance.rules.diagnose import diagnose
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 CASES: list[tuple[str, Any, str]] = []  # no new codes here: see the tests below
 
@@ -127,9 +127,9 @@ def test_two_concatenated_ids_are_not_called_re_prefixed(corpus: Corpus) -> None
 
 
 def test_an_expected_call_is_found_by_its_arguments_whatever_their_key_order(corpus: Corpus) -> None:
-    from conformance.dialects import dialect_for
-    from conformance.rules.context import CheckContext
-    from conformance.wire import WireCall
+    from conformance.engine.dialects import dialect_for
+    from conformance.engine.rules.context import CheckContext
+    from conformance.engine.wire import WireCall
 
     call = ExpectedCall(id=None, name="f", arguments={"a": 1, "b": [1, 2]}, output="x", wire_type=None)
     ctx = CheckContext(corpus=corpus, dialect=dialect_for("gemini"), expected_calls=(call,))

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from buggy import PlaceholderOutputs
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import Conversation, Message
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import Conversation, Message
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.anthropic_messages import AnthropicMessagesCodec
 from conformance.reference.openai_chat import OpenAIChatCodec
 from conformance.reference.openai_responses import OpenAIResponsesCodec
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 WINDOW = "openai-chat/session-memory-window"
 STORED = "openai-responses/session-previous-response-id"
@@ -169,9 +169,9 @@ def test_the_continuation_rule_quotes_the_provider(corpus: Corpus) -> None:
 
 
 def test_an_interrupted_call_is_not_answered_by_the_harness(corpus: Corpus) -> None:
-    from conformance.cassette import load_cassette
     from conformance.connectors.codec import run_codec
-    from conformance.dialects import dialect_for
+    from conformance.engine.dialects import dialect_for
+    from conformance.recordings.cassette import load_cassette
 
     scenario = corpus.scenarios[REPAIR]
     codec = NoRepair()

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import CodecAdapter
-from conformance.corpus import Corpus
-from conformance.neutral import Message
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import Corpus
+from conformance.engine.neutral import Message
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.azure_foundry import AzureFoundryCodec
 from conformance.reference.openai_chat import OpenAIChatCodec, _Pending
 from conformance.reference.openai_responses import OpenAIResponsesCodec
-from conformance.runner import run_scenario
+from conformance.running.runner import run_scenario
 
 
 class IdsAppended(OpenAIChatCodec):
@@ -227,9 +227,9 @@ def test_a_call_served_without_an_id_is_minted_one_and_that_is_no_invented_id(co
 @pytest.mark.parametrize("scenario_id", sorted(s for s in {c[2] for c in CASES}))
 def test_the_served_stream_has_the_shape_its_scenario_names(scenario_id: str, corpus: Corpus) -> None:
     """The dialect reads the declared calls out of each shaped stream, ids and arguments included."""
-    from conformance.cassette import load_cassette
-    from conformance.dialects import dialect_for
-    from conformance.rules.context import arguments_value
+    from conformance.engine.dialects import dialect_for
+    from conformance.engine.rules.context import arguments_value
+    from conformance.recordings.cassette import load_cassette
 
     scenario = corpus.scenarios[scenario_id]
     cassette = load_cassette(corpus.cassette_path(scenario))

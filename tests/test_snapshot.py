@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import corpus as corpus_module
-from conformance import snapshot
-from conformance.cassette import load_cassette
-from conformance.corpus import load_corpus
+from conformance.corpus import loading as corpus_module
+from conformance.corpus import snapshot
+from conformance.corpus.loading import load_corpus
+from conformance.recordings.cassette import load_cassette, stamp
 
 
 @pytest.fixture
@@ -90,9 +90,9 @@ def test_a_preloaded_cassette_is_read_again_once_its_file_changes(cache: Path, t
     assert load_cassette(original) is load_cassette(original)  # handed out from the snapshot
     copy = tmp_path / "one-call.yaml"
     copy.write_bytes(original.read_bytes())
-    from conformance.cassette import preload
+    from conformance.recordings.cassette import preload
 
-    preload({str(copy): (snapshot.stamp(copy) or (0, 0), load_cassette(original))})
+    preload({str(copy): (stamp(copy) or (0, 0), load_cassette(original))})
     assert load_cassette(copy) is load_cassette(original)
     copy.write_text("interactions: []\n")
     assert load_cassette(copy).interactions == ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.transports import transport_for
+from conformance.replay.transports import transport_for
 
 PARIS, TOKYO = '{"city": "Paris"}', '{"city": "Tokyo"}'
 COMPLETION: dict[str, Any] = {

@@ -6,8 +6,8 @@ import re
 
 from conftest import ROOT
 
-from conformance.caseschema import vocabulary
-from conformance.violations import CODES
+from conformance.corpus.caseschema import vocabulary
+from conformance.engine.violations import CODES
 
 
 def test_schema_lists_exactly_the_engine_codes() -> None:
@@ -21,7 +21,7 @@ def test_every_code_is_documented_and_nothing_else() -> None:
 
 
 def test_every_api_has_a_dialect_and_a_reference_codec() -> None:
-    from conformance.dialects import dialect_for, supported_apis
+    from conformance.engine.dialects import dialect_for, supported_apis
     from conformance.reference import ADAPTER
 
     apis = set(vocabulary("api"))

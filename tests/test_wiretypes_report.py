@@ -13,9 +13,9 @@ import pytest
 import yaml
 from conftest import ROOT, SHARED
 
-from conformance import wiretypes_report as report
 from conformance.cli import main
-from conformance.corpus import Corpus, build_corpus, read_case_files
+from conformance.corpus.loading import Corpus, build_corpus, read_case_files
+from conformance.reports import wiretypes_report as report
 
 ROWS = yaml.safe_load((Path(__file__).parent / "data" / "callid-proposal-rows.yaml").read_text())["rows"]
 SEED = SHARED / "seeds" / "000_2f8b9a1c8c969deb.txt"

@@ -31,7 +31,7 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
 def test_the_fallback_is_the_pure_python_loader() -> None:
     run = _run(
         """
-        from conformance import yamlio
+        from conformance.recordings import yamlio
         # Case files and cassettes both load through yamlio's loaders.
         assert yamlio._BaseLoader is yaml.SafeLoader, yamlio._BaseLoader
         assert issubclass(yamlio._PlainLoader, yaml.SafeLoader)
@@ -60,7 +60,7 @@ def test_a_plain_scalar_with_a_question_mark_in_a_flow_mapping_needs_quotes_for_
     """Why the corpus quotes such values: libyaml reads `{q: What?}`, PyYAML's pure loader does not."""
     run = _run(
         """
-        from conformance.yamlio import YamlError, load_text
+        from conformance.recordings.yamlio import YamlError, load_text
         assert load_text('{q: "What?"}') == {"q": "What?"}
         try:
             load_text("{q: What?}", "case.yaml")

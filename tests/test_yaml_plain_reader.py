@@ -16,7 +16,7 @@ from fuzzing import examples, mutate_yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance import yamlio
+from conformance.recordings import yamlio
 
 SEEDS = sorted((ROOT / "cassettes").rglob("*.yaml")) + sorted(REAL_TRAFFIC.glob("*/*.yaml"))
 

@@ -25,14 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from conformance.cassette import Cassette, CassetteError, load_cassette
-from conformance.corpus import Scenario
-from conformance.dialects.base import Dialect, DialectError
-from conformance.exchange import Exchange, Turn
-from conformance.neutral import ToolSpec
-from conformance.recording import vcr_settings
+from conformance.connectors.contract import check_client_adapter
+from conformance.corpus.loading import Scenario
+from conformance.engine.dialects.base import Dialect, DialectError
+from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.neutral import ToolSpec
+from conformance.engine.wire import Served
+from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
+from conformance.recordings.recording import API_KEY_VARIABLES, REPLAY_API_KEY, vcr_settings
 from conformance.replay.session import ClientRun, Judge, ReplaySession
-from conformance.wire import Served
 
 __all__ = [
     "API_KEY_VARIABLES",
@@ -48,24 +49,6 @@ __all__ = [
     "run_client",
     "tool_loop",
 ]
-
-# A dummy credential: replays never reach a provider, and recordings scrub whatever is sent.
-REPLAY_API_KEY = "conformance-replay-key"
-
-# Where a recording run finds the real credential (a replay needs none; recordings scrub it).
-API_KEY_VARIABLES = {
-    "openai-chat": "OPENAI_API_KEY",
-    "openai-responses": "OPENAI_API_KEY",
-    "openresponses": "OPENAI_API_KEY",
-    "azure-foundry": "AZURE_OPENAI_API_KEY",
-    "anthropic-messages": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "mistral-chat": "MISTRAL_API_KEY",
-    "kimi-chat": "MOONSHOT_API_KEY",
-    "ollama-chat": "OLLAMA_API_KEY",
-    "cohere-v2": "CO_API_KEY",
-    "bedrock-converse": "AWS_BEARER_TOKEN_BEDROCK",
-}
 
 # Where each API is served, for clients that take a base URL.
 DEFAULT_BASE_URLS = {
@@ -193,9 +176,10 @@ class ClientAdapter:
     unsupported: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from conformance.adapters import check_client_adapter
 
-        check_client_adapter(self)  # unknown API keys would turn every case into a silent skip
+        check_client_adapter(
+            self.name, self.clients, self.unsupported
+        )  # unknown API keys would turn every case into a silent skip
 
     def client(self, api: str) -> ClientFn | None:
         return self.clients.get(api)

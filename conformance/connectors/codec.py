@@ -20,16 +20,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.adapters import Codec
-from conformance.bounds import MAX_DEPTH, json_text_depth
-from conformance.cassette import Cassette
-from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
-from conformance.dialects import dialect_for
-from conformance.dialects.base import Dialect
-from conformance.exchange import Exchange, Turn
-from conformance.faults import describe, passes_through
-from conformance.faults import short_traceback as short_traceback  # where the runner and older callers import it
-from conformance.neutral import Conversation, Message, Part, ToolCallPart, tool_calls, user
+from conformance.connectors.contract import Codec
+from conformance.corpus.loading import ExpectedCall, ExpectedTurn, Scenario
+from conformance.engine.dialects import dialect_for
+from conformance.engine.dialects.base import Dialect
+from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.faults import describe, passes_through
+from conformance.engine.faults import short_traceback as short_traceback  # where the runner and older callers import it
+from conformance.engine.neutral import Conversation, Message, Part, ToolCallPart, tool_calls, user
+from conformance.recordings.bounds import MAX_DEPTH, json_text_depth
+from conformance.recordings.cassette import Cassette
 
 
 class AdapterFault(Exception):

@@ -20,14 +20,14 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from conformance.adapters import AdapterSpecError
-from conformance.corpus import Corpus, Scenario
-from conformance.outcomes import CaseResult
-from conformance.supervisor import Fault, Supervisor
+from conformance.connectors.adapters import AdapterSpecError
+from conformance.connectors.supervisor import Fault, Supervisor
+from conformance.corpus.loading import Corpus, Scenario
+from conformance.engine.outcomes import CaseResult
 
 if TYPE_CHECKING:
     from conformance.connectors.client import ToolLoop
-    from conformance.serving import Listing, ScenarioServer
+    from conformance.connectors.serving import Listing, ScenarioServer
 
 PROTOCOL_VERSION = 1
 HARD_LIMIT_SECONDS = 3600.0  # a case without a time limit of its own still ends
@@ -64,7 +64,7 @@ class HarnessAdapter:
     """An adapter that is a harness program; started once, and again after each fault."""
 
     def __init__(self, command: str | Sequence[str], *, cwd: str | None = None, start_timeout: float = 120) -> None:
-        from conformance.serving import ScenarioServer
+        from conformance.connectors.serving import ScenarioServer
 
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -122,7 +122,7 @@ class HarnessAdapter:
         if scenario.api not in self.apis:
             reason = unsupported.get(scenario.api) or f"{self.name} serves no {scenario.api}"
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
-        from conformance.runner import codec_only
+        from conformance.replay.verdicts import codec_only
 
         reason = codec_only(scenario)
         if reason is not None:

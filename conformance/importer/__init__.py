@@ -1,7 +1,7 @@
 """`conformance import`: a recorded cassette turned into scenarios of the corpus.
 
-Reads any cassette `conformance.cassette` reads, splits it into conversations
-(`conformance.conversations`), derives one scenario from each (`importer.derive`), and writes the
+Reads any cassette `conformance.recordings.cassette` reads, splits it into conversations
+(`conformance.engine.conversations`), derives one scenario from each (`importer.derive`), and writes the
 case file and a scrubbed copy of the conversation's interactions (`importer.write`), with
 `provenance: recorded` and the `source` they came from. What it writes is then checked as
 `conformance check` checks the corpus; a file that fails is removed and the conversation refused.
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.cassette import CassetteError, load_cassette
-from conformance.conversations import Conversation, split
-from conformance.corpus import Corpus
+from conformance.corpus.loading import Corpus
+from conformance.engine.conversations import Conversation, split
 from conformance.importer.derive import Refused, derive
 from conformance.importer.write import dump_case, dump_cassette, plain_interaction
+from conformance.recordings.cassette import CassetteError, load_cassette
 
 
 @dataclass(frozen=True)
@@ -262,7 +262,7 @@ def _reference_verdict(corpus: Corpus, case_id: str) -> str:
     """How the bundled reference adapter does on the new scenario in both profiles ("" when it passes):
     a failure there is the suite's to fix, not the recording's."""
     from conformance.reference import ADAPTER
-    from conformance.runner import CorpusError, run_scenario
+    from conformance.running.runner import CorpusError, run_scenario
 
     verdicts: list[str] = []
     for profile in ("default", "strict"):

@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.conversations import Conversation, Split, Step, carries, parsed_arguments, same_arguments
-from conformance.corpus import Corpus
-from conformance.dialects import dialect_for
+from conformance.corpus.loading import Corpus
+from conformance.engine.conversations import Conversation, Split, Step, carries, parsed_arguments, same_arguments
+from conformance.engine.dialects import dialect_for
+from conformance.engine.rules.alignment import align_turn
+from conformance.engine.rules.context import CheckContext
+from conformance.engine.wire import History, WireCall, WireMessage, WireResult
 from conformance.importer import requests
-from conformance.rules.alignment import align_turn
-from conformance.rules.context import CheckContext
-from conformance.wire import History, WireCall, WireMessage, WireResult
 
 
 class Refused(Exception):

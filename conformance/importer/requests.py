@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
-from conformance.cassette import HttpRequest
+from conformance.recordings.cassette import HttpRequest
 
 Tool = dict[str, Any]
 

@@ -2,7 +2,7 @@
 
 The recorder that made a third-party cassette may have filtered nothing. Before an interaction is
 written into the corpus: the credential headers and key query parameters that recording scrubs
-(`conformance.recording`'s lists), cookies, and any string shaped like a provider key, wherever
+(`conformance.recordings.recording`'s lists), cookies, and any string shaped like a provider key, wherever
 it stands (header values, URLs, bodies). One function, `scrub_interaction`, so that value-based
 scrubbing can be added in one place.
 """
@@ -13,7 +13,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from conformance.recording import SCRUBBED, SECRET_HEADERS, SECRET_QUERY_PARAMETERS, SECRET_RESPONSE_HEADERS
+from conformance.recordings.recording import SCRUBBED, SECRET_HEADERS, SECRET_QUERY_PARAMETERS, SECRET_RESPONSE_HEADERS
 
 # Shapes of provider keys and tokens: OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), Google (AIza),
 # AWS access key ids, GitHub, Groq, Slack, Hugging Face, and bearer tokens in header values.

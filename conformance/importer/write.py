@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from conformance.cassette import Interaction
 from conformance.importer.scrub import scrub_interaction
+from conformance.recordings.cassette import Interaction
 
 # Headers that described the stored bytes as they were on the wire; the copy is decompressed.
 _TRANSPORT_HEADERS = ("content-encoding", "content-length", "transfer-encoding")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping
 
-from conformance.adapters import Codec, CodecAdapter
+from conformance.connectors.contract import Codec, CodecAdapter
 
 _REGISTRY: dict[str, str] = {
     "openai-chat": "conformance.reference.openai_chat:OpenAIChatCodec",

@@ -10,8 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.ids import IdMap
-from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.engine.ids import IdMap
+from conformance.engine.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
 from conformance.reference.openai_chat import parse_arguments
 from conformance.reference.session import repaired
 

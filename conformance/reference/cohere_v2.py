@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.neutral import Message, Part, ToolCallPart, ToolResultPart
+from conformance.engine.neutral import Message, Part, ToolCallPart, ToolResultPart
 from conformance.reference.openai_chat import ChatMessagesEncoder, parse_arguments
 
 API = "cohere-v2"

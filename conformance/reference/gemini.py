@@ -29,7 +29,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.engine.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
 from conformance.reference.session import repaired
 
 API = "gemini"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.neutral import ToolResultPart
+from conformance.engine.neutral import ToolResultPart
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 API = "kimi-chat"

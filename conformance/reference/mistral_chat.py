@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.neutral import Message, ToolResultPart
+from conformance.engine.neutral import Message, ToolResultPart
 from conformance.reference.openai_chat import OpenAIChatCodec, _Pending
 
 API = "mistral-chat"

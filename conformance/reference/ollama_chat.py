@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.neutral import Message, Part, ToolCallPart, ToolResultPart
+from conformance.engine.neutral import Message, Part, ToolCallPart, ToolResultPart
 from conformance.reference.openai_chat import ChatMessagesEncoder, parse_arguments
 
 API = "ollama-chat"

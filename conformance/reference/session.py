@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.neutral import Conversation, Message, Part, ToolCallPart
+from conformance.engine.neutral import Conversation, Message, Part, ToolCallPart
 
 INTERRUPTED = "The tool did not return a result: the run was interrupted before it finished."
 

@@ -16,7 +16,7 @@ from http import HTTPStatus
 from typing import Any
 
 from conformance.replay.session import ReplaySession
-from conformance.transports.base import Request
+from conformance.replay.transports.base import Request
 
 _names = itertools.count()
 

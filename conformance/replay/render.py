@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from conformance.cassette import HttpResponse
-from conformance.transports.base import JSON_TYPE, Answer, ReframeError, Route, Transport, events_in
-from conformance.wire import Served
+from conformance.engine.wire import Served
+from conformance.recordings.cassette import HttpResponse
+from conformance.replay.transports.base import JSON_TYPE, Answer, ReframeError, Route, Transport, events_in
 
 # Headers that describe the recorded bytes, not the ones sent now.
 _BYTES_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "transfer-encoding"})

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from conformance.replay.session import ReplaySession
-from conformance.transports.base import Answer, Request
+from conformance.replay.transports.base import Answer, Request
 
 CONTROL = "/_conformance"
 MAX_BODY = 64 * 1024 * 1024  # a tool-loop request is never near this; a larger one is refused

@@ -24,14 +24,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.cassette import Cassette
-from conformance.corpus import Scenario
-from conformance.dialects.base import Dialect, DialectError
-from conformance.exchange import Exchange, Turn
+from conformance.corpus.loading import Scenario
+from conformance.engine.dialects.base import Dialect, DialectError
+from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.violations import Violation
+from conformance.engine.wire import Served
+from conformance.recordings.cassette import Cassette
 from conformance.replay.render import render
-from conformance.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
-from conformance.violations import Violation
-from conformance.wire import Served
+from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
 Judge = Callable[[Exchange], list[Violation]]
 
@@ -91,9 +91,9 @@ class ReplaySession:
     def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge) -> ReplaySession:
         """A session with the scenario's dialect and transport. The provider's own error texts are
         served only when every recorded request went to the provider's own hosts."""
-        from conformance.dialects import dialect_for
-        from conformance.transports import transport_for
-        from conformance.transports.base import is_provider_host
+        from conformance.engine.dialects import dialect_for
+        from conformance.replay.transports import transport_for
+        from conformance.replay.transports.base import is_provider_host
 
         transport = transport_for(scenario.api)
         hosts = {i.request.host for i in recorded.interactions}

@@ -6,8 +6,8 @@ import json
 import uuid
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import ToolCallPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import ToolCallPart
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 

@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import Message, Part, ToolCallPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import Message, Part, ToolCallPart
 from conformance.reference.gemini import CALL, GeminiCodec
 from conformance.reference.openai_responses import Kind, OpenAIResponsesCodec
 

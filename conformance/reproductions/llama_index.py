@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import ToolCallPart, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import ToolCallPart, ToolResultPart
 from conformance.reference.bedrock_converse import BedrockConverseCodec
 from conformance.reference.gemini import GeminiCodec
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import Conversation, ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import Conversation, ToolResultPart
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import Message, ToolCallPart, ToolResultPart, tool_calls
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import Message, ToolCallPart, ToolResultPart, tool_calls
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import ToolCallPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import ToolCallPart
 from conformance.reference.openai_responses import OpenAIResponsesCodec
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import Message
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import Message
 from conformance.reference.openai_responses import OpenAIResponsesCodec
 
 LOCAL_SHELL_OUTPUT = "openai-responses/LocalShellToolCallOutput"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import Message, Part, ToolCallPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import Message, Part, ToolCallPart
 from conformance.reference.openai_chat import CALL, OpenAIChatCodec, parse_arguments
 
 

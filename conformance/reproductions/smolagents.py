@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.adapters import CodecAdapter
+from conformance.connectors.contract import CodecAdapter
 from conformance.reference.openai_chat import OpenAIChatCodec, _Pending
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.adapters import CodecAdapter
-from conformance.neutral import ToolResultPart
+from conformance.connectors.contract import CodecAdapter
+from conformance.engine.neutral import ToolResultPart
 from conformance.reference.gemini import GeminiCodec, Paired, SentCalls
 
 

@@ -13,8 +13,8 @@ import json
 from typing import Any
 
 from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
-from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
-from conformance.ids import IdMap
+from conformance.corpus.loading import ExpectedCall, ExpectedTurn, Scenario
+from conformance.engine.ids import IdMap
 from conformance.reference.session import INTERRUPTED
 
 API = "anthropic-messages"

@@ -7,7 +7,7 @@ from typing import Any
 
 from builders import responses_common
 from builders.responses_common import OPENAI_TYPES, Flavor
-from conformance.corpus import Scenario
+from conformance.corpus.loading import Scenario
 
 API = "azure-foundry"
 

@@ -1,7 +1,7 @@
 """Amazon Bedrock Converse responses and requests, in the shapes of botocore's service model.
 
 ConverseStream bodies are AWS event-stream frames (each with its prelude and message CRC32),
-written with conformance.eventstream and stored as `!!binary` in the cassette. As Bedrock does,
+written with conformance.recordings.eventstream and stored as `!!binary` in the cassette. As Bedrock does,
 every event but `metadata` carries a `p` padding field of varying length, and text blocks stream
 without a `contentBlockStart`, so the calls of a turn that opens with text start at index 1.
 """
@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import quote
 
 from builders.common import JSON, compact, prior_turns, seed, split, stream_shape
-from conformance import eventstream
-from conformance.corpus import ExpectedTurn, Scenario
-from conformance.ids import IdMap
+from conformance.corpus.loading import ExpectedTurn, Scenario
+from conformance.engine.ids import IdMap
+from conformance.recordings import eventstream
 
 API = "bedrock-converse"
 HOST = "bedrock-runtime.us-east-1.amazonaws.com"

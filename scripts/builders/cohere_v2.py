@@ -9,8 +9,8 @@ import uuid
 from typing import Any
 
 from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
-from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
-from conformance.ids import IdMap
+from conformance.corpus.loading import ExpectedCall, ExpectedTurn, Scenario
+from conformance.engine.ids import IdMap
 
 API = "cohere-v2"
 URI = "https://api.cohere.com/v2/chat"

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.corpus import ExpectedTurn, Scenario
+from conformance.corpus.loading import ExpectedTurn, Scenario
 
 JSON = "application/json"
 SSE = "text/event-stream; charset=utf-8"

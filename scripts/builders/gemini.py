@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from builders.common import interaction, prior_turns, seed, split
-from conformance.corpus import ExpectedCall, ExpectedTurn, Scenario
+from conformance.corpus.loading import ExpectedCall, ExpectedTurn, Scenario
 
 JSON_UTF8 = "application/json; charset=UTF-8"
 SSE = "text/event-stream"

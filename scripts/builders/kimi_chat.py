@@ -9,7 +9,7 @@ from typing import Any
 
 from builders.common import JSON, SSE, compact, interaction, seed, split, stream_shape
 from builders.mistral_chat import arguments, chat_request
-from conformance.corpus import Scenario
+from conformance.corpus.loading import Scenario
 
 API = "kimi-chat"
 URI = "https://api.moonshot.ai/v1/chat/completions"

@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split
-from conformance.corpus import ExpectedCall, Scenario
-from conformance.ids import IdMap
+from conformance.corpus.loading import ExpectedCall, Scenario
+from conformance.engine.ids import IdMap
 
 API = "mistral-chat"
 URI = "https://api.mistral.ai/v1/chat/completions"

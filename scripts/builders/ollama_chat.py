@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from builders.common import JSON, compact, interaction, prior_turns, seed, split
-from conformance.corpus import ExpectedCall, Scenario
-from conformance.ids import IdMap
+from conformance.corpus.loading import ExpectedCall, Scenario
+from conformance.engine.ids import IdMap
 
 API = "ollama-chat"
 URI = "http://localhost:11434/api/chat"

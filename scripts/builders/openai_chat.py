@@ -9,8 +9,8 @@ from functools import partial
 from typing import Any
 
 from builders.common import JSON, SSE, StreamShape, compact, interaction, prior_turns, seed, split, stream_shape
-from conformance.corpus import ExpectedCall, Scenario
-from conformance.ids import IdMap
+from conformance.corpus.loading import ExpectedCall, Scenario
+from conformance.engine.ids import IdMap
 from conformance.reference.session import INTERRUPTED
 
 API = "openai-chat"

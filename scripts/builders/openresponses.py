@@ -7,7 +7,7 @@ from typing import Any
 
 from builders import responses_common
 from builders.responses_common import Flavor
-from conformance.corpus import Scenario
+from conformance.corpus.loading import Scenario
 
 API = "openresponses"
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
-from conformance.corpus import ExpectedCall, Scenario
-from conformance.ids import IdMap
+from conformance.corpus.loading import ExpectedCall, Scenario
+from conformance.engine.ids import IdMap
 from conformance.reference.session import INTERRUPTED
 
 _BASE62 = string.digits + string.ascii_letters

@@ -1,0 +1,144 @@
+"""A snapshot of a loaded corpus, kept between runs so that the next run starts without parsing YAML.
+
+Loading the corpus means parsing some 340 YAML files and validating every case file against its
+schema: about half a second, most of what the plugin adds to a pytest run. The typed corpus and
+its cassettes are pickled once, after a load that found no problem, and read back (in about a
+hundredth of the time) while nothing they were built from has changed.
+
+What "nothing has changed" means is a fingerprint of every input, taken by `stat` alone: each case
+and cassette file under the roots (path, size, modification time), the suite's own source files
+(a snapshot written by other code is never read by this one), and the Python version. A file
+added, removed, edited or touched changes it. A snapshot that cannot be read is ignored and
+replaced; one that cannot be written (a read-only home) costs nothing but the time it saves.
+
+The snapshots live in `$CONFORMANCE_CACHE_DIR`, else `$XDG_CACHE_HOME/toolcall-conformance`, else
+`~/.cache/toolcall-conformance`; `CONFORMANCE_CACHE_DIR=off` turns them off. They are read with
+pickle, so a snapshot is read only when it and its directory belong to the user and nobody else may
+write to them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance.recordings.cassette import Cassette, CassetteError, load_cassette, stamp
+
+FORMAT = 1  # bump when what a snapshot holds changes shape
+_PACKAGE = Path(__file__).resolve().parents[1]  # the conformance package
+
+
+def cache_dir() -> Path | None:
+    """Where snapshots live, or None when they are turned off."""
+    configured = os.environ.get("CONFORMANCE_CACHE_DIR")
+    if configured is not None:
+        return None if configured.strip().lower() in ("", "off", "0", "no", "false") else Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "toolcall-conformance"
+
+
+def _files(root: Path, pattern: str) -> Iterable[Path]:
+    return sorted(root.rglob(pattern)) if root.is_dir() else ()
+
+
+def fingerprint(case_roots: Sequence[Path], cassette_roots: Sequence[Path]) -> str:
+    """A digest of everything a loaded corpus is built from, by path, size and modification time."""
+    digest = hashlib.sha256(f"{FORMAT} {sys.version}".encode())
+    sources = [*_files(_PACKAGE, "*.py"), *_files(_PACKAGE / "schemas", "*.json")]
+    for group, paths in (
+        ("suite", sources),
+        *((f"cases {root.resolve()}", _files(root, "*.yaml")) for root in case_roots),
+        *((f"cassettes {root.resolve()}", _files(root, "*.yaml")) for root in cassette_roots),
+    ):
+        digest.update(f"\0{group}".encode())
+        for path in paths:
+            digest.update(f"\0{path}\0{stamp(path)}".encode())
+    return digest.hexdigest()[:32]
+
+
+def read(key: str) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | None:
+    """The snapshot stored under `key`, if there is a readable one: the corpus and its cassettes."""
+    where = cache_dir()
+    if where is None:
+        return None
+    path = where / f"corpus-{key}.pickle"
+    if not (_private(where) and _private(path)):
+        return None
+    try:
+        with open(path, "rb") as handle:
+            found = pickle.load(handle)
+    except FileNotFoundError:
+        return None
+    except Exception:  # truncated, or written by another version: rebuilt below
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+    if not (isinstance(found, tuple) and len(found) == 3 and found[0] == key):
+        return None
+    return found[1], found[2]
+
+
+def _private(path: Path) -> bool:
+    """Whether only this user can have written `path`: a pickle is code, and one planted by someone
+    else (a cache directory under a shared /tmp) must never be read."""
+    if not hasattr(os, "getuid"):
+        return True  # no POSIX ownership to check (Windows): the user's profile directory is private
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    return status.st_uid == os.getuid() and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def write(key: str, corpus: Any, cassettes: dict[str, tuple[tuple[int, int], Cassette]]) -> None:
+    """Store a snapshot, atomically (a reader never sees half of one); failures are ignored."""
+    where = cache_dir()
+    if where is None:
+        return
+    try:
+        where.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(where):
+            return  # someone else's directory, or one others may write to: keep nothing there
+        for old in where.glob("corpus-*.pickle"):
+            # Every change to the corpus or the suite leaves a snapshot no key will name again:
+            # those not used for a week go.
+            if _stale(old):
+                old.unlink(missing_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=where, prefix=".corpus-", suffix=".tmp")
+        with os.fdopen(handle, "wb") as out:
+            pickle.dump((key, corpus, cassettes), out, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, where / f"corpus-{key}.pickle")
+    except OSError:
+        return
+
+
+def _stale(path: Path, days: float = 7) -> bool:
+    import time
+
+    try:
+        return time.time() - path.stat().st_mtime > days * 86400
+    except OSError:
+        return False
+
+
+def cassettes_of(paths: Iterable[Path]) -> dict[str, tuple[tuple[int, int], Cassette]]:
+    """Each cassette, parsed, with the stamp of the file it was parsed from; a cassette that does
+    not load is left out (the run reports it where it is used)."""
+    found: dict[str, tuple[tuple[int, int], Cassette]] = {}
+    for path in paths:
+        stamped = stamp(path)
+        if stamped is None:
+            continue
+        try:
+            found[str(path)] = (stamped, load_cassette(path))
+        except CassetteError:
+            continue
+    return found

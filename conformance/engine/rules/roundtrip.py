@@ -1,0 +1,247 @@
+"""roundtrip/*: what the provider issued with a call comes back unchanged.
+
+The call id (on the call and on its results), the item id where the wire has one besides the
+call id (OpenAI Responses `fc_...`), opaque fields (Gemini `thought_signature`, Anthropic
+`caller`), and the arguments. Where the wire had no id, none is sent back.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from conformance.engine.rules.alignment import Echo
+from conformance.engine.rules.context import CheckContext, arguments_value, same_arguments
+from conformance.engine.rules.diagnose import diagnose
+from conformance.engine.violations import Violation
+from conformance.engine.wire import History, WireCall, WireResult
+
+
+def check_request(ctx: CheckContext, index: int, history: History, found: list[Echo]) -> list[Violation]:
+    out: list[Violation] = []
+    served_ids = frozenset(e.served.call_id for e in found if e.served.call_id)
+    results_by_id: dict[str | None, list[WireResult]] = {}  # filled on the first need
+    for echo in found:
+        served = echo.served
+        if echo.sent is None:
+            if ctx.earlier_run(echo.served_turn, index) and not _answered(history, served, results_by_id):
+                continue  # a memory that forgets an earlier run drops its calls with their results
+            out.append(
+                ctx.violation(
+                    "roundtrip/call-lost",
+                    f"request[{index}]",
+                    f"The call {served.call_id or served.name!r} ({served.name}) that "
+                    f"response[{echo.served_turn}] issued is missing from the history sent back.",
+                    wire_type=served.wire_type,
+                    expected=served.call_id or served.name,
+                    received="no such call",
+                )
+            )
+            continue
+        sent = echo.sent
+        out.extend(_opaque(ctx, served, sent))
+        out.extend(_arguments(ctx, served, sent))
+        out.extend(_item_id(ctx, served, sent, served_ids))
+        if served.call_id == "" or (served.call_id is None and _id_required(ctx, sent)):
+            # An empty id on the wire (Gemini's OpenAI-compatible endpoint), or none where the request
+            # needs one (a compatible server streaming calls without ids), identifies nothing: the
+            # adapter mints one and sends it on the call and its results. Sending it back empty is the fault.
+            if not sent.call_id:
+                out.append(
+                    ctx.violation(
+                        "roundtrip/empty-id",
+                        sent.id_path,
+                        f"The call {served.name} came with {'an empty id' if served.call_id == '' else 'no id'} "
+                        f"and is sent back with {sent.call_id!r}; "
+                        "its results cannot name it.",
+                        wire_type=sent.wire_type,
+                        expected="an id the adapter mints, on the call and on its results",
+                        received=sent.call_id,
+                        hint="Mint an id for a call served with an empty one (deterministically, in the API's "
+                        "grammar) and send it on the call and on its results.",
+                    )
+                )
+            continue
+        if served.call_id is None:
+            if sent.call_id:
+                out.append(
+                    ctx.violation(
+                        "roundtrip/invented-id",
+                        sent.id_path,
+                        f"The call {served.name} had no id on the wire, but is sent back with {sent.call_id!r}.",
+                        wire_type=sent.wire_type,
+                        expected=None,
+                        received=sent.call_id,
+                    )
+                )
+            continue
+        if sent.call_id == served.call_id:
+            continue
+        if not sent.call_id:
+            out.append(
+                ctx.violation(
+                    "roundtrip/empty-id",
+                    sent.id_path,
+                    f"The call {served.name} is sent back with an empty id instead of {served.call_id!r}.",
+                    wire_type=sent.wire_type,
+                    expected=served.call_id,
+                    received=sent.call_id,
+                )
+            )
+            continue
+        if served.item_id and sent.call_id == served.item_id:
+            out.append(
+                ctx.violation(
+                    "roundtrip/ids-swapped",
+                    sent.id_path,
+                    f"The call {served.name} goes back with its item id {sent.call_id!r} as its call id; "
+                    f"the call id is {served.call_id!r}.",
+                    wire_type=sent.wire_type,
+                    expected=served.call_id,
+                    received=sent.call_id,
+                )
+            )
+            continue
+        outputs = [ctx.expected_outputs.get(served.call_id, "")]
+        slug, sentence = diagnose(
+            sent.call_id,
+            served.call_id,
+            call_name=served.name,
+            tool_names=ctx.tool_names,
+            outputs=outputs,
+            other_ids=served_ids,
+        )
+        out.append(
+            ctx.violation(
+                "roundtrip/id-altered",
+                sent.id_path,
+                f"The call {served.name} goes back with id {sent.call_id!r}, but the provider issued "
+                f"{served.call_id!r}: {sentence}.",
+                wire_type=sent.wire_type,
+                expected=served.call_id,
+                received=sent.call_id,
+                diagnosis=slug,
+            )
+        )
+        for result in _results(history, results_by_id).get(sent.call_id, ()):
+            if result.call_id == sent.call_id:
+                out.append(
+                    ctx.violation(
+                        "roundtrip/id-altered",
+                        result.id_path,
+                        f"The result for {served.name} carries {sent.call_id!r} instead of "
+                        f"{served.call_id!r}: {sentence}.",
+                        wire_type=result.wire_type,
+                        expected=served.call_id,
+                        received=result.call_id,
+                        diagnosis=slug,
+                    )
+                )
+    return out
+
+
+def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: frozenset[str]) -> list[Violation]:
+    # The item id may be left out on input (the server assigns one); when sent, it must be the served one.
+    if not served.item_id or not sent.item_id or sent.item_id == served.item_id:
+        return []
+    if sent.item_id == served.call_id:
+        return [
+            ctx.violation(
+                "roundtrip/ids-swapped",
+                sent.item_path,
+                f"The call {served.name} goes back with its call id {sent.item_id!r} in the item id field; "
+                f"the item id is {served.item_id!r}.",
+                wire_type=sent.wire_type,
+                expected=served.item_id,
+                received=sent.item_id,
+            )
+        ]
+    slug, sentence = diagnose(
+        sent.item_id,
+        served.item_id,
+        call_name=served.name,
+        tool_names=ctx.tool_names,
+        outputs=[],
+        other_ids=served_ids,
+    )
+    return [
+        ctx.violation(
+            "roundtrip/id-altered",
+            sent.item_path,
+            f"The item of call {served.name} goes back with id {sent.item_id!r}, but the provider issued "
+            f"{served.item_id!r}: {sentence}.",
+            wire_type=sent.wire_type,
+            expected=served.item_id,
+            received=sent.item_id,
+            diagnosis=slug,
+        )
+    ]
+
+
+def _results(history: History, index: dict[str | None, list[WireResult]]) -> dict[str | None, list[WireResult]]:
+    """The request's results by the id they carry, read once per request, on the first need."""
+    if not index:
+        index[None] = []
+        for result in history.results():
+            index.setdefault(result.call_id, []).append(result)
+    return index
+
+
+def _answered(history: History, served: WireCall, index: dict[str | None, list[WireResult]]) -> bool:
+    """Whether the request still holds a result for a served call (by its id)."""
+    return bool(served.call_id) and bool(_results(history, index).get(served.call_id))
+
+
+def _id_required(ctx: CheckContext, call: WireCall) -> bool:
+    """Whether the API takes the call back only with an id (Chat Completions), so that a call served
+    without one must be given one, rather than sent back without (Gemini, Ollama)."""
+    case = ctx.corpus.wire_types.get(call.wire_type)
+    field = case.id_field(call.id_field) if case else None
+    return field is not None and field.presence == "required" and not field.nullable
+
+
+def _arguments(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
+    """The arguments a call goes back with are the ones the provider served (as a value: a JSON
+    text re-spaced or with its keys reordered is the same arguments)."""
+    if same_arguments(served.arguments, sent.arguments):
+        return []
+    issued, got = arguments_value(served.arguments), arguments_value(sent.arguments)
+    return [
+        ctx.violation(
+            "roundtrip/arguments-altered",
+            sent.path,
+            f"The call {served.name} ({served.call_id or 'no id'}) goes back with the arguments "
+            f"{_short(got)}, but the provider issued {_short(issued)}.",
+            wire_type=sent.wire_type,
+            expected=issued,
+            received=got,
+        )
+    ]
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else f"{text[:77]}..."
+
+
+def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
+    out: list[Violation] = []
+    for key, value in served.opaque.items():
+        if sent.opaque.get(key) == value:
+            continue
+        got = sent.opaque.get(key)
+        what = "drops it" if got is None else f"sends {str(got)[:40]!r} instead"
+        violation = ctx.violation(
+            "roundtrip/opaque-dropped",
+            f"{sent.path}.{key}",
+            f"The provider issued {key} with the call {served.name}; the history sent back {what}.",
+            wire_type=sent.wire_type,
+            expected=value,
+            received=got,
+        )
+        if key in served.optional_opaque:
+            # The serving model accepts the call without it (recorded 200s): lossy, not refused.
+            violation = replace(violation, provider_error=None, provider_error_source=None)
+        out.append(violation)
+    return out

@@ -1,0 +1,118 @@
+"""Verdicts: a scenario's exchange judged into the case's outcome.
+
+The same verdict whichever way the requests came (a codec, a client in process, the replay server,
+a harness in another language), so that every connector gets every check and the same wording.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from conformance.corpus.loading import Corpus, Scenario
+from conformance.engine.dialects import dialect_for
+from conformance.engine.dialects.base import Dialect, DialectError
+from conformance.engine.diffing import issued_ids, request_diff
+from conformance.engine.exchange import Exchange
+from conformance.engine.faults import describe, short_traceback
+from conformance.engine.outcomes import CaseResult
+from conformance.engine.quoting import quotes_for
+from conformance.engine.rules import CheckContext, check
+from conformance.engine.wording import a
+from conformance.replay.session import ClientRun, listed
+
+
+def scenario_context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckContext:
+    """What the rules need to judge a scenario's exchange."""
+    calls = tuple(scenario.all_calls())
+    return CheckContext(
+        corpus=corpus,
+        dialect=dialect_for(scenario.api),
+        profile=profile,
+        expected_outputs={c.id: c.output for c in calls if c.id},
+        tool_names=frozenset(t["name"] for t in scenario.tools),
+        expected_calls=calls,
+        runs=_runs(scenario),
+    )
+
+
+def _runs(scenario: Scenario) -> tuple[int, ...]:
+    """The session run of each served response: a turn with a prompt begins a new one."""
+    run, runs = 0, []
+    for turn in scenario.turns:
+        run += 1 if turn.prompt else 0
+        runs.append(run)
+    return tuple(runs)
+
+
+def codec_only(scenario: Scenario) -> str | None:
+    """Why a client (in process or a harness) cannot be handed the scenario, if it cannot: a history
+    begun on another API, or a session of several runs, only a codec can be handed."""
+    if scenario.history is not None:
+        return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
+    if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
+        return "a session of several runs, which only a codec adapter can be handed run by run"
+    return None
+
+
+def judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: Dialect, who: str) -> CaseResult:
+    """The case's outcome from its exchange: fail on any error-severity violation, with the diff."""
+    try:
+        violations = check(exchange, ctx)
+    except DialectError as exc:
+        return CaseResult(
+            scenario.id,
+            scenario.api,
+            "error",
+            summary=f"the {who} sent a body that is not {a(scenario.api)} request: {exc}",
+        )
+    errors = [v for v in violations if v.severity == "error"]
+    result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
+    result.quotes = quotes_for(violations, exchange)
+    if errors:
+        codes = sorted({v.code for v in errors})
+        result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"
+        result.diff = request_diff(exchange, dialect, issued_ids(scenario))
+    return result
+
+
+def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialect: Dialect) -> CaseResult:
+    """The outcome of a client's run, whichever way it reached the replay (in process, the server,
+    a harness in another language)."""
+    if run.unsupported is not None:
+        return CaseResult(scenario.id, scenario.api, "skip", summary=f"the client declares: {run.unsupported}")
+    if run.unservable is not None:
+        summary = f"the recording cannot be served the way this client asks: {run.unservable}"
+        return CaseResult(scenario.id, scenario.api, "skip", summary=summary)
+    if run.tools_ran is not None:
+        ctx = replace(ctx, tools_ran=tuple(run.tools_ran))
+    result = judged(scenario, run.exchange, ctx, dialect, "client")
+    if result.outcome == "error":
+        return result
+    errors = result.errors
+    notes: list[str] = []
+    if run.refused:
+        where = run.refused[0].location.split(".", 1)[0]
+        notes.append(f"the replay answered {where} with the provider's error, as the provider would")
+    if run.fault is not None and not run.refused:
+        summary = describe(run.fault)
+        if errors:
+            notes.append(f"the client then raised {summary}")
+        else:
+            return CaseResult(
+                scenario.id,
+                scenario.api,
+                "error",
+                violations=result.violations,
+                summary=f"the client raised {summary}",
+                detail=getattr(run.fault, "detail", "") or short_traceback(run.fault),
+            )
+    if run.sent < run.recorded and run.fault is None:
+        notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
+        result.outcome = "fail"
+    if run.sent > run.recorded:
+        notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
+        result.outcome = "fail"
+    if run.extra:
+        notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
+    result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
+    return result

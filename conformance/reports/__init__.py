@@ -1,0 +1,5 @@
+"""Reports: what a person reads.
+
+A failed case as text (`textreport`), the wire-types report (`wiretypes_report`) and the
+compatibility matrix (`matrix/`). Imports `running` and the layers below it.
+"""

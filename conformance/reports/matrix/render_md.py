@@ -1,0 +1,180 @@
+"""The matrix as Markdown: summaries, outcome counts, rollups, then the cases by API and wire type.
+
+Each case table is followed by a note for every cell that is not a plain pass: the skip's reason, the
+expected failure's link, the failure's summary. Violations and diffs are in `matrix.html` and
+`matrix.json`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from conformance.engine.outcomes import FAILING, OUTCOMES
+from conformance.reports.matrix import HTML_FILE, JSON_FILE
+
+
+def md_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return " ".join(str(value).split()).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+
+
+def _table(header: Sequence[str], body: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return [*lines, ""]
+
+
+def tally_text(counts: Mapping[str, int] | None) -> str:
+    """`11/12, 1 fail`: passes over cases, then every other outcome that occurred; empty when there are none."""
+    if not counts or not counts.get("total"):
+        return ""
+    others = [f"{counts[o]} {o}" for o in OUTCOMES if o != "pass" and counts.get(o)]
+    return ", ".join([f"{counts.get('pass', 0)}/{counts['total']}", *others])
+
+
+def outcome_text(cell: Mapping[str, Any] | None) -> str:
+    if cell is None:
+        return "—"
+    outcome = str(cell["outcome"])
+    text = f"**{outcome}**" if outcome in FAILING else outcome
+    warnings = sum(v.get("severity") == "warning" for v in cell.get("violations", ()))
+    return text + (f" ({warnings} warning{'s' if warnings > 1 else ''})" if warnings and outcome == "pass" else "")
+
+
+def _note(case_id: str, label: str, cell: Mapping[str, Any]) -> str | None:
+    if cell["outcome"] == "pass" and not cell.get("violations"):
+        return None
+    parts = [md_cell(cell["summary"])] if cell.get("summary") else []
+    if cell["outcome"] == "pass":
+        parts.append("warnings: " + ", ".join(sorted({str(v["code"]) for v in cell["violations"]})))
+    if cell.get("link"):
+        parts.append(f"<{cell['link']}>")
+    detail = f": {'; '.join(parts)}" if parts else ""
+    return f"- `{case_id}` · {md_cell(label)}: {outcome_text(cell)}{detail}"
+
+
+def _group(group: Mapping[str, Any], level: int) -> list[str]:
+    h = "#" * level
+    columns = group["columns"]
+    labels = {c["key"]: c["label"] for c in columns}
+    out = [f"{h} Summary", "", "```text", *(c["summary"] for c in columns), "```", ""]
+    out += [
+        f"{h} Outcomes",
+        "",
+        "Every outcome of every column, zeros included, over the cases of the APIs the adapter serves. "
+        "Absent: cases of those APIs that its results do not hold. Not served: cases of other APIs in its "
+        "results, counted nowhere.",
+        "",
+    ]
+    out += _table(
+        ["adapter", "version", "kind", "source", "APIs", *OUTCOMES, "total", "absent", "not served", "badge"],
+        [
+            [
+                md_cell(c["label"]) + ("" if c["complete"] else " (incomplete run)"),
+                md_cell(c["version"]),
+                c["kind"],
+                md_cell(c["source"]),
+                ", ".join(c["apis"]) if len(c["apis"]) <= 2 else str(len(c["apis"])),
+                *(str(c["counts"][o]) for o in OUTCOMES),
+                str(c["counts"]["total"]),
+                str(c["absent"]),
+                str(sum(n["cases"] for n in c["not_served"])),
+                f"![{md_cell(c['label'])}]({c['badge']})" if c["badge"] else "",
+            ]
+            for c in columns
+        ],
+    )
+    for title, key, intro in (
+        (
+            "By ID semantics",
+            "semantics",
+            "Each case counts under the semantics of every wire type it exercises. A cell is passes over "
+            "cases, then the other outcomes.",
+        ),
+        ("By feature", "features", "Each case counts under every feature it has."),
+        (
+            "Recorded and constructed",
+            "provenance",
+            "Recorded cases replay real traffic from public test suites; constructed ones are built from the "
+            "providers' published shapes.",
+        ),
+    ):
+        rollup = group["rollups"].get(key, [])
+        out += [f"{h} {title}", "", intro, ""]
+        out += _table(
+            ["adapter", *(f"{r['key']} ({r['cases']})" for r in rollup)],
+            [[md_cell(c["label"]), *(tally_text(r["counts"].get(c["key"])) for r in rollup)] for c in columns],
+        )
+    out += [
+        f"{h} Cases by API and wire type",
+        "",
+        "Per API, the columns that ran its cases; cases are grouped under the first wire type of their own "
+        "API, whose row sums the group. — marks a case the column's results do not hold.",
+        "",
+    ]
+    for api in group["apis"]:
+        keys = api["columns"]
+        cases = sum(len(w["cases"]) for w in api["wire_types"])
+        out += [f"{h}# {api['api']} ({cases} case{'s' if cases != 1 else ''})", ""]
+        body = [["all", *(tally_text(api["counts"][k]) for k in keys)]]
+        notes: list[str] = []
+        for wire in api["wire_types"]:
+            name = f"`{wire['wire_type']}`" + (f" ({wire['semantics']})" if wire["semantics"] else "")
+            body.append([f"**{name}**", *(tally_text(wire["counts"][k]) for k in keys)])
+            for case in wire["cases"]:
+                recorded = " (recorded)" if case.get("provenance") == "recorded" else ""
+                body.append([f"`{case['id']}`{recorded}", *(outcome_text(case["cells"][k]) for k in keys)])
+                notes += [
+                    note
+                    for k in keys
+                    if case["cells"][k] is not None
+                    for note in [_note(case["id"], labels[k], case["cells"][k])]
+                    if note
+                ]
+        out += _table(["case", *(md_cell(labels[k]) for k in keys)], body)
+        if notes:
+            out += [*notes, ""]
+    return out
+
+
+def render_markdown(doc: Mapping[str, Any]) -> str:
+    groups = doc["groups"]
+    out = [
+        "# Compatibility matrix",
+        "",
+        f"Generated by `{doc['generated_by']}` from {doc['inputs']}. Do not edit: regenerate. `{JSON_FILE}` "
+        f"holds the same data; [{HTML_FILE}]({HTML_FILE}) shows each cell's violations and diff.",
+        "",
+        f"Results stand side by side only when they ran against the same corpus revision; this corpus is "
+        f"`{doc['corpus_revision']}`.",
+        "",
+    ]
+    if not groups:
+        return "\n".join([*out, "No results.", ""])
+    first, rest = groups[0], groups[1:]
+    if not first["current"]:
+        out += [
+            f"No results ran against this corpus. The revision most of them ran against, `{first['corpus_revision']}`, "
+            "comes first; wire types and features are those this corpus records for the same case ids.",
+            "",
+        ]
+    if rest:
+        out += [
+            f"Results against {len(rest)} other revision{'s' if len(rest) > 1 else ''} are shown apart, under "
+            "Other corpus revisions.",
+            "",
+        ]
+    out += [f"## Corpus `{first['corpus_revision']}`", "", *_group(first, 3)]
+    if rest:
+        out += [
+            "## Other corpus revisions",
+            "",
+            "Each revision's results on their own; wire types and features are those this corpus records for "
+            "the same case ids.",
+            "",
+        ]
+        for group in rest:
+            out += [f"### Corpus `{group['corpus_revision']}`", "", *_group(group, 4)]
+    return "\n".join(out).rstrip("\n") + "\n"
