@@ -21,11 +21,14 @@ for (const level of ["log", "info", "debug", "warn"]) console[level] = console.e
 // Every request a harness makes goes to the suite's replay on this machine. A library that reaches
 // further (a telemetry exporter, a model registry, a provider URL the harness failed to override)
 // gets this error instead of the network, and the case shows where it tried to go.
+// CONFORMANCE_HARNESS_TRACE=1 logs each request (method, URL, body) to stderr; it only looks.
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const TRACE = process.env.CONFORMANCE_HARNESS_TRACE === "1";
 const networkFetch = globalThis.fetch;
 globalThis.fetch = async (input, init) => {
   const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
   if (!LOOPBACK.has(url.hostname)) throw new Error(`the harness allows requests to the replay on 127.0.0.1 only; refused ${url.origin}`);
+  if (TRACE) process.stderr.write(`>> ${init?.method ?? input?.method ?? "GET"} ${url}\n${typeof init?.body === "string" ? init.body + "\n" : ""}`);
   return networkFetch(input, init);
 };
 
@@ -71,14 +74,14 @@ export async function callTool(toolsUrl, name, args, callId) {
   return output;
 }
 
-/** Paths under the harness's directory, made relative to the repository's root (`harnesses/<name>/...`),
- * so that results recorded on two machines read the same. */
-function relativizer(root) {
-  const here = directoryOf(root);
-  const path = fileURLToPath(here);
-  const name = path.split("/").filter(Boolean).pop();
-  const local = `harnesses/${name}/`;
-  return (text) => text.split(here.href).join(local).split(path).join(local);
+// The repository's root: this file is harnesses/node-kit/index.mjs (Node resolves the symlink npm
+// makes for the `file:` dependency to this real path).
+const REPOSITORY = new URL("../../", import.meta.url);
+
+/** Paths under the repository named from its root (`harnesses/vercel-ai/node_modules/ai/...`), so
+ * that results recorded on two machines read the same. */
+function relative(text) {
+  return text.split(REPOSITORY.href).join("").split(fileURLToPath(REPOSITORY)).join("");
 }
 
 /** The stack of an error and of up to three of its causes. */
@@ -107,7 +110,6 @@ function ran(seq, result) {
  *   and the stack (causes included) as the detail.
  */
 export async function serve({ root, implementation, run, describe = defaultDescribe }) {
-  const relative = relativizer(root);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;

@@ -1,0 +1,180 @@
+// The OpenAI Agents SDK for TypeScript (@openai/agents) under the toolcall-conformance harness
+// protocol (docs/harness.md): for each case an Agent with the case's tools runs through the SDK's
+// Runner, its model an OpenAIChatCompletionsModel (openai-chat) or an OpenAIResponsesModel
+// (openai-responses) over an `openai` client pointed at the replay server.
+//
+//   npm ci --prefix harnesses/openai-agents
+//   conformance run --harness 'node harnesses/openai-agents/run.mjs'
+//
+// The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
+import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
+
+// The SDK exports traces to OpenAI by default; the suite's traffic stays on 127.0.0.1.
+process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
+
+const {
+  Agent,
+  Runner,
+  OpenAIChatCompletionsModel,
+  OpenAIResponsesModel,
+  codeInterpreterTool,
+  fileSearchTool,
+  hostedMcpTool,
+  imageGenerationTool,
+  programmaticToolCallingTool,
+  setTracingDisabled,
+  tool,
+  webSearchTool,
+} = await import("@openai/agents");
+const { default: OpenAI } = await import("openai");
+
+setTracingDisabled(true);
+
+// The longest recorded conversation has fewer turns; a loop that runs on fails the case.
+const MAX_TURNS = 12;
+const MAX_APPROVAL_ROUNDS = 4;
+
+const PACKAGES = ["@openai/agents", "@openai/agents-core", "@openai/agents-openai", "openai", "zod"];
+
+const MODELS = {
+  "openai-chat": (client, model) => new OpenAIChatCompletionsModel(client, model),
+  "openai-responses": (client, model) => new OpenAIResponsesModel(client, model),
+};
+
+const UNSUPPORTED = {
+  "anthropic-messages": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  gemini: "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "bedrock-converse": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "cohere-v2": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "ollama-chat": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "azure-foundry": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+  openresponses: "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+  "mistral-chat": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+  "kimi-chat": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+};
+
+// Recorded provider tools the SDK declares with its own hosted-tool factories.
+const HOSTED = {
+  web_search: (entry) => webSearchTool(pick(entry, { search_context_size: "searchContextSize", user_location: "userLocation" })),
+  web_search_preview: (entry) => webSearchTool(pick(entry, { search_context_size: "searchContextSize", user_location: "userLocation" })),
+  code_interpreter: (entry) => codeInterpreterTool(pick(entry, { container: "container" })),
+  file_search: (entry) => fileSearchTool(entry.vector_store_ids ?? [], pick(entry, { max_num_results: "maxNumResults" })),
+  image_generation: () => imageGenerationTool(),
+  programmatic_tool_calling: () => programmaticToolCallingTool(),
+  mcp: (entry) =>
+    hostedMcpTool({
+      serverLabel: entry.server_label,
+      ...(entry.server_url ? { serverUrl: entry.server_url } : {}),
+      ...(entry.connector_id ? { connectorId: entry.connector_id } : {}),
+      ...(entry.allowed_tools ? { allowedTools: entry.allowed_tools } : {}),
+      requireApproval: entry.require_approval ?? "never",
+    }),
+};
+
+function pick(entry, names) {
+  const picked = {};
+  for (const [wire, option] of Object.entries(names)) if (entry[wire] !== undefined) picked[option] = entry[wire];
+  return picked;
+}
+
+function declareTools(c, callTool) {
+  const tools = [];
+  // With programmatic tool calling the recorded functions are called both by the model and by its
+  // program; the SDK declares that on each function tool (and refuses the hosted tool without it).
+  const programmatic = (c.recorded_tools ?? []).some((t) => t?.type === "programmatic_tool_calling");
+  for (const spec of c.tools) {
+    if (spec.type === "custom") {
+      return { skip: `the Agents SDK has no custom (free-form) tools; it cannot declare '${spec.name}'` };
+    }
+    tools.push(
+      tool({
+        name: spec.name,
+        description: spec.description ?? "",
+        parameters: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
+        strict: false,
+        ...(programmatic ? { allowedCallers: ["direct", "programmatic"] } : {}),
+        execute: async (input, _context, details) => callTool(spec.name, input, details?.toolCall?.callId),
+      }),
+    );
+  }
+  const missing = [];
+  for (const entry of c.recorded_tools ?? []) {
+    const type = entry?.type;
+    if (!type || type === "function" || type === "custom") continue;
+    if (c.api !== "openai-responses" || !HOSTED[type]) missing.push(type);
+    else tools.push(HOSTED[type](entry));
+  }
+  if (missing.length) return { skip: `the harness declares no Agents SDK tool for ${missing.join(", ")} on ${c.api}` };
+  return { tools };
+}
+
+// The recording's request settings, where ModelSettings has them.
+function modelSettings(c) {
+  const body = c.settings?.body ?? {};
+  const settings = {};
+  const choice = body.tool_choice;
+  if (typeof choice === "string") settings.toolChoice = choice;
+  else if (choice?.name ?? choice?.function?.name) settings.toolChoice = choice.name ?? choice.function.name;
+  if (typeof body.parallel_tool_calls === "boolean") settings.parallelToolCalls = body.parallel_tool_calls;
+  if (typeof body.store === "boolean") settings.store = body.store;
+  const maxTokens = body.max_output_tokens ?? body.max_completion_tokens ?? body.max_tokens;
+  if (typeof maxTokens === "number") settings.maxTokens = maxTokens;
+  if (body.reasoning && typeof body.reasoning === "object") settings.reasoning = body.reasoning;
+  return settings;
+}
+
+async function runOnce(runner, agent, input, stream) {
+  if (!stream) return runner.run(agent, input, { maxTurns: MAX_TURNS });
+  const result = await runner.run(agent, input, { maxTurns: MAX_TURNS, stream: true });
+  for await (const _event of result) {
+    // The Runner reassembles the stream itself; the events are only drained.
+  }
+  await result.completed;
+  if (result.error) throw result.error;
+  return result;
+}
+
+async function run(c, { callTool }) {
+  const makeModel = MODELS[c.api];
+  if (!makeModel) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
+  const declared = declareTools(c, callTool);
+  if (declared.skip) return { skipped: declared.skip };
+  const client = new OpenAI({ apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 });
+  const agent = new Agent({
+    name: "conformance",
+    model: makeModel(client, c.model),
+    tools: declared.tools,
+    modelSettings: modelSettings(c),
+  });
+  const runner = new Runner({ tracingDisabled: true });
+  let result = await runOnce(runner, agent, c.prompt, c.stream);
+  // A tool that needs approval (a hosted MCP server's) interrupts the run; the application approves
+  // or rejects each call on the run's state and runs again, as the SDK's human-in-the-loop guide
+  // shows. The replay says whether to approve ("true").
+  for (let round = 0; round < MAX_APPROVAL_ROUNDS && result.interruptions?.length; round++) {
+    for (const interruption of result.interruptions) {
+      const raw = interruption.rawItem ?? {};
+      const name = raw.name ?? interruption.name ?? "";
+      const verdict = await callTool(name, raw.arguments ?? raw.providerData?.arguments ?? {}, raw.callId ?? raw.id);
+      if (String(verdict).trim() === "true") result.state.approve(interruption);
+      else result.state.reject(interruption);
+    }
+    result = await runOnce(runner, agent, result.state, c.stream);
+  }
+  return { output: typeof result.finalOutput === "string" ? result.finalOutput : JSON.stringify(result.finalOutput ?? "") };
+}
+
+function implementation() {
+  const libraries = installedVersions(import.meta.url, PACKAGES);
+  return {
+    name: "openai-agents-js",
+    version: libraries["@openai/agents"],
+    libraries,
+    apis: Object.keys(MODELS),
+    unsupported: UNSUPPORTED,
+    homepage: "https://openai.github.io/openai-agents-js/",
+    notes: "Runner.run over an Agent; openai-chat through OpenAIChatCompletionsModel, openai-responses through OpenAIResponsesModel",
+  };
+}
+
+await serve({ root: import.meta.url, implementation, run });
