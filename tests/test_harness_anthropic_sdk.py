@@ -51,3 +51,13 @@ def test_the_tool_runner_passes(harness: HarnessAdapter, corpus: Corpus, scenari
 def test_other_apis_are_skipped_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
     outcome, summary, _ = verdict(harness, corpus, "openai-chat/one-call")
     assert outcome == "skip" and "Anthropic Messages API only" in summary
+
+
+def test_the_whole_history_every_turn_passes_too(corpus: Corpus) -> None:
+    """By default the runner continues a server-held thread with only the new messages; with
+    --full-history (`thread: false`) it sends every turn in full, and the calls pair the same way."""
+    with started(HARNESS, "--full-history") as full:
+        assert "thread: false" in full.implementation["notes"]
+        for scenario_id in ("anthropic-messages/three-turn-chain", "anthropic-messages/parallel-same-tool"):
+            outcome, summary, _ = verdict(full, corpus, scenario_id)
+            assert outcome == "pass", summary

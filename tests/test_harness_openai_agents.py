@@ -80,5 +80,7 @@ def test_a_nameless_responses_call_is_an_unknown_tool(harness: HarnessAdapter, c
 def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
     outcome, summary, _ = verdict(harness, corpus, "openai-chat/custom-tool-call")
     assert outcome == "skip" and "no custom (free-form) tools" in summary
+    outcome, summary, _ = verdict(harness, corpus, "openai-responses/local-shell-call")
+    assert outcome == "skip" and "no `local_shell` tool" in summary
     outcome, summary, _ = verdict(harness, corpus, "anthropic-messages/one-call")
     assert outcome == "skip" and "Chat Completions and Responses APIs only" in summary

@@ -4,6 +4,7 @@
 //
 //   npm ci --prefix harnesses/anthropic-sdk
 //   conformance run --harness 'node harnesses/anthropic-sdk/run.mjs'
+//   conformance run --harness 'node harnesses/anthropic-sdk/run.mjs --full-history'
 //
 // The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
 import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
@@ -15,6 +16,7 @@ const { betaTool } = await import("@anthropic-ai/sdk/helpers/beta/json-schema");
 const MAX_ITERATIONS = 12;
 
 const PACKAGES = ["@anthropic-ai/sdk"];
+const FULL_HISTORY = process.argv.includes("--full-history");
 
 const ONLY_ANTHROPIC = "the Anthropic SDK speaks the Anthropic Messages API only";
 const UNSUPPORTED = Object.fromEntries(
@@ -80,9 +82,10 @@ async function run(c, { callTool }) {
       tools: declared.tools,
       max_iterations: MAX_ITERATIONS,
       stream: c.stream,
-      // The recordings send the whole history each turn; the runner's default, a thread the server
-      // holds between turns, sends only the new messages.
-      thread: false,
+      // `--full-history` sends the whole history every turn (`thread: false`); by default the runner
+      // keeps the conversation in a thread the server holds and sends only the new messages, which
+      // the replay serves as the provider would.
+      ...(FULL_HISTORY ? { thread: false } : {}),
     },
     { headers },
   );
@@ -99,7 +102,9 @@ function implementation() {
     apis: ["anthropic-messages"],
     unsupported: UNSUPPORTED,
     homepage: "https://github.com/anthropics/anthropic-sdk-typescript",
-    notes: "client.beta.messages.toolRunner with betaTool tools; streams each turn when the case streams",
+    notes:
+      "client.beta.messages.toolRunner with betaTool tools; streams each turn when the case streams; " +
+      (FULL_HISTORY ? "the whole history every turn (thread: false)" : "the runner's default server-held thread"),
   };
 }
 

@@ -15,6 +15,8 @@ process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
 const {
   Agent,
   Runner,
+  applyPatchTool,
+  shellTool,
   OpenAIChatCompletionsModel,
   OpenAIResponsesModel,
   codeInterpreterTool,
@@ -71,6 +73,53 @@ const HOSTED = {
     }),
 };
 
+// Responses tools the application runs, with the SDK's own interfaces (a Shell, an Editor); each asks
+// the replay for the output of the call item it answers.
+const CLIENT_RUN = {
+  shell: (callTool) =>
+    shellTool({
+      shell: {
+        run: async (action) => ({ output: shellOutput(await callTool("shell_call", { commands: action.commands }, null)) }),
+      },
+    }),
+  apply_patch: (callTool) =>
+    applyPatchTool({
+      editor: {
+        createFile: (operation) => patched(callTool, operation),
+        updateFile: (operation) => patched(callTool, operation),
+        deleteFile: (operation) => patched(callTool, operation),
+      },
+    }),
+};
+
+async function patched(callTool, operation) {
+  return { status: "completed", output: await callTool("apply_patch_call", operation, null) };
+}
+
+// The replay answers a shell call with the recorded output items (`[{stdout, stderr, outcome}]`).
+function shellOutput(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = [{ stdout: text }];
+  }
+  return (Array.isArray(value) ? value : [value]).map((run) => ({
+    stdout: String(run?.stdout ?? ""),
+    stderr: String(run?.stderr ?? ""),
+    outcome:
+      run?.outcome?.type === "timeout"
+        ? { type: "timeout" }
+        : { type: "exit", exitCode: Number(run?.outcome?.exit_code ?? run?.outcome?.exitCode ?? run?.exit_code ?? 0) },
+  }));
+}
+
+const NOT_DECLARED = {
+  local_shell: "the Agents SDK's shell tool declares `shell`; it has no `local_shell` tool",
+  computer_use_preview: "the harness implements no Computer for the Agents SDK's computerTool",
+  tool_search: "the harness implements no client tool-search executor for the Agents SDK's toolSearchTool",
+};
+
 function pick(entry, names) {
   const picked = {};
   for (const [wire, option] of Object.entries(names)) if (entry[wire] !== undefined) picked[option] = entry[wire];
@@ -101,10 +150,11 @@ function declareTools(c, callTool) {
   for (const entry of c.recorded_tools ?? []) {
     const type = entry?.type;
     if (!type || type === "function" || type === "custom") continue;
-    if (c.api !== "openai-responses" || !HOSTED[type]) missing.push(type);
-    else tools.push(HOSTED[type](entry));
+    if (c.api === "openai-responses" && HOSTED[type]) tools.push(HOSTED[type](entry));
+    else if (c.api === "openai-responses" && CLIENT_RUN[type]) tools.push(CLIENT_RUN[type](callTool));
+    else missing.push(type);
   }
-  if (missing.length) return { skip: `the harness declares no Agents SDK tool for ${missing.join(", ")} on ${c.api}` };
+  if (missing.length) return { skip: missing.map((type) => NOT_DECLARED[type] ?? `the harness declares no Agents SDK tool for ${type} on ${c.api}`).join("; ") };
   return { tools };
 }
 
