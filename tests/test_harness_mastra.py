@@ -71,6 +71,30 @@ def test_calls_streamed_without_ids_are_refused(harness: HarnessAdapter, corpus:
     assert "Expected 'id' to be a string" in summary
 
 
+def test_anthropic_server_tools_go_back_as_the_providers(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """Provider tools from @ai-sdk/anthropic's factories; the server_tool_use blocks go back intact."""
+    for scenario_id in (
+        "anthropic-messages/web-search-beside-client-call",
+        "anthropic-messages/programmatic-tool-calling",
+    ):
+        outcome, summary, _ = verdict(harness, corpus, scenario_id)
+        assert outcome == "pass", summary
+
+
+def test_code_execution_calls_go_back_with_a_type_added(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M4: the bundled @ai-sdk/anthropic folds the sub-tool's name into the input."""
+    outcome, summary, codes = verdict(harness, corpus, "anthropic-messages/code-execution-tools")
+    assert outcome == "fail", summary
+    assert codes == {"roundtrip/arguments-altered"}
+
+
+def test_an_mcp_approval_request_never_reaches_the_application(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M5: the tool-approval-request part becomes a raw chunk and the loop stops."""
+    outcome, summary, _ = verdict(harness, corpus, "openai-responses/mcp-approval-flow")
+    assert outcome == "fail", summary
+    assert "never requested" in summary
+
+
 def test_gemini_is_skipped_because_the_router_cannot_be_pointed_elsewhere(
     harness: HarnessAdapter, corpus: Corpus
 ) -> None:

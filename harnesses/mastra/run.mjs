@@ -15,11 +15,15 @@ process.env.MASTRA_OFFLINE = "1";
 
 const { Agent } = await import("@mastra/core/agent");
 const { createTool } = await import("@mastra/core/tools");
+// Provider tools, as Mastra documents them: the AI SDK provider's own factories (the releases Mastra's
+// router bundles), passed among the agent's tools.
+const { createAnthropic } = await import("@ai-sdk/anthropic");
+const { createOpenAI } = await import("@ai-sdk/openai");
 
 // The longest recorded conversation has fewer turns; a loop that runs on fails the case.
 const MAX_STEPS = 12;
 
-const PACKAGES = ["@mastra/core", "@mastra/schema-compat", "zod"];
+const PACKAGES = ["@mastra/core", "@mastra/schema-compat", "@ai-sdk/anthropic", "@ai-sdk/openai", "zod"];
 
 const trimmed = (url) => url.replace(/\/+$/, "");
 
@@ -52,6 +56,69 @@ const UNSUPPORTED = {
   "ollama-chat": "Mastra's model router reaches Ollama through its OpenAI-compatible endpoint (openai-chat), not /api/chat",
 };
 
+// The provider-tool factories of each API's provider, found by the tool id each makes
+// ("anthropic.web_search_20250305"); a recorded type names its id after the provider's prefix, except
+// where the SDK's id drops a word.
+const FACTORIES = {
+  "anthropic-messages": { prefix: "anthropic", tools: () => createAnthropic({ apiKey: "x" }).tools },
+  "openai-responses": { prefix: "openai", tools: () => createOpenAI({ apiKey: "x" }).tools },
+};
+const ID_ALIASES = {
+  "anthropic.tool_search_tool_regex_20251119": "anthropic.tool_search_regex_20251119",
+  "anthropic.tool_search_tool_bm25_20251119": "anthropic.tool_search_bm25_20251119",
+};
+// Responses tools the application runs (the SDK's factories need an execute); not declared here.
+const CLIENT_RUN = new Set(["local_shell", "shell", "apply_patch", "computer_use_preview", "tool_search"]);
+const factoryIndex = new Map();
+
+function factoriesOf(api) {
+  if (!factoryIndex.has(api)) {
+    const index = new Map();
+    for (const factory of Object.values(FACTORIES[api].tools())) {
+      for (const probe of [{}, { serverLabel: "x" }]) {
+        try {
+          const made = factory(probe);
+          if (made?.id) {
+            index.set(made.id, factory);
+            break;
+          }
+        } catch {
+          // a factory that needs other arguments is tried with the next probe
+        }
+      }
+    }
+    factoryIndex.set(api, index);
+  }
+  return factoryIndex.get(api);
+}
+
+const camel = (key) => key.replace(/_([a-z0-9])/g, (_, ch) => ch.toUpperCase());
+const camelKeys = (value) =>
+  Array.isArray(value)
+    ? value.map(camelKeys)
+    : value === null || typeof value !== "object"
+      ? value
+      : Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
+
+function providerTools(c) {
+  const tools = {};
+  const missing = [];
+  for (const entry of c.recorded_tools ?? []) {
+    const type = entry?.type;
+    if (!type || type === "function" || type === "custom" || entry.input_schema) continue;
+    const factories = FACTORIES[c.api];
+    const id = factories ? (ID_ALIASES[`${factories.prefix}.${type}`] ?? `${factories.prefix}.${type}`) : undefined;
+    const factory = id && !CLIENT_RUN.has(type) ? factoriesOf(c.api).get(id) : undefined;
+    if (!factory) {
+      missing.push(type);
+      continue;
+    }
+    const { type: _type, name, ...rest } = entry;
+    tools[name ?? type] = factory(camelKeys(rest));
+  }
+  return { tools, missing };
+}
+
 function declareTools(c, callTool) {
   const tools = {};
   for (const spec of c.tools) {
@@ -65,11 +132,11 @@ function declareTools(c, callTool) {
       execute: async (input, context) => callTool(spec.name, input, context?.agent?.toolCallId),
     });
   }
-  const provider = (c.recorded_tools ?? []).filter((t) => t?.type && t.type !== "function" && t.type !== "custom" && !t.input_schema);
-  if (provider.length) {
-    return { skip: `the harness declares no Mastra tool for the provider tools ${provider.map((t) => t.type).join(", ")}` };
+  const provided = providerTools(c);
+  if (provided.missing.length) {
+    return { skip: `the harness declares no Mastra tool for the provider tools ${provided.missing.join(", ")} on ${c.api}` };
   }
-  return { tools };
+  return { tools: { ...tools, ...provided.tools } };
 }
 
 function toolChoice(c) {
