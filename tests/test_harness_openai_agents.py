@@ -43,6 +43,8 @@ def test_it_names_the_sdk_and_the_installed_versions(harness: HarnessAdapter) ->
         "openai-responses/mcp-approval-flow",  # the hosted MCP tool's approval through the run's interruptions
         "openai-responses/program-calls-functions",  # programmaticToolCallingTool with allowedCallers
         "openai-responses/hosted-tools-in-history",  # hosted tools' items sent back with store false
+        "openai-responses/computer-use",  # computerTool over a Computer the replay answers
+        "openai-responses/tool-search-then-call",  # toolSearchTool with a client executor
     ],
 )
 def test_the_runner_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:

@@ -16,6 +16,7 @@ const {
   Agent,
   Runner,
   applyPatchTool,
+  computerTool,
   shellTool,
   OpenAIChatCompletionsModel,
   OpenAIResponsesModel,
@@ -26,6 +27,7 @@ const {
   programmaticToolCallingTool,
   setTracingDisabled,
   tool,
+  toolSearchTool,
   webSearchTool,
 } = await import("@openai/agents");
 const { default: OpenAI } = await import("openai");
@@ -82,6 +84,24 @@ const CLIENT_RUN = {
         run: async (action) => ({ output: shellOutput(await callTool("shell_call", { commands: action.commands }, null)) }),
       },
     }),
+  computer_use_preview: (callTool, entry) => computerTool({ computer: replayComputer(callTool, entry) }),
+  // A client-run tool search: the replay answers with the definitions it loads; each is the agent's tool
+  // of that name where it has one, else a function tool declared from the definition.
+  tool_search: (callTool, entry) =>
+    entry.execution === "client"
+      ? toolSearchTool({
+          execution: "client",
+          execute: async ({ toolCall, availableTools }) => {
+            const found = JSON.parse(await callTool("tool_search_call", toolCall.arguments ?? {}, toolCall.callId));
+            const definitions = Array.isArray(found) ? found : (found?.tools ?? []);
+            return definitions.map(
+              (definition) =>
+                availableTools.find((t) => t.name === definition.name) ??
+                functionTool(callTool, { name: definition.name, description: definition.description, parameters: definition.parameters }, false),
+            );
+          },
+        })
+      : toolSearchTool(),
   apply_patch: (callTool) =>
     applyPatchTool({
       editor: {
@@ -91,6 +111,36 @@ const CLIENT_RUN = {
       },
     }),
 };
+
+// A Computer whose every action is a computer_call the replay answers with a screenshot. The SDK runs
+// the action, then takes a screenshot for the call's output: the screenshot is the one the action was
+// answered with, or, for a screenshot action, the replay's answer to it.
+function replayComputer(callTool, entry) {
+  let pending;
+  const act = async (action) => {
+    const value = JSON.parse(await callTool("computer_call", action, null));
+    pending = String(value.image_url ?? "").replace(/^data:image\/[a-z]+;base64,/, "");
+  };
+  const screenshot = async () => {
+    if (pending === undefined) await act({ type: "screenshot" });
+    const image = pending;
+    pending = undefined;
+    return image;
+  };
+  return {
+    environment: entry.environment ?? "browser",
+    dimensions: [entry.display_width ?? 1024, entry.display_height ?? 768],
+    screenshot,
+    click: (x, y, button) => act({ type: "click", button, x, y }),
+    doubleClick: (x, y) => act({ type: "double_click", x, y }),
+    scroll: (x, y, scrollX, scrollY) => act({ type: "scroll", x, y, scroll_x: scrollX, scroll_y: scrollY }),
+    type: (text) => act({ type: "type", text }),
+    wait: () => act({ type: "wait" }),
+    move: (x, y) => act({ type: "move", x, y }),
+    keypress: (keys) => act({ type: "keypress", keys }),
+    drag: (path) => act({ type: "drag", path: path.map(([x, y]) => ({ x, y })) }),
+  };
+}
 
 async function patched(callTool, operation) {
   return { status: "completed", output: await callTool("apply_patch_call", operation, null) };
@@ -116,14 +166,23 @@ function shellOutput(text) {
 
 const NOT_DECLARED = {
   local_shell: "the Agents SDK's shell tool declares `shell`; it has no `local_shell` tool",
-  computer_use_preview: "the harness implements no Computer for the Agents SDK's computerTool",
-  tool_search: "the harness implements no client tool-search executor for the Agents SDK's toolSearchTool",
 };
 
 function pick(entry, names) {
   const picked = {};
   for (const [wire, option] of Object.entries(names)) if (entry[wire] !== undefined) picked[option] = entry[wire];
   return picked;
+}
+
+function functionTool(callTool, spec, programmatic) {
+  return tool({
+    name: spec.name,
+    description: spec.description ?? "",
+    parameters: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
+    strict: false,
+    ...(programmatic ? { allowedCallers: ["direct", "programmatic"] } : {}),
+    execute: async (input, _context, details) => callTool(spec.name, input, details?.toolCall?.callId),
+  });
 }
 
 function declareTools(c, callTool) {
@@ -135,23 +194,14 @@ function declareTools(c, callTool) {
     if (spec.type === "custom") {
       return { skip: `the Agents SDK has no custom (free-form) tools; it cannot declare '${spec.name}'` };
     }
-    tools.push(
-      tool({
-        name: spec.name,
-        description: spec.description ?? "",
-        parameters: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
-        strict: false,
-        ...(programmatic ? { allowedCallers: ["direct", "programmatic"] } : {}),
-        execute: async (input, _context, details) => callTool(spec.name, input, details?.toolCall?.callId),
-      }),
-    );
+    tools.push(functionTool(callTool, spec, programmatic));
   }
   const missing = [];
   for (const entry of c.recorded_tools ?? []) {
     const type = entry?.type;
     if (!type || type === "function" || type === "custom") continue;
     if (c.api === "openai-responses" && HOSTED[type]) tools.push(HOSTED[type](entry));
-    else if (c.api === "openai-responses" && CLIENT_RUN[type]) tools.push(CLIENT_RUN[type](callTool));
+    else if (c.api === "openai-responses" && CLIENT_RUN[type]) tools.push(CLIENT_RUN[type](callTool, entry));
     else missing.push(type);
   }
   if (missing.length) return { skip: missing.map((type) => NOT_DECLARED[type] ?? `the harness declares no Agents SDK tool for ${type} on ${c.api}`).join("; ") };
