@@ -42,6 +42,8 @@ def test_it_names_mastra_and_the_installed_versions(harness: HarnessAdapter) -> 
         "anthropic-messages/streamed-parallel-calls",  # the router's Anthropic provider, ANTHROPIC_BASE_URL
         "mistral-chat/parallel-same-tool",  # MISTRAL_BASE_URL, read by the router
         "kimi-chat/index-continues-across-turns",
+        "openai-responses/shell-then-apply-patch",  # @ai-sdk/openai's shell and applyPatch, run by the agent
+        "openai-responses/streamed-function-and-custom",  # a Responses custom tool (customTool)
     ],
 )
 def test_the_agent_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:

@@ -67,8 +67,43 @@ const ID_ALIASES = {
   "anthropic.tool_search_tool_regex_20251119": "anthropic.tool_search_regex_20251119",
   "anthropic.tool_search_tool_bm25_20251119": "anthropic.tool_search_bm25_20251119",
 };
-// Responses tools the application runs (the SDK's factories need an execute); not declared here.
-const CLIENT_RUN = new Set(["local_shell", "shell", "apply_patch", "computer_use_preview", "tool_search"]);
+// Provider tools the application runs: the item type the replay names each call by, what the tool's
+// execute receives as the call's arguments, and the canned output in the tool's output type.
+const CLIENT_EXECUTED = {
+  "openai.local_shell": { call: "local_shell_call", args: (input) => input.action, output: (text) => ({ output: text }) },
+  "openai.shell": {
+    call: "shell_call",
+    args: (input) => input.action,
+    output: (text) => {
+      const value = parsed(text);
+      const runs = Array.isArray(value) ? value : [value ?? { stdout: text }];
+      return {
+        output: runs.map((run) => ({
+          stdout: String(run?.stdout ?? ""),
+          stderr: String(run?.stderr ?? ""),
+          outcome: { type: "exit", exitCode: Number(run?.outcome?.exit_code ?? run?.exit_code ?? 0) },
+        })),
+      };
+    },
+  },
+  "openai.apply_patch": { call: "apply_patch_call", args: (input) => input.operation, output: (text) => ({ status: "completed", output: text }) },
+  "openai.tool_search": {
+    call: "tool_search_call",
+    args: (input) => input.arguments,
+    output: (text) => {
+      const value = parsed(text);
+      return { tools: Array.isArray(value) ? value : (value?.tools ?? []) };
+    },
+  },
+};
+
+function parsed(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 const factoryIndex = new Map();
 
 function factoriesOf(api) {
@@ -100,7 +135,7 @@ const camelKeys = (value) =>
       ? value
       : Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
 
-function providerTools(c) {
+function providerTools(c, callTool) {
   const tools = {};
   const missing = [];
   for (const entry of c.recorded_tools ?? []) {
@@ -108,13 +143,19 @@ function providerTools(c) {
     if (!type || type === "function" || type === "custom" || entry.input_schema) continue;
     const factories = FACTORIES[c.api];
     const id = factories ? (ID_ALIASES[`${factories.prefix}.${type}`] ?? `${factories.prefix}.${type}`) : undefined;
-    const factory = id && !CLIENT_RUN.has(type) ? factoriesOf(c.api).get(id) : undefined;
+    const factory = id ? factoriesOf(c.api).get(id) : undefined;
     if (!factory) {
       missing.push(type);
       continue;
     }
     const { type: _type, name, ...rest } = entry;
-    tools[name ?? type] = factory(camelKeys(rest));
+    const args = camelKeys(rest);
+    const executed = CLIENT_EXECUTED[id];
+    if (executed) {
+      args.execute = async (input, options) =>
+        executed.output(await callTool(executed.call, executed.args(input ?? {}), options?.toolCallId));
+    }
+    tools[name ?? type] = factory(args);
   }
   return { tools, missing };
 }
@@ -123,7 +164,14 @@ function declareTools(c, callTool) {
   const tools = {};
   for (const spec of c.tools) {
     if (spec.type === "custom") {
-      return { skip: `Mastra tools take JSON input against a schema; it cannot declare the free-form custom tool '${spec.name}'` };
+      // Free-form custom tools exist for OpenAI's Responses API only, as @ai-sdk/openai's customTool.
+      if (c.api !== "openai-responses") {
+        return { skip: `Mastra tools take JSON input against a schema, and custom (free-form) tools exist only for the Responses API; ${c.api} cannot declare '${spec.name}'` };
+      }
+      const custom = createOpenAI({ apiKey: "x" }).tools.customTool({ name: spec.name, description: spec.description ?? "" });
+      custom.execute = async (input, options) => callTool(spec.name, { input }, options?.toolCallId);
+      tools[spec.name] = custom;
+      continue;
     }
     tools[spec.name] = createTool({
       id: spec.name,
@@ -132,7 +180,7 @@ function declareTools(c, callTool) {
       execute: async (input, context) => callTool(spec.name, input, context?.agent?.toolCallId),
     });
   }
-  const provided = providerTools(c);
+  const provided = providerTools(c, callTool);
   if (provided.missing.length) {
     return { skip: `the harness declares no Mastra tool for the provider tools ${provided.missing.join(", ")} on ${c.api}` };
   }
@@ -147,6 +195,22 @@ function toolChoice(c) {
   return name ? { type: "tool", toolName: name } : undefined;
 }
 
+// The recording's request settings, where Mastra lets an application set them: provider options for
+// the OpenAI models (`store`, `parallel_tool_calls`, `reasoning`) and the output token limit.
+function callSettings(c) {
+  const body = c.settings?.body ?? {};
+  const settings = {};
+  const openai = {};
+  if (typeof body.store === "boolean") openai.store = body.store;
+  if (typeof body.parallel_tool_calls === "boolean") openai.parallelToolCalls = body.parallel_tool_calls;
+  if (body.reasoning?.effort) openai.reasoningEffort = body.reasoning.effort;
+  if (body.reasoning?.summary) openai.reasoningSummary = body.reasoning.summary;
+  if (Object.keys(openai).length && (c.api === "openai-responses" || c.api === "openai-chat")) settings.providerOptions = { openai };
+  const maxTokens = body.max_output_tokens ?? body.max_completion_tokens ?? body.max_tokens;
+  if (typeof maxTokens === "number") settings.modelSettings = { maxOutputTokens: maxTokens };
+  return settings;
+}
+
 async function run(c, { callTool }) {
   const model = MODELS[c.api];
   if (!model) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
@@ -159,7 +223,7 @@ async function run(c, { callTool }) {
     model: model(c),
     tools: declared.tools,
   });
-  const options = { maxSteps: MAX_STEPS };
+  const options = { maxSteps: MAX_STEPS, ...callSettings(c) };
   const choice = toolChoice(c);
   if (choice) options.toolChoice = choice;
   if (!c.stream) {
