@@ -1,6 +1,6 @@
 // The Anthropic TypeScript SDK's tool runner (`client.beta.messages.toolRunner`) under the
 // toolcall-conformance harness protocol (docs/harness.md): for each case the runner loops over the
-// case's tools, declared with the SDK's `betaTool` helper, against the replay server.
+// case's tools, declared with the SDK's `betaTool` function, against the replay server.
 //
 //   npm ci --prefix harnesses/anthropic-sdk
 //   conformance run --harness 'node harnesses/anthropic-sdk/run.mjs'
