@@ -4,6 +4,7 @@ harness runs on, driven line by line through a harness that uses nothing else.""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -66,10 +67,15 @@ def _case(prompt: str, tools_url: str = "http://127.0.0.1:9/tools") -> dict[str,
     }
 
 
-def _converse(*commands: dict[str, Any] | str) -> tuple[list[dict[str, Any]], str, int]:
+def _converse(
+    *commands: dict[str, Any] | str, env: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], str, int]:
     """Every command as one line on the harness's stdin (then EOF); its stdout lines, stderr, status."""
     lines = "".join((c if isinstance(c, str) else json.dumps(c)) + "\n" for c in commands)
-    done = subprocess.run(["node", str(HARNESS)], input=lines, capture_output=True, text=True, timeout=30)
+    environment = {**os.environ, **(env or {})}
+    done = subprocess.run(
+        ["node", str(HARNESS)], input=lines, capture_output=True, text=True, timeout=30, env=environment
+    )
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     return answers, done.stderr, done.returncode
 
@@ -95,6 +101,15 @@ def test_a_tool_output_comes_from_the_tools_url(tools_url: tuple[str, list[dict[
         "arguments": {"city": "Paris"},
         "call_id": "call_1",
     }
+
+
+def test_the_trace_variable_logs_each_request_to_stderr(tools_url: tuple[str, list[dict[str, Any]]]) -> None:
+    url, _ = tools_url
+    run = {"cmd": "run", "seq": 1, "case": _case("call", url)}
+    (_, ran), stderr, _ = _converse(START, run, env={"CONFORMANCE_HARNESS_TRACE": "1"})
+    assert ran["ok"] and f">> POST {url}" in stderr and '"call_id":"call_1"' in stderr
+    _, quiet, _ = _converse(START, run, env={"CONFORMANCE_HARNESS_TRACE": "0"})
+    assert ">> POST" not in quiet
 
 
 def test_runs_answer_ok_skipped_and_errored_with_their_seq() -> None:
