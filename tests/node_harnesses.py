@@ -1,19 +1,18 @@
 """The JavaScript framework harnesses (harnesses/<name>) as the tests drive them.
 
-The frameworks are not installed in CI (the minimal harnesses hold the protocol there): a test
-module asks for its harness with `installed`, which skips the module, with the install command as
-the reason, wherever the harness's `npm ci` was not run.
+A test module asks for its harness with `installed`, which goes through the one gate for harnesses
+in other languages (`toolchains.require`): it skips the module, with the install command as the
+reason, wherever node or the harness's `npm ci` is missing, and fails it where CI requires harnesses.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 from conftest import ROOT
+from toolchains import require
 
 from conformance.connectors.harness import HarnessAdapter
 from conformance.corpus.loading import Corpus
@@ -21,11 +20,10 @@ from conformance.engine.outcomes import CaseResult
 from conformance.running.runner import RunOptions, run_scenario
 
 
-def installed(name: str, package: str, label: str) -> Path:
-    """The harness's directory; the calling module is skipped when node or its install is missing."""
+def installed(name: str, package: str) -> Path:
+    """The harness's directory (harnesses/<name>), once `package` is installed in its node_modules."""
     harness = ROOT / "harnesses" / name
-    if shutil.which("node") is None or not (harness / "node_modules" / package).is_dir():
-        pytest.skip(f"the {label} harness is not installed: npm ci --prefix harnesses/{name}", allow_module_level=True)
+    require("node", built=harness / "node_modules" / package, install=f"npm ci --prefix harnesses/{name}")
     return harness
 
 

@@ -7,6 +7,7 @@ itself is held in CI by the minimal harnesses (tests/test_harness.py).
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from conformance.connectors.harness import HarnessAdapter
 from conformance.corpus.loading import Corpus
 from conformance.replay import server as replay_server
 
-HARNESS = installed("genkit-js", "genkit", "Genkit JS")
+HARNESS = installed("genkit-js", "genkit")
 
 
 @pytest.fixture(scope="module")
@@ -82,23 +83,20 @@ def test_results_follow_the_order_tools_finish_in(corpus: Corpus, monkeypatch: p
     calls. The harness answers tools one at a time unless told otherwise; here they overlap, and the
     replay's tool endpoint holds the first call until the second has been answered."""
     monkeypatch.setenv("CONFORMANCE_GENKIT_TOOLS", "concurrent")
-    second_done = threading.Event()
-    seen = {"calls": 0}
-    lock = threading.Lock()
+    tokyo_done = threading.Event()
     answer = replay_server.ReplayServer._tool
 
+    # The first call (Paris) is held until the second (Tokyo) has been answered: chosen by its
+    # arguments, not by which request arrives first, which the two concurrent tools race for.
     def held(self: replay_server.ReplayServer, scenario_id: str, body: bytes) -> Any:
-        with lock:
-            seen["calls"] += 1
-            first = seen["calls"] == 1
-        if first:
-            second_done.wait(timeout=10)
+        if json.loads(body).get("arguments", {}).get("city") == "Paris":
+            tokyo_done.wait(timeout=10)
             time.sleep(0.3)  # the second answer is on the wire before the first leaves
             return answer(self, scenario_id, body)
         try:
             return answer(self, scenario_id, body)
         finally:
-            second_done.set()
+            tokyo_done.set()
 
     monkeypatch.setattr(replay_server.ReplayServer, "_tool", held)
     with started(HARNESS) as concurrent:

@@ -17,7 +17,7 @@ from node_harnesses import installed, started, verdict
 from conformance.connectors.harness import HarnessAdapter
 from conformance.corpus.loading import Corpus
 
-HARNESS = installed("langchain-js", "langchain", "LangChain.js")
+HARNESS = installed("langchain-js", "langchain")
 
 
 @pytest.fixture(scope="module")

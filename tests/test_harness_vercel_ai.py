@@ -15,7 +15,7 @@ from node_harnesses import installed, started, verdict
 from conformance.connectors.harness import HarnessAdapter
 from conformance.corpus.loading import Corpus
 
-HARNESS = installed("vercel-ai", "ai", "Vercel AI SDK")
+HARNESS = installed("vercel-ai", "ai")
 
 
 @pytest.fixture(scope="module")

@@ -5,24 +5,14 @@
 //   npm ci --prefix harnesses/genkit-js
 //   conformance run --harness 'node harnesses/genkit-js/run.mjs'
 //
-// Commands arrive as JSON lines on stdin; answers go to stdout, one JSON line each. Genkit and the
-// provider SDKs log through console and process.stdout, so stdout is handed to the protocol alone
-// before any of them is loaded, and everything else they print goes to stderr.
-import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+// The protocol itself is the shared harness kit's. Genkit and the provider SDKs log through console
+// and process.stdout; the kit, imported first, keeps stdout for the protocol before any of them is
+// loaded.
+import { callTool, installedVersions, serve } from "@toolcall-conformance/harness-kit";
 
-const PROTOCOL = 1;
 // Genkit stops a loop after `maxTurns` model calls with tool requests (5 by default); recordings may
 // hold longer chains, and the replay already answers a turn past the end with an error.
 const MAX_TURNS = 16;
-
-const protocolOut = process.stdout.write.bind(process.stdout);
-process.stdout.write = process.stderr.write.bind(process.stderr);
-for (const level of ["log", "info", "debug", "warn"]) console[level] = console.error;
-
-function answer(message) {
-  protocolOut(JSON.stringify(message) + "\n");
-}
 
 const { genkit } = await import("genkit");
 const { openAI } = await import("@genkit-ai/compat-oai/openai");
@@ -30,15 +20,6 @@ const { openAICompatible } = await import("@genkit-ai/compat-oai");
 const { googleAI } = await import("@genkit-ai/google-genai");
 const { anthropic } = await import("@genkit-ai/anthropic");
 const { ollama } = await import("genkitx-ollama");
-
-function installed(name) {
-  try {
-    const url = new URL(`./node_modules/${name}/package.json`, import.meta.url);
-    return JSON.parse(readFileSync(url, "utf8")).version;
-  } catch {
-    return "unknown";
-  }
-}
 
 const PACKAGES = [
   "genkit",
@@ -166,17 +147,6 @@ function serialized() {
   };
 }
 
-async function toolOutput(c, name, input) {
-  const response = await fetch(c.tools_url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name, arguments: input ?? {}, call_id: null }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`tools_url answered HTTP ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text).output;
-}
-
 async function run(c) {
   const served = SERVED[c.api];
   if (!served) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
@@ -195,7 +165,7 @@ async function run(c) {
         description: t.description ?? "",
         inputJsonSchema: t.parameters ?? { type: "object", properties: {} },
       },
-      (input) => inTurn(() => toolOutput(c, t.name, input)),
+      (input) => inTurn(() => callTool(c.tools_url, t.name, input, null)),
     ),
   );
   const options = {
@@ -215,33 +185,16 @@ async function run(c) {
   return { output: (await response).text };
 }
 
-const lines = createInterface({ input: process.stdin });
-for await (const line of lines) {
-  if (!line.trim()) continue;
-  const command = JSON.parse(line);
-  if (command.cmd === "start") {
-    answer({
-      version: PROTOCOL,
-      implementation: {
-        name: "genkit-js",
-        language: "javascript",
-        version: installed("genkit"),
-        libraries: { ...Object.fromEntries(PACKAGES.map((p) => [p, installed(p)])), node: process.version },
-        apis: Object.keys(SERVED),
-        unsupported: UNSUPPORTED,
-        homepage: "https://genkit.dev",
-      },
-    });
-  } else if (command.cmd === "run") {
-    try {
-      const result = await run(command.case);
-      answer(
-        result.skipped ? { seq: command.seq, skipped: result.skipped } : { seq: command.seq, ok: true, output: String(result.output ?? "") },
-      );
-    } catch (error) {
-      answer({ seq: command.seq, errored: { message: String(error?.message ?? error), detail: String(error?.stack ?? "") } });
-    }
-  } else if (command.cmd === "stop") {
-    break;
-  }
+function implementation() {
+  const libraries = installedVersions(import.meta.url, PACKAGES);
+  return {
+    name: "genkit-js",
+    version: libraries.genkit,
+    libraries,
+    apis: Object.keys(SERVED),
+    unsupported: UNSUPPORTED,
+    homepage: "https://genkit.dev",
+  };
 }
+
+await serve({ root: import.meta.url, implementation, run });

@@ -10,7 +10,8 @@
 // having signed in at the link) the application sends the same history again.
 import { HumanMessage } from "@langchain/core/messages";
 import { createAgent, createMiddleware } from "langchain";
-import { askReplay, buildTools } from "./tools.mjs";
+import { callTool } from "@toolcall-conformance/harness-kit";
+import { buildTools } from "./tools.mjs";
 import { buildModel, toolChoice } from "./providers.mjs";
 
 // The agent stops after this many graph steps (about two per model turn).
@@ -99,7 +100,7 @@ export async function runAgent(c, variant = {}) {
     const blocks = [];
     for (const request of approvals) {
       handled.add(request.id);
-      const decision = await askReplay(c.tools_url, request.name, request.arguments ?? {}, request.id);
+      const decision = await callTool(c.tools_url, request.name, request.arguments ?? {}, request.id);
       blocks.push({ type: "mcp_approval_response", approve: String(decision).trim() === "true", approval_request_id: request.id });
     }
     messages = [...messages, new HumanMessage({ content: blocks })];

@@ -1,11 +1,12 @@
 // The case's tools as LangChain.js declares them. Function tools are `tool(...)` from
 // @langchain/core/tools with the case's JSON Schema; their implementation asks the replay for its
-// output (POST tools_url). Provider tools the recording declared are passed the way LangChain.js
+// output (the harness kit's callTool). Provider tools the recording declared are passed the way LangChain.js
 // documents them: a tool the application runs (local shell, shell, apply_patch, computer use) with
 // @langchain/openai's factory and an `execute` that asks the replay; a tool the provider runs as the
 // recorded declaration itself, which every LangChain.js chat model passes through to the provider.
 import { tool } from "@langchain/core/tools";
 import { customTool, tools as openaiTools } from "@langchain/openai";
+import { callTool } from "@toolcall-conformance/harness-kit";
 
 // Fields of a recorded function declaration that are the declaration itself, not extras.
 const DECLARATION_FIELDS = new Set(["type", "name", "description", "parameters", "input_schema", "function", "strict"]);
@@ -19,17 +20,6 @@ const CLIENT_ITEMS = {
 };
 
 const RESPONSES_APIS = new Set(["openai-responses", "azure-foundry", "openresponses"]);
-
-export async function askReplay(toolsUrl, name, args, callId) {
-  const response = await fetch(toolsUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name, arguments: args ?? {}, call_id: callId ?? null }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`the replay's tool endpoint answered HTTP ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text).output;
-}
 
 function recordedFunction(recorded, name) {
   return recorded.find((t) => t && (t.name === name || t.function?.name === name || t.toolSpec?.name === name));
@@ -46,7 +36,7 @@ function extrasOf(recorded) {
 function functionTool(spec, c) {
   const schema = spec.parameters ?? { type: "object", properties: {} };
   const declared = tool(
-    async (input, config) => askReplay(c.tools_url, spec.name, input, config?.toolCall?.id),
+    async (input, config) => callTool(c.tools_url, spec.name, input, config?.toolCall?.id),
     { name: spec.name, description: spec.description ?? "", schema },
   );
   const extras = c.api === "anthropic-messages" ? extrasOf(recordedFunction(c.recorded_tools ?? [], spec.name)) : undefined;
@@ -56,7 +46,7 @@ function functionTool(spec, c) {
 
 function freeformTool(spec, c) {
   // @langchain/openai's custom tool: free-form text in, text out.
-  return customTool(async (input, config) => askReplay(c.tools_url, spec.name, { input }, config?.toolCall?.id), {
+  return customTool(async (input, config) => callTool(c.tools_url, spec.name, { input }, config?.toolCall?.id), {
     name: spec.name,
     description: spec.description ?? "",
   });
@@ -64,7 +54,7 @@ function freeformTool(spec, c) {
 
 function clientRunResponsesTool(recorded, c) {
   const item = CLIENT_ITEMS[recorded.type];
-  const execute = async (action, config) => askReplay(c.tools_url, item, action, config?.toolCall?.id);
+  const execute = async (action, config) => callTool(c.tools_url, item, action, config?.toolCall?.id);
   switch (recorded.type) {
     case "local_shell":
       return openaiTools.localShell({ execute });

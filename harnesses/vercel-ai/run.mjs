@@ -1,30 +1,21 @@
 // The Vercel AI SDK under the toolcall-conformance harness protocol (docs/harness.md).
 //
 //   npm ci --prefix harnesses/vercel-ai
-//   conformance run --harness 'node harnesses/vercel-ai/run.mjs'
+//   conformance run --harness 'node harnesses/vercel-ai/run.mjs'              # AI SDK 7 (vercel-ai)
+//   conformance run --harness 'node harnesses/vercel-ai/run.mjs --major=6'    # vercel-ai-v6
+//   conformance run --harness 'node harnesses/vercel-ai/run.mjs --major=5'    # vercel-ai-v5
 //
 // For each case the SDK's own multi-step tool loop runs (`generateText`, or `streamText` when the
 // recording streamed, with `stopWhen: stepCountIs(n)`), through the provider package the AI SDK
 // documents for the API, pointed at the replay server. Tools are declared with the SDK's `tool()`
 // helper (provider tools with the provider's `tools.*` factories); each `execute` asks the replay
 // server for the scenario's canned output. Nothing here speaks a provider's wire format: every
-// request is the SDK's. Answers go to stdout, one JSON line each; logs go to stderr.
-import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+// request is the SDK's. The protocol itself is the shared harness kit's.
+//
+// AI SDK 5 and 6 are installed beside 7 under npm aliases (`ai-v5`, `@ai-sdk/openai-v5`, ...), each
+// with the provider majors built for it, so that one tool loop puts the three majors side by side.
+import { callTool, installedVersions, log, serve } from "@toolcall-conformance/harness-kit";
 
-import { createAmazonBedrock } from "@ai-sdk/amazon-bedrock";
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createAzure } from "@ai-sdk/azure";
-import { createCohere } from "@ai-sdk/cohere";
-import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { createMistral } from "@ai-sdk/mistral";
-import { createMoonshotAI } from "@ai-sdk/moonshotai";
-import { createOpenResponses } from "@ai-sdk/open-responses";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
-
-const PROTOCOL = 1;
 const MAX_STEPS = 12; // the longest recorded conversation has fewer turns; a loop that runs on fails the case
 const MAX_APPROVAL_ROUNDS = 4;
 
@@ -32,8 +23,14 @@ const MAX_APPROVAL_ROUNDS = 4;
 // SDK documents for OpenAI-compatible servers) instead of @ai-sdk/openai's `openai.chat()`, as its own
 // matrix column.
 const COMPATIBLE = process.argv.includes("--openai-chat=compatible");
+const MAJOR = Number(process.argv.find((a) => a.startsWith("--major="))?.slice("--major=".length) ?? 7);
+if (![5, 6, 7].includes(MAJOR)) {
+  log(`unknown --major=${MAJOR}: the AI SDK majors installed here are 5, 6 and 7`);
+  process.exit(2);
+}
 
-const PACKAGES = [
+// The packages each major has: @ai-sdk/moonshotai and @ai-sdk/open-responses begin with AI SDK 6.
+const ALL_PACKAGES = [
   "ai",
   "@ai-sdk/openai",
   "@ai-sdk/openai-compatible",
@@ -46,20 +43,22 @@ const PACKAGES = [
   "@ai-sdk/moonshotai",
   "@ai-sdk/open-responses",
 ];
+const FROM_MAJOR = { "@ai-sdk/moonshotai": 6, "@ai-sdk/open-responses": 6 };
+const PACKAGES = ALL_PACKAGES.filter((name) => MAJOR >= (FROM_MAJOR[name] ?? 5));
+const installedName = (name) => (MAJOR === 7 ? name : `${name}-v${MAJOR}`);
+const load = async (name) => (PACKAGES.includes(name) ? import(installedName(name)) : {});
 
-function installedVersion(name) {
-  // Packages' `exports` hide their package.json from import; read the installed file itself.
-  const url = new URL(`./node_modules/${name}/package.json`, import.meta.url);
-  return JSON.parse(readFileSync(url, "utf8")).version;
-}
-
-function log(...parts) {
-  process.stderr.write(parts.map(String).join(" ") + "\n");
-}
-
-function answer(message) {
-  process.stdout.write(JSON.stringify(message) + "\n");
-}
+const { createAmazonBedrock } = await load("@ai-sdk/amazon-bedrock");
+const { createAnthropic } = await load("@ai-sdk/anthropic");
+const { createAzure } = await load("@ai-sdk/azure");
+const { createCohere } = await load("@ai-sdk/cohere");
+const { createGoogleGenerativeAI } = await load("@ai-sdk/google");
+const { createMistral } = await load("@ai-sdk/mistral");
+const { createMoonshotAI } = await load("@ai-sdk/moonshotai");
+const { createOpenResponses } = await load("@ai-sdk/open-responses");
+const { createOpenAI } = await load("@ai-sdk/openai");
+const { createOpenAICompatible } = await load("@ai-sdk/openai-compatible");
+const { generateText, jsonSchema, stepCountIs, streamText, tool } = await load("ai");
 
 // ---------------------------------------------------------------------------------------------
 // Providers: one per API, configured the way each provider's documentation shows (a base URL and
@@ -120,19 +119,18 @@ const UNSUPPORTED = {
     "/v1/chat/completions is the openai-chat API (served through @ai-sdk/openai or @ai-sdk/openai-compatible)",
 };
 
+// An API whose provider package has no release for this major is not served.
+const PROVIDER_PACKAGE = { "kimi-chat": "@ai-sdk/moonshotai", openresponses: "@ai-sdk/open-responses" };
+for (const [api, name] of Object.entries(PROVIDER_PACKAGE)) {
+  if (PACKAGES.includes(name)) continue;
+  delete PROVIDERS[api];
+  UNSUPPORTED[api] = `${name} has no release for AI SDK ${MAJOR} (its first major is built for AI SDK ${FROM_MAJOR[name]})`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tools.
 
-async function askReplay(c, name, args, callId) {
-  const response = await fetch(c.tools_url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name, arguments: args ?? {}, call_id: callId }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`the replay's tool endpoint answered HTTP ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text).output;
-}
+const askReplay = (c, name, args, callId) => callTool(c.tools_url, name, args, callId);
 
 const camel = (key) => key.replace(/_([a-z0-9])/g, (_, ch) => ch.toUpperCase());
 
@@ -323,7 +321,9 @@ function declareTools(c) {
       if (c.api !== "openai-responses" && c.api !== "azure-foundry") {
         return { skip: `the AI SDK declares custom (free-form) tools for the OpenAI Responses API only (openai.tools.customTool); ${c.api} has none` };
       }
-      const custom = createOpenAI({ apiKey: "x" }).tools.customTool({ name: spec.name, description: spec.description ?? "" });
+      const customTool = createOpenAI({ apiKey: "x" }).tools.customTool;
+      if (!customTool) return { skip: `@ai-sdk/openai for AI SDK ${MAJOR} has no custom (free-form) tools (openai.tools.customTool)` };
+      const custom = customTool({ name: spec.name, description: spec.description ?? "" });
       custom.execute = async (input, { toolCallId }) => askReplay(c, spec.name, { input }, toolCallId);
       tools[spec.name] = custom;
       continue;
@@ -444,11 +444,14 @@ async function run(c) {
   return { ok: true, output: outcome.text ?? "" };
 }
 
+const COLUMN = MAJOR === 7 ? "vercel-ai" : `vercel-ai-v${MAJOR}`;
+
 function compatibleOnly() {
-  const reason = "this column serves openai-chat through @ai-sdk/openai-compatible only; the vercel-ai column serves the rest";
+  const reason = `this column serves openai-chat through @ai-sdk/openai-compatible only; the ${COLUMN} column serves the rest`;
   return Object.fromEntries([...Object.keys(PROVIDERS), ...Object.keys(UNSUPPORTED)].filter((api) => api !== "openai-chat").map((api) => [api, reason]));
 }
 
+// An error's message with the HTTP status and the body the provider package kept on it.
 function describe(error) {
   const parts = [String(error?.message ?? error)];
   if (error?.statusCode) parts.push(`(HTTP ${error.statusCode})`);
@@ -457,47 +460,22 @@ function describe(error) {
   return parts.join(" ");
 }
 
-// Stack frames name files under this directory relative to it (`node_modules/ai/dist/index.js:5917`),
-// so that results recorded on two machines read the same.
-const HERE = new URL(".", import.meta.url).href;
-
-function detail(error) {
-  const lines = [String(error?.stack ?? error)];
-  let cause = error?.cause;
-  for (let depth = 0; cause && depth < 3; depth++, cause = cause.cause) lines.push(`caused by: ${cause?.stack ?? cause}`);
-  return lines.join("\n").replaceAll(HERE, "");
+function implementation() {
+  // The aliases (`ai-v5`) are reported under the packages' own names.
+  const installed = installedVersions(import.meta.url, PACKAGES.map(installedName));
+  const libraries = Object.fromEntries(PACKAGES.map((name) => [name, installed[installedName(name)]]));
+  return {
+    name: COMPATIBLE ? `${COLUMN}-openai-compatible` : COLUMN,
+    version: libraries.ai,
+    libraries,
+    apis: COMPATIBLE ? ["openai-chat"] : Object.keys(PROVIDERS),
+    unsupported: COMPATIBLE ? compatibleOnly() : UNSUPPORTED,
+    homepage: "https://ai-sdk.dev",
+    notes: COMPATIBLE
+      ? "openai-chat through @ai-sdk/openai-compatible's createOpenAICompatible"
+      : "openai-chat through @ai-sdk/openai's openai.chat()" +
+        (PROVIDERS["kimi-chat"] ? "; kimi-chat through @ai-sdk/moonshotai; openresponses through @ai-sdk/open-responses" : ""),
+  };
 }
 
-const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of lines) {
-  if (!line.trim()) continue;
-  const command = JSON.parse(line);
-  if (command.cmd === "start") {
-    const libraries = Object.fromEntries(PACKAGES.map((p) => [p, installedVersion(p)]));
-    libraries.node = process.version;
-    answer({
-      version: PROTOCOL,
-      implementation: {
-        name: COMPATIBLE ? "vercel-ai-openai-compatible" : "vercel-ai",
-        language: "javascript",
-        version: libraries.ai,
-        libraries,
-        apis: COMPATIBLE ? ["openai-chat"] : Object.keys(PROVIDERS),
-        unsupported: COMPATIBLE ? compatibleOnly() : UNSUPPORTED,
-        homepage: "https://ai-sdk.dev",
-        notes: COMPATIBLE
-          ? "openai-chat through @ai-sdk/openai-compatible's createOpenAICompatible"
-          : "openai-chat through @ai-sdk/openai's openai.chat(); kimi-chat through @ai-sdk/moonshotai; openresponses through @ai-sdk/open-responses",
-      },
-    });
-  } else if (command.cmd === "run") {
-    try {
-      const result = await run(command.case);
-      answer({ seq: command.seq, ...result });
-    } catch (error) {
-      answer({ seq: command.seq, errored: { message: describe(error), detail: detail(error) } });
-    }
-  } else if (command.cmd === "stop") {
-    break;
-  }
-}
+await serve({ root: import.meta.url, implementation, run, describe });

@@ -1,0 +1,111 @@
+// The Anthropic TypeScript SDK's tool runner (`client.beta.messages.toolRunner`) under the
+// toolcall-conformance harness protocol (docs/harness.md): for each case the runner loops over the
+// case's tools, declared with the SDK's `betaTool` function, against the replay server.
+//
+//   npm ci --prefix harnesses/anthropic-sdk
+//   conformance run --harness 'node harnesses/anthropic-sdk/run.mjs'
+//   conformance run --harness 'node harnesses/anthropic-sdk/run.mjs --full-history'
+//
+// The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
+import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
+
+const { default: Anthropic } = await import("@anthropic-ai/sdk");
+const { betaTool } = await import("@anthropic-ai/sdk/helpers/beta/json-schema");
+
+// The longest recorded conversation has fewer turns; a loop that runs on fails the case.
+const MAX_ITERATIONS = 12;
+
+const PACKAGES = ["@anthropic-ai/sdk"];
+const FULL_HISTORY = process.argv.includes("--full-history");
+
+const ONLY_ANTHROPIC = "the Anthropic SDK speaks the Anthropic Messages API only";
+const UNSUPPORTED = Object.fromEntries(
+  [
+    "openai-chat",
+    "openai-responses",
+    "azure-foundry",
+    "openresponses",
+    "gemini",
+    "bedrock-converse",
+    "mistral-chat",
+    "kimi-chat",
+    "ollama-chat",
+    "cohere-v2",
+  ].map((api) => [api, ONLY_ANTHROPIC]),
+);
+
+// Body fields that are the conversation itself (the runner sends its own) or the runner's.
+const CONVERSATION = new Set(["model", "messages", "tools", "stream"]);
+
+function declareTools(c, callTool) {
+  const tools = [];
+  for (const spec of c.tools) {
+    if (spec.type === "custom") {
+      return { skip: `the Messages API has no custom (free-form) tools; the SDK cannot declare '${spec.name}'` };
+    }
+    tools.push(
+      betaTool({
+        name: spec.name,
+        description: spec.description ?? "",
+        inputSchema: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
+        run: async (input, context) => callTool(spec.name, input, context?.toolUse?.id),
+      }),
+    );
+  }
+  // Server tools (web search, code execution, tool search, MCP toolsets) go to the API as recorded:
+  // the runner passes every definition that is not a runnable tool through unchanged.
+  const declared = new Set(c.tools.map((t) => t.name));
+  for (const entry of c.recorded_tools ?? []) {
+    if (!entry || entry.input_schema || declared.has(entry.name)) continue;
+    tools.push(entry);
+  }
+  return { tools };
+}
+
+function text(message) {
+  return (message?.content ?? []).filter((block) => block.type === "text").map((block) => block.text).join("");
+}
+
+async function run(c, { callTool }) {
+  if (c.api !== "anthropic-messages") return { skipped: UNSUPPORTED[c.api] ?? ONLY_ANTHROPIC };
+  const declared = declareTools(c, callTool);
+  if (declared.skip) return { skipped: declared.skip };
+  const client = new Anthropic({ apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 });
+  const body = Object.fromEntries(Object.entries(c.settings?.body ?? {}).filter(([key]) => !CONVERSATION.has(key)));
+  const headers = Object.fromEntries(Object.entries(c.settings?.headers ?? {}).filter(([name]) => name.toLowerCase() === "anthropic-beta"));
+  const runner = client.beta.messages.toolRunner(
+    {
+      max_tokens: 1024,
+      ...body,
+      model: c.model,
+      messages: [{ role: "user", content: c.prompt }],
+      tools: declared.tools,
+      max_iterations: MAX_ITERATIONS,
+      stream: c.stream,
+      // `--full-history` sends the whole history every turn (`thread: false`); by default the runner
+      // keeps the conversation in a thread the server holds and sends only the new messages, which
+      // the replay serves as the provider would.
+      ...(FULL_HISTORY ? { thread: false } : {}),
+    },
+    { headers },
+  );
+  const final = await runner.runUntilDone();
+  return { output: text(final) };
+}
+
+function implementation() {
+  const libraries = installedVersions(import.meta.url, PACKAGES);
+  return {
+    name: "anthropic-sdk-js",
+    version: libraries["@anthropic-ai/sdk"],
+    libraries,
+    apis: ["anthropic-messages"],
+    unsupported: UNSUPPORTED,
+    homepage: "https://github.com/anthropics/anthropic-sdk-typescript",
+    notes:
+      "client.beta.messages.toolRunner with betaTool tools; streams each turn when the case streams; " +
+      (FULL_HISTORY ? "the whole history every turn (thread: false)" : "the runner's default server-held thread"),
+  };
+}
+
+await serve({ root: import.meta.url, implementation, run });

@@ -1,0 +1,256 @@
+// Mastra (@mastra/core) under the toolcall-conformance harness protocol (docs/harness.md): for each
+// case a Mastra Agent with the case's tools (`createTool`, the case's JSON Schema as its input
+// schema) runs its own tool loop (`agent.generate`, or `agent.stream` when the recording streamed)
+// through Mastra's model router, pointed at the replay server.
+//
+//   npm ci --prefix harnesses/mastra
+//   conformance run --harness 'node harnesses/mastra/run.mjs'
+//
+// The protocol itself is the shared harness kit's; this file holds Mastra's tool loop only.
+import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
+
+// Mastra sends usage telemetry and refreshes its model registry over the network by default.
+process.env.MASTRA_TELEMETRY_DISABLED = "1";
+process.env.MASTRA_OFFLINE = "1";
+
+const { Agent } = await import("@mastra/core/agent");
+const { createTool } = await import("@mastra/core/tools");
+// Provider tools, as Mastra documents them: the AI SDK provider's own factories (the releases Mastra's
+// router bundles), passed among the agent's tools.
+const { createAnthropic } = await import("@ai-sdk/anthropic");
+const { createOpenAI } = await import("@ai-sdk/openai");
+
+// The longest recorded conversation has fewer turns; a loop that runs on fails the case.
+const MAX_STEPS = 12;
+
+const PACKAGES = ["@mastra/core", "@mastra/schema-compat", "@ai-sdk/anthropic", "@ai-sdk/openai", "zod"];
+
+const trimmed = (url) => url.replace(/\/+$/, "");
+
+// The model router's configuration for each API, as Mastra documents it: an OpenAI-compatible
+// endpoint is `{ id, url, apiKey }` (Chat Completions, or Responses with `api: "responses"`); a
+// provider of the router's own is its `provider/model` id, its base URL the `<PROVIDER>_BASE_URL`
+// variable (the router reads MISTRAL_BASE_URL for Mistral, whose registry entry has a URL; the
+// Anthropic provider it bundles reads ANTHROPIC_BASE_URL itself).
+const MODELS = {
+  "openai-chat": (c) => ({ id: `openai/${c.model}`, url: c.base_url, apiKey: c.api_key }),
+  "openai-responses": (c) => ({ id: `openai/${c.model}`, url: c.base_url, apiKey: c.api_key, api: "responses" }),
+  "kimi-chat": (c) => ({ id: `moonshotai/${c.model}`, url: c.base_url, apiKey: c.api_key }),
+  "anthropic-messages": (c) => routed(c, "anthropic", "ANTHROPIC_BASE_URL", `${trimmed(c.base_url)}/v1`),
+  "mistral-chat": (c) => routed(c, "mistral", "MISTRAL_BASE_URL", c.base_url),
+};
+
+function routed(c, provider, variable, baseUrl) {
+  process.env[variable] = baseUrl;
+  return { id: `${provider}/${c.model.replace(/^.*models\//, "")}`, apiKey: c.api_key };
+}
+
+const UNSUPPORTED = {
+  gemini:
+    "Mastra's model router cannot point Google at another base URL: Google's registry entry has no URL " +
+    "(so no GOOGLE_BASE_URL is read) and the @ai-sdk/google it bundles reads no base-URL variable",
+  "azure-foundry": "Mastra's Azure gateway speaks Azure OpenAI deployments, not a Foundry project endpoint",
+  openresponses: "Mastra's model router has no Open Responses provider",
+  "bedrock-converse": "Mastra's model router has no Amazon Bedrock provider (it takes an AI SDK Bedrock model instead)",
+  "cohere-v2": "Mastra's model router has no Cohere provider",
+  "ollama-chat": "Mastra's model router reaches Ollama through its OpenAI-compatible endpoint (openai-chat), not /api/chat",
+};
+
+// The provider-tool factories of each API's provider, found by the tool id each makes
+// ("anthropic.web_search_20250305"); a recorded type names its id after the provider's prefix, except
+// where the SDK's id drops a word.
+const FACTORIES = {
+  "anthropic-messages": { prefix: "anthropic", tools: () => createAnthropic({ apiKey: "x" }).tools },
+  "openai-responses": { prefix: "openai", tools: () => createOpenAI({ apiKey: "x" }).tools },
+};
+const ID_ALIASES = {
+  "anthropic.tool_search_tool_regex_20251119": "anthropic.tool_search_regex_20251119",
+  "anthropic.tool_search_tool_bm25_20251119": "anthropic.tool_search_bm25_20251119",
+};
+// Provider tools the application runs: the item type the replay names each call by, what the tool's
+// execute receives as the call's arguments, and the canned output in the tool's output type.
+const CLIENT_EXECUTED = {
+  "openai.local_shell": { call: "local_shell_call", args: (input) => input.action, output: (text) => ({ output: text }) },
+  "openai.shell": {
+    call: "shell_call",
+    args: (input) => input.action,
+    output: (text) => {
+      const value = parsed(text);
+      const runs = Array.isArray(value) ? value : [value ?? { stdout: text }];
+      return {
+        output: runs.map((run) => ({
+          stdout: String(run?.stdout ?? ""),
+          stderr: String(run?.stderr ?? ""),
+          outcome: { type: "exit", exitCode: Number(run?.outcome?.exit_code ?? run?.exit_code ?? 0) },
+        })),
+      };
+    },
+  },
+  "openai.apply_patch": { call: "apply_patch_call", args: (input) => input.operation, output: (text) => ({ status: "completed", output: text }) },
+  "openai.tool_search": {
+    call: "tool_search_call",
+    args: (input) => input.arguments,
+    output: (text) => {
+      const value = parsed(text);
+      return { tools: Array.isArray(value) ? value : (value?.tools ?? []) };
+    },
+  },
+};
+
+function parsed(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+const factoryIndex = new Map();
+
+function factoriesOf(api) {
+  if (!factoryIndex.has(api)) {
+    const index = new Map();
+    for (const factory of Object.values(FACTORIES[api].tools())) {
+      for (const probe of [{}, { serverLabel: "x" }]) {
+        try {
+          const made = factory(probe);
+          if (made?.id) {
+            index.set(made.id, factory);
+            break;
+          }
+        } catch {
+          // a factory that needs other arguments is tried with the next probe
+        }
+      }
+    }
+    factoryIndex.set(api, index);
+  }
+  return factoryIndex.get(api);
+}
+
+const camel = (key) => key.replace(/_([a-z0-9])/g, (_, ch) => ch.toUpperCase());
+const camelKeys = (value) =>
+  Array.isArray(value)
+    ? value.map(camelKeys)
+    : value === null || typeof value !== "object"
+      ? value
+      : Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
+
+function providerTools(c, callTool) {
+  const tools = {};
+  const missing = [];
+  for (const entry of c.recorded_tools ?? []) {
+    const type = entry?.type;
+    if (!type || type === "function" || type === "custom" || entry.input_schema) continue;
+    const factories = FACTORIES[c.api];
+    const id = factories ? (ID_ALIASES[`${factories.prefix}.${type}`] ?? `${factories.prefix}.${type}`) : undefined;
+    const factory = id ? factoriesOf(c.api).get(id) : undefined;
+    if (!factory) {
+      missing.push(type);
+      continue;
+    }
+    const { type: _type, name, ...rest } = entry;
+    const args = camelKeys(rest);
+    const executed = CLIENT_EXECUTED[id];
+    if (executed) {
+      args.execute = async (input, options) =>
+        executed.output(await callTool(executed.call, executed.args(input ?? {}), options?.toolCallId));
+    }
+    tools[name ?? type] = factory(args);
+  }
+  return { tools, missing };
+}
+
+function declareTools(c, callTool) {
+  const tools = {};
+  for (const spec of c.tools) {
+    if (spec.type === "custom") {
+      // Free-form custom tools exist for OpenAI's Responses API only, as @ai-sdk/openai's customTool.
+      if (c.api !== "openai-responses") {
+        return { skip: `Mastra tools take JSON input against a schema, and custom (free-form) tools exist only for the Responses API; ${c.api} cannot declare '${spec.name}'` };
+      }
+      const custom = createOpenAI({ apiKey: "x" }).tools.customTool({ name: spec.name, description: spec.description ?? "" });
+      custom.execute = async (input, options) => callTool(spec.name, { input }, options?.toolCallId);
+      tools[spec.name] = custom;
+      continue;
+    }
+    tools[spec.name] = createTool({
+      id: spec.name,
+      description: spec.description ?? "",
+      inputSchema: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
+      execute: async (input, context) => callTool(spec.name, input, context?.agent?.toolCallId),
+    });
+  }
+  const provided = providerTools(c, callTool);
+  if (provided.missing.length) {
+    return { skip: `the harness declares no Mastra tool for the provider tools ${provided.missing.join(", ")} on ${c.api}` };
+  }
+  return { tools: { ...tools, ...provided.tools } };
+}
+
+function toolChoice(c) {
+  const choice = c.settings?.body?.tool_choice;
+  if (choice === "auto" || choice === "none" || choice === "required") return choice;
+  if (choice === "any" || choice?.type === "any") return "required";
+  const name = choice?.name ?? choice?.function?.name;
+  return name ? { type: "tool", toolName: name } : undefined;
+}
+
+// The recording's request settings, where Mastra lets an application set them: provider options for
+// the OpenAI models (`store`, `parallel_tool_calls`, `reasoning`) and the output token limit.
+function callSettings(c) {
+  const body = c.settings?.body ?? {};
+  const settings = {};
+  const openai = {};
+  if (typeof body.store === "boolean") openai.store = body.store;
+  if (typeof body.parallel_tool_calls === "boolean") openai.parallelToolCalls = body.parallel_tool_calls;
+  if (body.reasoning?.effort) openai.reasoningEffort = body.reasoning.effort;
+  if (body.reasoning?.summary) openai.reasoningSummary = body.reasoning.summary;
+  if (Object.keys(openai).length && (c.api === "openai-responses" || c.api === "openai-chat")) settings.providerOptions = { openai };
+  const maxTokens = body.max_output_tokens ?? body.max_completion_tokens ?? body.max_tokens;
+  if (typeof maxTokens === "number") settings.modelSettings = { maxOutputTokens: maxTokens };
+  return settings;
+}
+
+async function run(c, { callTool }) {
+  const model = MODELS[c.api];
+  if (!model) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
+  const declared = declareTools(c, callTool);
+  if (declared.skip) return { skipped: declared.skip };
+  const agent = new Agent({
+    id: "conformance",
+    name: "conformance",
+    instructions: "",
+    model: model(c),
+    tools: declared.tools,
+  });
+  const options = { maxSteps: MAX_STEPS, ...callSettings(c) };
+  const choice = toolChoice(c);
+  if (choice) options.toolChoice = choice;
+  if (!c.stream) {
+    const result = await agent.generate(c.prompt, options);
+    if (result.error) throw result.error;
+    return { output: result.text ?? "" };
+  }
+  const stream = await agent.stream(c.prompt, options);
+  let failure;
+  for await (const chunk of stream.fullStream) {
+    if (chunk.type === "error") failure ??= chunk.payload?.error ?? chunk.error ?? chunk;
+  }
+  if (failure) throw failure instanceof Error ? failure : new Error(JSON.stringify(failure).slice(0, 1000));
+  return { output: (await stream.text) ?? "" };
+}
+
+function implementation() {
+  const libraries = installedVersions(import.meta.url, PACKAGES);
+  return {
+    name: "mastra",
+    version: libraries["@mastra/core"],
+    libraries,
+    apis: Object.keys(MODELS),
+    unsupported: UNSUPPORTED,
+    homepage: "https://mastra.ai",
+    notes: "Agent.generate / Agent.stream with createTool tools, through Mastra's model router",
+  };
+}
+
+await serve({ root: import.meta.url, implementation, run });

@@ -1,0 +1,150 @@
+// The harness protocol (docs/harness.md, conformance/schemas/harness.schema.json) for Node.js
+// harnesses, so that each harness holds only its library's tool loop:
+//
+//   import { serve } from "@toolcall-conformance/harness-kit";
+//   serve({ root: import.meta.url, implementation: () => ({ name, version, libraries, apis }),
+//           run: async (c, { callTool }) => ({ output }) /* or { skipped: "why" } */ });
+//
+// Import it before the library: on import it keeps stdout for the protocol alone and sends
+// everything else printed there (console.log, a library's own process.stdout.write) to stderr, and
+// it lets `fetch` reach 127.0.0.1 only.
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export const PROTOCOL = 1;
+
+const protocolOut = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+for (const level of ["log", "info", "debug", "warn"]) console[level] = console.error;
+
+// Every request a harness makes goes to the suite's replay on this machine. A library that reaches
+// further (a telemetry exporter, a model registry, a provider URL the harness failed to override)
+// gets this error instead of the network, and the case shows where it tried to go.
+// CONFORMANCE_HARNESS_TRACE=1 logs each request (method, URL, body) to stderr; it only looks.
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const TRACE = process.env.CONFORMANCE_HARNESS_TRACE === "1";
+const networkFetch = globalThis.fetch;
+globalThis.fetch = async (input, init) => {
+  const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+  if (!LOOPBACK.has(url.hostname)) throw new Error(`the harness allows requests to the replay on 127.0.0.1 only; refused ${url.origin}`);
+  if (TRACE) process.stderr.write(`>> ${init?.method ?? input?.method ?? "GET"} ${url}\n${typeof init?.body === "string" ? init.body + "\n" : ""}`);
+  return networkFetch(input, init);
+};
+
+export function log(...parts) {
+  process.stderr.write(parts.map(String).join(" ") + "\n");
+}
+
+function answer(message) {
+  protocolOut(JSON.stringify(message) + "\n");
+}
+
+/** The directory of a module URL (a harness's `import.meta.url`), as a file: URL ending in "/". */
+function directoryOf(root) {
+  return new URL(".", root);
+}
+
+/** The installed version of each package, read from the harness's node_modules (a package's
+ * `exports` may hide its package.json from import); "not installed" where it is absent. */
+export function installedVersions(root, names) {
+  const versions = {};
+  for (const name of names) {
+    try {
+      const url = new URL(`node_modules/${name}/package.json`, directoryOf(root));
+      versions[name] = JSON.parse(readFileSync(url, "utf8")).version;
+    } catch {
+      versions[name] = "not installed";
+    }
+  }
+  return versions;
+}
+
+/** A tool's output from the replay server: a toolCall POSTed to the case's tools_url. */
+export async function callTool(toolsUrl, name, args, callId) {
+  const response = await fetch(toolsUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, arguments: args ?? {}, call_id: callId ?? null }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`the replay's tool endpoint answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+  const output = JSON.parse(text).output;
+  if (typeof output !== "string") throw new Error(`the replay's tool endpoint answered no output string: ${text.slice(0, 300)}`);
+  return output;
+}
+
+// The repository's root: this file is harnesses/node-kit/index.mjs (Node resolves the symlink npm
+// makes for the `file:` dependency to this real path).
+const REPOSITORY = new URL("../../", import.meta.url);
+
+/** Paths under the repository named from its root (`harnesses/vercel-ai/node_modules/ai/...`), so
+ * that results recorded on two machines read the same. */
+function relative(text) {
+  return text.split(REPOSITORY.href).join("").split(fileURLToPath(REPOSITORY)).join("");
+}
+
+/** The stack of an error and of up to three of its causes. */
+export function stackOf(error) {
+  const lines = [String(error?.stack ?? error)];
+  let cause = error?.cause;
+  for (let depth = 0; cause && depth < 3; depth++, cause = cause.cause) lines.push(`caused by: ${cause?.stack ?? cause}`);
+  return lines.join("\n");
+}
+
+const defaultDescribe = (error) => String(error?.message ?? error);
+
+function ran(seq, result) {
+  if (typeof result?.skipped === "string" && result.skipped) return { seq, skipped: result.skipped };
+  return { seq, ok: true, output: String(result?.output ?? "") };
+}
+
+/**
+ * Speak the protocol on stdin/stdout until `stop` or the end of stdin, then exit.
+ *
+ * - `root`: the harness's `import.meta.url` (its directory holds node_modules).
+ * - `implementation()`: the `started` answer's implementation (name, version, libraries, apis, ...);
+ *   `language` defaults to "javascript" and `libraries.node` to the running Node.js.
+ * - `run(case, { callTool })`: the library's tool loop on one case; returns `{ output }` or
+ *   `{ skipped: reason }`. What it throws becomes `errored`, with `describe(error)` as the message
+ *   and the stack (causes included) as the detail.
+ */
+export async function serve({ root, implementation, run, describe = defaultDescribe }) {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let command;
+    try {
+      command = JSON.parse(line);
+    } catch {
+      log(`not a JSON command, ignored: ${line.slice(0, 200)}`);
+      continue;
+    }
+    if (command.cmd === "start") {
+      if (command.version !== PROTOCOL) log(`the suite speaks protocol ${command.version}; this harness speaks ${PROTOCOL}`);
+      const identity = await implementation();
+      answer({
+        version: PROTOCOL,
+        implementation: {
+          language: "javascript",
+          ...identity,
+          libraries: { ...(identity.libraries ?? {}), node: process.version },
+        },
+      });
+    } else if (command.cmd === "run") {
+      const c = command.case;
+      try {
+        const result = await run(c, { callTool: (name, args, callId) => callTool(c.tools_url, name, args, callId) });
+        answer(ran(command.seq, result));
+      } catch (error) {
+        answer({ seq: command.seq, errored: { message: relative(describe(error)), detail: relative(stackOf(error)) } });
+      }
+    } else if (command.cmd === "stop") {
+      break;
+    } else {
+      log(`unknown command ignored: ${String(command.cmd).slice(0, 100)}`);
+    }
+  }
+  // A library's open handles (keep-alive sockets, timers) must not keep the harness alive after stop.
+  process.exit(0);
+}

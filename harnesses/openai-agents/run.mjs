@@ -1,0 +1,280 @@
+// The OpenAI Agents SDK for TypeScript (@openai/agents) under the toolcall-conformance harness
+// protocol (docs/harness.md): for each case an Agent with the case's tools runs through the SDK's
+// Runner, its model an OpenAIChatCompletionsModel (openai-chat) or an OpenAIResponsesModel
+// (openai-responses) over an `openai` client pointed at the replay server.
+//
+//   npm ci --prefix harnesses/openai-agents
+//   conformance run --harness 'node harnesses/openai-agents/run.mjs'
+//
+// The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
+import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
+
+// The SDK exports traces to OpenAI by default; the suite's traffic stays on 127.0.0.1.
+process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
+
+const {
+  Agent,
+  Runner,
+  applyPatchTool,
+  computerTool,
+  shellTool,
+  OpenAIChatCompletionsModel,
+  OpenAIResponsesModel,
+  codeInterpreterTool,
+  fileSearchTool,
+  hostedMcpTool,
+  imageGenerationTool,
+  programmaticToolCallingTool,
+  setTracingDisabled,
+  tool,
+  toolSearchTool,
+  webSearchTool,
+} = await import("@openai/agents");
+const { default: OpenAI } = await import("openai");
+
+setTracingDisabled(true);
+
+// The longest recorded conversation has fewer turns; a loop that runs on fails the case.
+const MAX_TURNS = 12;
+const MAX_APPROVAL_ROUNDS = 4;
+
+const PACKAGES = ["@openai/agents", "@openai/agents-core", "@openai/agents-openai", "openai", "zod"];
+
+const MODELS = {
+  "openai-chat": (client, model) => new OpenAIChatCompletionsModel(client, model),
+  "openai-responses": (client, model) => new OpenAIResponsesModel(client, model),
+};
+
+const UNSUPPORTED = {
+  "anthropic-messages": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  gemini: "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "bedrock-converse": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "cohere-v2": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "ollama-chat": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "azure-foundry": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+  openresponses: "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+  "mistral-chat": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+  "kimi-chat": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
+};
+
+// Recorded provider tools the SDK declares with its own hosted-tool factories.
+const HOSTED = {
+  web_search: (entry) => webSearchTool(pick(entry, { search_context_size: "searchContextSize", user_location: "userLocation" })),
+  web_search_preview: (entry) => webSearchTool(pick(entry, { search_context_size: "searchContextSize", user_location: "userLocation" })),
+  code_interpreter: (entry) => codeInterpreterTool(pick(entry, { container: "container" })),
+  file_search: (entry) => fileSearchTool(entry.vector_store_ids ?? [], pick(entry, { max_num_results: "maxNumResults" })),
+  image_generation: () => imageGenerationTool(),
+  programmatic_tool_calling: () => programmaticToolCallingTool(),
+  mcp: (entry) =>
+    hostedMcpTool({
+      serverLabel: entry.server_label,
+      ...(entry.server_url ? { serverUrl: entry.server_url } : {}),
+      ...(entry.connector_id ? { connectorId: entry.connector_id } : {}),
+      ...(entry.allowed_tools ? { allowedTools: entry.allowed_tools } : {}),
+      requireApproval: entry.require_approval ?? "never",
+    }),
+};
+
+// Responses tools the application runs, with the SDK's own interfaces (a Shell, an Editor); each asks
+// the replay for the output of the call item it answers.
+const CLIENT_RUN = {
+  shell: (callTool) =>
+    shellTool({
+      shell: {
+        run: async (action) => ({ output: shellOutput(await callTool("shell_call", { commands: action.commands }, null)) }),
+      },
+    }),
+  computer_use_preview: (callTool, entry) => computerTool({ computer: replayComputer(callTool, entry) }),
+  // A client-run tool search: the replay answers with the definitions it loads; each is the agent's tool
+  // of that name where it has one, else a function tool declared from the definition.
+  tool_search: (callTool, entry) =>
+    entry.execution === "client"
+      ? toolSearchTool({
+          execution: "client",
+          execute: async ({ toolCall, availableTools }) => {
+            const found = JSON.parse(await callTool("tool_search_call", toolCall.arguments ?? {}, toolCall.callId));
+            const definitions = Array.isArray(found) ? found : (found?.tools ?? []);
+            return definitions.map(
+              (definition) =>
+                availableTools.find((t) => t.name === definition.name) ??
+                functionTool(callTool, { name: definition.name, description: definition.description, parameters: definition.parameters }, false),
+            );
+          },
+        })
+      : toolSearchTool(),
+  apply_patch: (callTool) =>
+    applyPatchTool({
+      editor: {
+        createFile: (operation) => patched(callTool, operation),
+        updateFile: (operation) => patched(callTool, operation),
+        deleteFile: (operation) => patched(callTool, operation),
+      },
+    }),
+};
+
+// A Computer whose every action is a computer_call the replay answers with a screenshot. The SDK runs
+// the action, then takes a screenshot for the call's output: the screenshot is the one the action was
+// answered with, or, for a screenshot action, the replay's answer to it.
+function replayComputer(callTool, entry) {
+  let pending;
+  const act = async (action) => {
+    const value = JSON.parse(await callTool("computer_call", action, null));
+    pending = String(value.image_url ?? "").replace(/^data:image\/[a-z]+;base64,/, "");
+  };
+  const screenshot = async () => {
+    if (pending === undefined) await act({ type: "screenshot" });
+    const image = pending;
+    pending = undefined;
+    return image;
+  };
+  return {
+    environment: entry.environment ?? "browser",
+    dimensions: [entry.display_width ?? 1024, entry.display_height ?? 768],
+    screenshot,
+    click: (x, y, button) => act({ type: "click", button, x, y }),
+    doubleClick: (x, y) => act({ type: "double_click", x, y }),
+    scroll: (x, y, scrollX, scrollY) => act({ type: "scroll", x, y, scroll_x: scrollX, scroll_y: scrollY }),
+    type: (text) => act({ type: "type", text }),
+    wait: () => act({ type: "wait" }),
+    move: (x, y) => act({ type: "move", x, y }),
+    keypress: (keys) => act({ type: "keypress", keys }),
+    drag: (path) => act({ type: "drag", path: path.map(([x, y]) => ({ x, y })) }),
+  };
+}
+
+async function patched(callTool, operation) {
+  return { status: "completed", output: await callTool("apply_patch_call", operation, null) };
+}
+
+// The replay answers a shell call with the recorded output items (`[{stdout, stderr, outcome}]`).
+function shellOutput(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = [{ stdout: text }];
+  }
+  return (Array.isArray(value) ? value : [value]).map((run) => ({
+    stdout: String(run?.stdout ?? ""),
+    stderr: String(run?.stderr ?? ""),
+    outcome:
+      run?.outcome?.type === "timeout"
+        ? { type: "timeout" }
+        : { type: "exit", exitCode: Number(run?.outcome?.exit_code ?? run?.outcome?.exitCode ?? run?.exit_code ?? 0) },
+  }));
+}
+
+const NOT_DECLARED = {
+  local_shell: "the Agents SDK's shell tool declares `shell`; it has no `local_shell` tool",
+};
+
+function pick(entry, names) {
+  const picked = {};
+  for (const [wire, option] of Object.entries(names)) if (entry[wire] !== undefined) picked[option] = entry[wire];
+  return picked;
+}
+
+function functionTool(callTool, spec, programmatic) {
+  return tool({
+    name: spec.name,
+    description: spec.description ?? "",
+    parameters: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
+    strict: false,
+    ...(programmatic ? { allowedCallers: ["direct", "programmatic"] } : {}),
+    execute: async (input, _context, details) => callTool(spec.name, input, details?.toolCall?.callId),
+  });
+}
+
+function declareTools(c, callTool) {
+  const tools = [];
+  // With programmatic tool calling the recorded functions are called both by the model and by its
+  // program; the SDK declares that on each function tool (and refuses the hosted tool without it).
+  const programmatic = (c.recorded_tools ?? []).some((t) => t?.type === "programmatic_tool_calling");
+  for (const spec of c.tools) {
+    if (spec.type === "custom") {
+      return { skip: `the Agents SDK has no custom (free-form) tools; it cannot declare '${spec.name}'` };
+    }
+    tools.push(functionTool(callTool, spec, programmatic));
+  }
+  const missing = [];
+  for (const entry of c.recorded_tools ?? []) {
+    const type = entry?.type;
+    if (!type || type === "function" || type === "custom") continue;
+    if (c.api === "openai-responses" && HOSTED[type]) tools.push(HOSTED[type](entry));
+    else if (c.api === "openai-responses" && CLIENT_RUN[type]) tools.push(CLIENT_RUN[type](callTool, entry));
+    else missing.push(type);
+  }
+  if (missing.length) return { skip: missing.map((type) => NOT_DECLARED[type] ?? `the harness declares no Agents SDK tool for ${type} on ${c.api}`).join("; ") };
+  return { tools };
+}
+
+// The recording's request settings, where ModelSettings has them.
+function modelSettings(c) {
+  const body = c.settings?.body ?? {};
+  const settings = {};
+  const choice = body.tool_choice;
+  if (typeof choice === "string") settings.toolChoice = choice;
+  else if (choice?.name ?? choice?.function?.name) settings.toolChoice = choice.name ?? choice.function.name;
+  if (typeof body.parallel_tool_calls === "boolean") settings.parallelToolCalls = body.parallel_tool_calls;
+  if (typeof body.store === "boolean") settings.store = body.store;
+  const maxTokens = body.max_output_tokens ?? body.max_completion_tokens ?? body.max_tokens;
+  if (typeof maxTokens === "number") settings.maxTokens = maxTokens;
+  if (body.reasoning && typeof body.reasoning === "object") settings.reasoning = body.reasoning;
+  return settings;
+}
+
+async function runOnce(runner, agent, input, stream) {
+  if (!stream) return runner.run(agent, input, { maxTurns: MAX_TURNS });
+  const result = await runner.run(agent, input, { maxTurns: MAX_TURNS, stream: true });
+  for await (const _event of result) {
+    // The Runner reassembles the stream itself; the events are only drained.
+  }
+  await result.completed;
+  if (result.error) throw result.error;
+  return result;
+}
+
+async function run(c, { callTool }) {
+  const makeModel = MODELS[c.api];
+  if (!makeModel) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
+  const declared = declareTools(c, callTool);
+  if (declared.skip) return { skipped: declared.skip };
+  const client = new OpenAI({ apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 });
+  const agent = new Agent({
+    name: "conformance",
+    model: makeModel(client, c.model),
+    tools: declared.tools,
+    modelSettings: modelSettings(c),
+  });
+  const runner = new Runner({ tracingDisabled: true });
+  let result = await runOnce(runner, agent, c.prompt, c.stream);
+  // A tool that needs approval (a hosted MCP server's) interrupts the run; the application approves
+  // or rejects each call on the run's state and runs again, as the SDK's human-in-the-loop guide
+  // shows. The replay says whether to approve ("true").
+  for (let round = 0; round < MAX_APPROVAL_ROUNDS && result.interruptions?.length; round++) {
+    for (const interruption of result.interruptions) {
+      const raw = interruption.rawItem ?? {};
+      const name = raw.name ?? interruption.name ?? "";
+      const verdict = await callTool(name, raw.arguments ?? raw.providerData?.arguments ?? {}, raw.callId ?? raw.id);
+      if (String(verdict).trim() === "true") result.state.approve(interruption);
+      else result.state.reject(interruption);
+    }
+    result = await runOnce(runner, agent, result.state, c.stream);
+  }
+  return { output: typeof result.finalOutput === "string" ? result.finalOutput : JSON.stringify(result.finalOutput ?? "") };
+}
+
+function implementation() {
+  const libraries = installedVersions(import.meta.url, PACKAGES);
+  return {
+    name: "openai-agents-js",
+    version: libraries["@openai/agents"],
+    libraries,
+    apis: Object.keys(MODELS),
+    unsupported: UNSUPPORTED,
+    homepage: "https://openai.github.io/openai-agents-js/",
+    notes: "Runner.run over an Agent; openai-chat through OpenAIChatCompletionsModel, openai-responses through OpenAIResponsesModel",
+  };
+}
+
+await serve({ root: import.meta.url, implementation, run });

@@ -1,0 +1,104 @@
+"""Mastra's harness (harnesses/mastra): a Mastra Agent over its model router, on a few scenarios.
+
+It runs wherever `npm ci --prefix harnesses/mastra` was run (CI requires it with
+CONFORMANCE_REQUIRE_HARNESSES=1) and skips with that command as the reason elsewhere. Each failing
+case below is a finding of docs/findings.md, held here so that a release that fixes it, or a
+harness change that hides it, shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from node_harnesses import installed, started, verdict
+
+from conformance.connectors.harness import HarnessAdapter
+from conformance.corpus.loading import Corpus
+
+HARNESS = installed("mastra", "@mastra/core")
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[HarnessAdapter]:
+    with started(HARNESS) as adapter:
+        yield adapter
+
+
+def test_it_names_mastra_and_the_installed_versions(harness: HarnessAdapter) -> None:
+    lock = json.loads((HARNESS / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    identity = harness.identity()
+    assert identity["name"] == "mastra" and identity["language"] == "javascript"
+    assert harness.version == lock["node_modules/@mastra/core"]["version"]
+    assert {"openai-chat", "openai-responses", "anthropic-messages", "mistral-chat", "kimi-chat"} == set(harness.apis)
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/streamed-parallel-calls",  # { id, url } config: the bundled OpenAI-compatible model
+        "openai-responses/streamed-reasoning-then-parallel-calls",  # api: "responses"
+        "anthropic-messages/streamed-parallel-calls",  # the router's Anthropic provider, ANTHROPIC_BASE_URL
+        "mistral-chat/parallel-same-tool",  # MISTRAL_BASE_URL, read by the router
+        "kimi-chat/index-continues-across-turns",
+        "openai-responses/shell-then-apply-patch",  # @ai-sdk/openai's shell and applyPatch, run by the agent
+        "openai-responses/streamed-function-and-custom",  # a Responses custom tool (customTool)
+    ],
+)
+def test_the_agent_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_calls_served_with_empty_ids_vanish_from_the_history(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M1: the results of calls whose id is "" are never merged into the calls, and
+    the prompt's pairing filter then drops both: the next request carries the user message only."""
+    outcome, summary, codes = verdict(harness, corpus, "openai-chat/gemini-compat-empty-ids")
+    assert outcome == "fail", summary
+    assert codes == {"roundtrip/call-lost"}
+
+
+def test_two_calls_streamed_at_one_index_are_joined_into_one(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M2: the bundled OpenAI-compatible stream joins deltas by index alone."""
+    outcome, summary, codes = verdict(harness, corpus, "openai-chat/ollama-parallel-index-zero")
+    assert outcome == "fail", summary
+    assert codes == {"roundtrip/arguments-altered", "roundtrip/call-lost"}
+
+
+def test_calls_streamed_without_ids_are_refused(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M3: the bundled OpenAI-compatible model predates the release that mints ids."""
+    outcome, summary, _ = verdict(harness, corpus, "openai-chat/streamed-calls-without-ids")
+    assert outcome == "error", summary
+    assert "Expected 'id' to be a string" in summary
+
+
+def test_anthropic_server_tools_go_back_as_the_providers(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """Provider tools from @ai-sdk/anthropic's factories; the server_tool_use blocks go back intact."""
+    for scenario_id in (
+        "anthropic-messages/web-search-beside-client-call",
+        "anthropic-messages/programmatic-tool-calling",
+    ):
+        outcome, summary, _ = verdict(harness, corpus, scenario_id)
+        assert outcome == "pass", summary
+
+
+def test_code_execution_calls_go_back_with_a_type_added(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M4: the bundled @ai-sdk/anthropic folds the sub-tool's name into the input."""
+    outcome, summary, codes = verdict(harness, corpus, "anthropic-messages/code-execution-tools")
+    assert outcome == "fail", summary
+    assert codes == {"roundtrip/arguments-altered"}
+
+
+def test_an_mcp_approval_request_never_reaches_the_application(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M5: the tool-approval-request part becomes a raw chunk and the loop stops."""
+    outcome, summary, _ = verdict(harness, corpus, "openai-responses/mcp-approval-flow")
+    assert outcome == "fail", summary
+    assert "never requested" in summary
+
+
+def test_gemini_is_skipped_because_the_router_cannot_be_pointed_elsewhere(
+    harness: HarnessAdapter, corpus: Corpus
+) -> None:
+    outcome, summary, _ = verdict(harness, corpus, "gemini/one-call")
+    assert outcome == "skip" and "cannot point Google at another base URL" in summary
