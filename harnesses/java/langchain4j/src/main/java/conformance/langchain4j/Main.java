@@ -7,15 +7,11 @@ import conformance.kit.Protocol;
 import conformance.kit.Skipped;
 import conformance.kit.Versions;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
-import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.TokenStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /** The LangChain4j harness: each case runs through an AiServices assistant, LangChain4j's own tool loop. */
 public final class Main implements Harness {
@@ -67,16 +63,6 @@ public final class Main implements Harness {
                 .tools(Tools.of(c))
                 .maxToolCallingRoundTrips(ROUND_TRIPS)
                 .build();
-        CompletableFuture<ChatResponse> done = new CompletableFuture<>();
-        assistant.chat(c.prompt())
-                .onPartialResponse(text -> {})
-                .onCompleteResponse(done::complete)
-                .onError(done::completeExceptionally)
-                .start();
-        try {
-            return done.get(55, TimeUnit.SECONDS).aiMessage().text();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        }
+        return StreamRun.run(assistant.chat(c.prompt()));
     }
 }
