@@ -78,6 +78,11 @@ class Conversation:
         answer: dict[str, Any] = json.loads(self.process.stdout.readline())
         return answer
 
+    def send_line(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
     def end(self, command: dict[str, Any] | None) -> tuple[int, str]:
         """Send `stop` (or close stdin when None); the exit code and anything more written to stdout."""
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -136,8 +141,9 @@ def test_the_kit_answers_start_run_and_stop_in_protocol_order() -> None:
     assert code == 0 and rest == ""
 
 
-def test_the_kit_exits_quietly_at_end_of_input() -> None:
+def test_the_kit_exits_quietly_at_end_of_input_and_skips_a_line_that_is_not_json() -> None:
     talk = Conversation(SPRING_AI)
+    talk.send_line("this is not JSON")
     assert talk.ask({"cmd": "start", "version": 1})["implementation"]["name"] == "spring-ai"
     code, rest = talk.end(None)
     assert code == 0 and rest == ""
@@ -180,15 +186,15 @@ def test_langchain4j_passes(langchain4j: HarnessAdapter, corpus: Corpus, scenari
 @pytest.mark.parametrize(
     ("scenario_id", "codes"),
     [
-        # L1: the tool result message carries no tool_call_id (InternalOllamaHelper)
+        # LJ1: the tool result message carries no tool_call_id (InternalOllamaHelper)
         ("ollama-chat/parallel-same-tool", {"roundtrip/empty-id"}),
-        # L2: accumulateToolCallId defaults to true: an id repeated on every delta is appended to itself
+        # LJ2: accumulateToolCallId defaults to true: an id repeated on every delta is appended to itself
         ("openai-chat/streamed-id-on-every-delta", {"format/id-length", "roundtrip/id-altered"}),
-        # L4: Gemini thought signatures are dropped unless returnThinking and sendThinking are set
+        # LJ4: Gemini thought signatures are dropped unless returnThinking and sendThinking are set
         ("gemini/thought-signature-sequential", {"roundtrip/opaque-dropped"}),
-        # L6: only tool_use blocks are read from an Anthropic response; server_tool_use is lost
+        # LJ6: only tool_use blocks are read from an Anthropic response; server_tool_use is lost
         ("anthropic-messages/web-search-beside-client-call", {"roundtrip/call-lost"}),
-        # L7: Responses output items other than function_call are not kept in the history
+        # LJ7: Responses output items other than function_call are not kept in the history
         ("openai-responses/hosted-tools-in-history", {"roundtrip/call-lost"}),
     ],
 )
@@ -201,14 +207,14 @@ def test_langchain4j_fails_with_the_traced_rules(
 
 
 def test_langchain4j_joins_two_calls_streamed_at_one_index(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
-    """L3: with `index` present, a new id at the same index is appended to the open call, name and all."""
+    """LJ3: with `index` present, a new id at the same index is appended to the open call, name and all."""
     outcome, summary, _ = verdict(langchain4j, corpus, "openai-chat/ollama-parallel-index-zero")
     assert outcome == "error", summary
     assert "get_weatherget_weather" in summary
 
 
 def test_langchain4j_throws_on_a_delta_whose_call_has_no_name_yet(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
-    """L5: every argument delta becomes a PartialToolCall, which requires a name."""
+    """LJ5: every argument delta becomes a PartialToolCall, which requires a name."""
     outcome, summary, _ = verdict(langchain4j, corpus, "openai-chat/streamed-name-after-arguments")
     assert outcome == "error", summary
     assert "name cannot be null or blank" in summary
@@ -286,7 +292,7 @@ def test_spring_ai_fails_with_the_traced_rules(
         ("openai-chat/streamed-id-on-every-delta", 'because "toolName" is null'),
         # S5: id-less streamed calls reach OpenAiChatModel's assertion on the result
         ("openai-chat/streamed-calls-without-ids", "ToolResponseMessage must have an id"),
-        # S7: the streamed content_block_start of a server_tool_use has no subtype
+        # S6: the streamed content_block_start of a server_tool_use has no subtype
         ("anthropic-messages/web-search-beside-client-call", "server_tool_use"),
     ],
 )

@@ -38,11 +38,20 @@ public final class Protocol {
     void loop(InputStream in) throws IOException {
         BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
         String line;
+        int number = 0;
         while ((line = reader.readLine()) != null) {
+            number++;
             if (line.isBlank()) {
                 continue;
             }
-            JsonNode command = Json.MAPPER.readTree(line);
+            JsonNode command;
+            try {
+                command = Json.MAPPER.readTree(line);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+                // The suite never sends this; say where, and wait for the next command.
+                System.err.println("harness: stdin line " + number + " is not JSON: " + notJson.getOriginalMessage());
+                continue;
+            }
             String cmd = command.path("cmd").asText();
             switch (cmd) {
                 case "start" -> answer(started(command));
