@@ -1,0 +1,76 @@
+package conformance.kit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One `run` command's case (docs/harness.md): where the scenario is served and what to ask. */
+public record Case(
+        String id,
+        String api,
+        String baseUrl,
+        String apiKey,
+        String model,
+        String prompt,
+        boolean stream,
+        List<Tool> tools,
+        JsonNode recordedTools,
+        JsonNode settings,
+        String toolsUrl) {
+
+    static Case from(JsonNode node) {
+        List<Tool> tools = new ArrayList<>();
+        for (JsonNode tool : node.path("tools")) {
+            JsonNode parameters = tool.get("parameters");
+            if (parameters == null || !parameters.isObject()) {
+                parameters = JsonNodeFactory.instance.objectNode().put("type", "object");
+            }
+            tools.add(new Tool(
+                    tool.path("name").asText(),
+                    tool.path("description").asText(""),
+                    parameters,
+                    "custom".equals(tool.path("type").asText())));
+        }
+        return new Case(
+                required(node, "id"),
+                required(node, "api"),
+                required(node, "base_url"),
+                required(node, "api_key"),
+                required(node, "model"),
+                required(node, "prompt"),
+                node.path("stream").asBoolean(false),
+                List.copyOf(tools),
+                node.path("recorded_tools"),
+                node.path("settings"),
+                required(node, "tools_url"));
+    }
+
+    private static String required(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || !value.isTextual()) {
+            throw new IllegalArgumentException("case." + field + " is missing or not a string");
+        }
+        return value.asText();
+    }
+
+    /** A recorded setting of the first request: {@code settings.body.<field>}, or a missing node. */
+    public JsonNode body(String field) {
+        return settings.path("body").path(field);
+    }
+
+    /** A recorded protocol header ({@code anthropic-beta}, ...), or null. */
+    public String header(String name) {
+        JsonNode value = settings.path("headers").get(name);
+        return value == null || value.isNull() ? null : value.asText();
+    }
+
+    /**
+     * A tool's output, asked of the replay server: what a tool implementation returns when the
+     * library calls it. {@code arguments} is what the library parsed (a map, a JSON node or JSON text).
+     */
+    public String callTool(String name, Object arguments, String callId) throws IOException, InterruptedException {
+        return ToolCalls.call(toolsUrl, name, arguments, callId);
+    }
+}

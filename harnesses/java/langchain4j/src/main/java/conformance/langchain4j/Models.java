@@ -1,0 +1,165 @@
+package conformance.langchain4j;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import conformance.kit.Case;
+import conformance.kit.Json;
+import dev.langchain4j.model.anthropic.AnthropicChatModel;
+import dev.langchain4j.model.anthropic.AnthropicServerTool;
+import dev.langchain4j.model.anthropic.AnthropicStreamingChatModel;
+import dev.langchain4j.model.bedrock.BedrockChatModel;
+import dev.langchain4j.model.bedrock.BedrockStreamingChatModel;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.googleai.GoogleAiGeminiChatModel;
+import dev.langchain4j.model.googleai.GoogleAiGeminiStreamingChatModel;
+import dev.langchain4j.model.mistralai.MistralAiChatModel;
+import dev.langchain4j.model.mistralai.MistralAiStreamingChatModel;
+import dev.langchain4j.model.ollama.OllamaChatModel;
+import dev.langchain4j.model.ollama.OllamaStreamingChatModel;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiResponsesChatModel;
+import dev.langchain4j.model.openai.OpenAiResponsesStreamingChatModel;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.Protocol;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeAsyncClient;
+import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
+
+/**
+ * LangChain4j's chat model for each of the suite's APIs, pointed at the case's base URL the way each
+ * module's builder documents it, with retries off (a retried request would be judged as a turn).
+ */
+final class Models {
+    static final List<String> APIS = List.of("openai-chat", "openai-responses", "anthropic-messages", "gemini",
+            "bedrock-converse", "mistral-chat", "kimi-chat", "ollama-chat", "azure-foundry", "openresponses");
+    static final Map<String, String> UNSUPPORTED = Map.of("cohere-v2",
+            "LangChain4j's Cohere module (langchain4j-cohere) has embedding and scoring models only, no chat model");
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(50);
+    private static final Set<String> CLIENT_TOOL_TYPES = Set.of("function", "custom");
+
+    private Models() {}
+
+    static ChatModel chatModel(Case c) {
+        return switch (c.api()) {
+            case "openai-chat", "kimi-chat" -> OpenAiChatModel.builder()
+                    .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model())
+                    .maxRetries(0).timeout(TIMEOUT).build();
+            case "openai-responses", "azure-foundry", "openresponses" -> OpenAiResponsesChatModel.builder()
+                    .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model())
+                    .serverTools(responsesServerTools(c)).build();
+            case "anthropic-messages" -> AnthropicChatModel.builder()
+                    .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
+                    .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
+                    .maxRetries(0).timeout(TIMEOUT).build();
+            case "gemini" -> GoogleAiGeminiChatModel.builder()
+                    .baseUrl(geminiBase(c)).apiKey(c.apiKey()).modelName(c.model())
+                    .timeout(TIMEOUT).maxRetries(0).build();
+            case "mistral-chat" -> MistralAiChatModel.builder()
+                    .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model())
+                    .maxRetries(0).timeout(TIMEOUT).build();
+            case "ollama-chat" -> OllamaChatModel.builder()
+                    .baseUrl(c.baseUrl()).modelName(c.model()).timeout(TIMEOUT).maxRetries(0).build();
+            case "bedrock-converse" -> BedrockChatModel.builder()
+                    .client(BedrockRuntimeClient.builder()
+                            .endpointOverride(URI.create(c.baseUrl()))
+                            .region(Region.US_EAST_1)
+                            .credentialsProvider(credentials())
+                            .build())
+                    .modelId(c.model()).maxRetries(0).build();
+            default -> throw new IllegalArgumentException("no LangChain4j model for " + c.api());
+        };
+    }
+
+    static StreamingChatModel streamingChatModel(Case c) {
+        return switch (c.api()) {
+            case "openai-chat", "kimi-chat" -> OpenAiStreamingChatModel.builder()
+                    .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model()).timeout(TIMEOUT).build();
+            case "openai-responses", "azure-foundry", "openresponses" -> OpenAiResponsesStreamingChatModel.builder()
+                    .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model())
+                    .serverTools(responsesServerTools(c)).build();
+            case "anthropic-messages" -> AnthropicStreamingChatModel.builder()
+                    .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
+                    .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
+                    .timeout(TIMEOUT).build();
+            case "gemini" -> GoogleAiGeminiStreamingChatModel.builder()
+                    .baseUrl(geminiBase(c)).apiKey(c.apiKey()).modelName(c.model()).timeout(TIMEOUT).build();
+            case "mistral-chat" -> MistralAiStreamingChatModel.builder()
+                    .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model()).timeout(TIMEOUT).build();
+            case "ollama-chat" -> OllamaStreamingChatModel.builder()
+                    .baseUrl(c.baseUrl()).modelName(c.model()).timeout(TIMEOUT).build();
+            case "bedrock-converse" -> BedrockStreamingChatModel.builder()
+                    .client(BedrockRuntimeAsyncClient.builder()
+                            .endpointOverride(URI.create(c.baseUrl()))
+                            .region(Region.US_EAST_1)
+                            .credentialsProvider(credentials())
+                            // ConverseStream is HTTP/1.1 event-stream framing; the replay speaks no h2c.
+                            .httpClientBuilder(NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP1_1))
+                            .build())
+                    .modelId(c.model()).build();
+            default -> throw new IllegalArgumentException("no LangChain4j streaming model for " + c.api());
+        };
+    }
+
+    /** The Anthropic modules append `messages` to a base that carries the API version (`.../v1/`). */
+    private static String anthropicBase(Case c) {
+        return stripSlash(c.baseUrl()) + "/v1/";
+    }
+
+    /** GeminiService appends `/models/{model}:generateContent` to a base that carries the API version. */
+    private static String geminiBase(Case c) {
+        String version = c.settings().path("api_version").asText("");
+        return stripSlash(c.baseUrl()) + "/" + (version.isEmpty() || "null".equals(version) ? "v1beta" : version);
+    }
+
+    private static StaticCredentialsProvider credentials() {
+        return StaticCredentialsProvider.create(AwsBasicCredentials.create("conformance", "conformance-replay-key"));
+    }
+
+    /** Provider tools of the recording (web search, MCP, ...), passed through as LangChain4j's server tools. */
+    private static List<Map<String, Object>> responsesServerTools(Case c) {
+        List<Map<String, Object>> tools = new ArrayList<>();
+        for (JsonNode tool : providerTools(c)) {
+            tools.add(Json.MAPPER.convertValue(tool, new TypeReference<LinkedHashMap<String, Object>>() {}));
+        }
+        return tools;
+    }
+
+    private static List<AnthropicServerTool> anthropicServerTools(Case c) {
+        List<AnthropicServerTool> tools = new ArrayList<>();
+        for (JsonNode tool : providerTools(c)) {
+            Map<String, Object> attributes = Json.MAPPER.convertValue(tool, new TypeReference<LinkedHashMap<String, Object>>() {});
+            String type = String.valueOf(attributes.remove("type"));
+            String name = (String) attributes.remove("name");
+            tools.add(AnthropicServerTool.builder().type(type).name(name).attributes(attributes).build());
+        }
+        return tools;
+    }
+
+    /** Recorded tools that are neither function nor custom tools (an Anthropic client tool has no type). */
+    private static List<JsonNode> providerTools(Case c) {
+        List<JsonNode> tools = new ArrayList<>();
+        for (JsonNode tool : c.recordedTools()) {
+            String type = tool.path("type").asText("");
+            if (!type.isEmpty() && !CLIENT_TOOL_TYPES.contains(type)) {
+                tools.add(tool);
+            }
+        }
+        return tools;
+    }
+
+    private static String stripSlash(String url) {
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+}

@@ -1,0 +1,314 @@
+"""The Java harnesses (harnesses/java): the shared protocol kit, LangChain4j's AiServices and Spring
+AI's ChatClient over a few scenarios.
+
+The libraries are not installed in CI unless it builds them (`mvn -q -f harnesses/java/pom.xml package`);
+elsewhere this module skips with that command as the reason (tests/toolchains.py). Each failing case
+below is a finding of docs/findings.md, held here so that a release that fixes it, or a harness
+change that hides it, shows.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+from node_harnesses import verdict
+from toolchains import require
+
+from conformance.connectors.harness import HarnessAdapter, problem
+from conformance.corpus.loading import Corpus
+
+JAVA = ROOT / "harnesses" / "java"
+BUILD = "mvn -q -f harnesses/java/pom.xml package"
+LANGCHAIN4J = JAVA / "langchain4j" / "target" / "langchain4j-harness.jar"
+SPRING_AI = JAVA / "spring-ai" / "target" / "spring-ai-harness.jar"
+
+require("mvn", built=LANGCHAIN4J, install=BUILD)
+require("mvn", built=SPRING_AI, install=BUILD)
+
+
+def pinned(pom: Path, tag: str) -> str:
+    """A version pinned in a pom.xml, by its property or element name."""
+    text = pom.read_text(encoding="utf-8")
+    return text.split(f"<{tag}>", 1)[1].split("<", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def langchain4j() -> Iterator[HarnessAdapter]:
+    adapter = HarnessAdapter(["java", "-jar", str(LANGCHAIN4J)])
+    try:
+        yield adapter
+    finally:
+        adapter.close()
+
+
+@pytest.fixture(scope="module")
+def spring_ai() -> Iterator[HarnessAdapter]:
+    adapter = HarnessAdapter(["java", "-jar", str(SPRING_AI)])
+    try:
+        yield adapter
+    finally:
+        adapter.close()
+
+
+# --- the kit: the protocol itself, spoken to a harness process directly ----------------------------
+
+
+class Conversation:
+    """A harness process spoken to line by line, as the suite does."""
+
+    def __init__(self, jar: Path) -> None:
+        self.process = subprocess.Popen(
+            ["java", "-jar", str(jar)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def ask(self, command: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        answer: dict[str, Any] = json.loads(self.process.stdout.readline())
+        return answer
+
+    def send_line(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def end(self, command: dict[str, Any] | None) -> tuple[int, str]:
+        """Send `stop` (or close stdin when None); the exit code and anything more written to stdout."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        if command is not None:
+            self.process.stdin.write(json.dumps(command) + "\n")
+            self.process.stdin.flush()
+        self.process.stdin.close()
+        rest = self.process.stdout.read()
+        return self.process.wait(timeout=30), rest
+
+
+def case(**fields: Any) -> dict[str, Any]:
+    base = {
+        "id": "openai-chat/one-call",
+        "api": "openai-chat",
+        # Port 9 on loopback (discard) has nothing listening: the library's request fails at once.
+        "base_url": "http://127.0.0.1:9/v1",
+        "api_key": "conformance-replay-key",
+        "model": "gpt-4o-mini",
+        "prompt": "What is the weather in Paris?",
+        "stream": False,
+        "tools": [{"name": "get_weather", "description": "Weather", "parameters": {"type": "object"}}],
+        "recorded_tools": [],
+        "settings": {"body": {}, "headers": {}, "query": {}, "api_version": None},
+        "tools_url": "http://127.0.0.1:9/_conformance/tools/openai-chat/one-call",
+    }
+    base.update(fields)
+    return base
+
+
+def test_the_kit_answers_start_run_and_stop_in_protocol_order() -> None:
+    talk = Conversation(LANGCHAIN4J)
+    started = talk.ask({"cmd": "start", "version": 1})
+    assert problem(started, "started") is None
+    assert started["implementation"]["language"] == "java"
+    assert started["implementation"]["libraries"]["java"]
+
+    # The library throws (nothing listens at the base URL): errored, with the message and the stack.
+    errored = talk.ask({"cmd": "run", "seq": 1, "case": case()})
+    assert problem(errored, "ran") is None and errored["seq"] == 1
+    assert "Connect" in errored["errored"]["message"], errored
+    assert "\tat " in errored["errored"]["detail"]
+
+    # A case the library cannot express is skipped with the harness's reason.
+    custom = case(tools=[{"name": "run_sql", "type": "custom", "description": "SQL"}])
+    skipped = talk.ask({"cmd": "run", "seq": 2, "case": custom})
+    assert set(skipped) == {"seq", "skipped"} and "custom" in skipped["skipped"]
+
+    # A malformed case is an errored answer naming the field, and the harness goes on.
+    broken = case()
+    del broken["base_url"]
+    located = talk.ask({"cmd": "run", "seq": 3, "case": broken})
+    assert "case.base_url" in located["errored"]["message"]
+
+    code, rest = talk.end({"cmd": "stop"})
+    assert code == 0 and rest == ""
+
+
+def test_the_kit_exits_quietly_at_end_of_input_and_skips_a_line_that_is_not_json() -> None:
+    talk = Conversation(SPRING_AI)
+    talk.send_line("this is not JSON")
+    assert talk.ask({"cmd": "start", "version": 1})["implementation"]["name"] == "spring-ai"
+    code, rest = talk.end(None)
+    assert code == 0 and rest == ""
+
+
+# --- LangChain4j ------------------------------------------------------------------------------------
+
+
+def test_langchain4j_names_the_pinned_versions(langchain4j: HarnessAdapter) -> None:
+    version = pinned(JAVA / "langchain4j" / "pom.xml", "langchain4j.version")
+    identity = langchain4j.identity()
+    assert identity["name"] == "langchain4j" and identity["language"] == "java"
+    assert langchain4j.version == version
+    for module in (
+        "langchain4j-open-ai",
+        "langchain4j-anthropic",
+        "langchain4j-google-ai-gemini",
+        "langchain4j-bedrock",
+    ):
+        assert f"dev.langchain4j:{module} {version}" in identity["libraries"]
+    assert "cohere-v2" not in langchain4j.apis and "openai-responses" in langchain4j.apis
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/streamed-parallel-calls",  # OpenAiStreamingChatModel through a TokenStream
+        "openai-responses/streamed-reasoning-then-parallel-calls",  # OpenAiResponsesStreamingChatModel
+        "anthropic-messages/streamed-parallel-calls",
+        "bedrock-converse/streamed-parallel-calls",  # ConverseStream over the HTTP/1.1 Netty client
+        "gemini/streamed-sse-same-tool-unsigned",  # Gemini's served ids go back (langchain4j#5307 is fixed)
+        "mistral-chat/parallel-same-tool",
+    ],
+)
+def test_langchain4j_passes(langchain4j: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(langchain4j, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "codes"),
+    [
+        # LJ1: the tool result message carries no tool_call_id (InternalOllamaHelper)
+        ("ollama-chat/parallel-same-tool", {"roundtrip/empty-id"}),
+        # LJ2: accumulateToolCallId defaults to true: an id repeated on every delta is appended to itself
+        ("openai-chat/streamed-id-on-every-delta", {"format/id-length", "roundtrip/id-altered"}),
+        # LJ4: Gemini thought signatures are dropped unless returnThinking and sendThinking are set
+        ("gemini/thought-signature-sequential", {"roundtrip/opaque-dropped"}),
+        # LJ6: only tool_use blocks are read from an Anthropic response; server_tool_use is lost
+        ("anthropic-messages/web-search-beside-client-call", {"roundtrip/call-lost"}),
+        # LJ7: Responses output items other than function_call are not kept in the history
+        ("openai-responses/hosted-tools-in-history", {"roundtrip/call-lost"}),
+    ],
+)
+def test_langchain4j_fails_with_the_traced_rules(
+    langchain4j: HarnessAdapter, corpus: Corpus, scenario_id: str, codes: set[str]
+) -> None:
+    outcome, summary, found = verdict(langchain4j, corpus, scenario_id)
+    assert outcome == "fail", summary
+    assert found == codes
+
+
+def test_langchain4j_joins_two_calls_streamed_at_one_index(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    """LJ3: with `index` present, a new id at the same index is appended to the open call, name and all."""
+    outcome, summary, _ = verdict(langchain4j, corpus, "openai-chat/ollama-parallel-index-zero")
+    assert outcome == "error", summary
+    assert "get_weatherget_weather" in summary
+
+
+def test_langchain4j_throws_on_a_delta_whose_call_has_no_name_yet(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    """LJ5: every argument delta becomes a PartialToolCall, which requires a name."""
+    outcome, summary, _ = verdict(langchain4j, corpus, "openai-chat/streamed-name-after-arguments")
+    assert outcome == "error", summary
+    assert "name cannot be null or blank" in summary
+
+
+def test_a_stream_error_does_not_leak_requests_into_the_next_case(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    """After onError LangChain4j keeps parsing and runs the loop on; the harness waits for it, so the
+    next case of the same process sees only its own requests."""
+    verdict(langchain4j, corpus, "openai-chat/streamed-interleaved-parallel-calls")
+    outcome, summary, _ = verdict(langchain4j, corpus, "openai-chat/streamed-parallel-calls")
+    assert outcome == "pass", summary
+
+
+def test_langchain4j_has_no_custom_tools_and_no_cohere_chat(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = verdict(langchain4j, corpus, "openai-chat/custom-tool-call")
+    assert outcome == "skip" and "custom" in summary
+    outcome, summary, _ = verdict(langchain4j, corpus, "cohere-v2/one-call")
+    assert outcome == "skip" and "no chat model" in summary
+
+
+# --- Spring AI --------------------------------------------------------------------------------------
+
+
+def test_spring_ai_names_the_pinned_versions(spring_ai: HarnessAdapter) -> None:
+    pom = (JAVA / "spring-ai" / "pom.xml").read_text(encoding="utf-8")
+    bom = pom.split("<artifactId>spring-ai-bom</artifactId>", 1)[1].split("<version>", 1)[1].split("<", 1)[0]
+    identity = spring_ai.identity()
+    assert identity["name"] == "spring-ai" and spring_ai.version == bom
+    for module in ("spring-ai-openai", "spring-ai-anthropic", "spring-ai-google-genai", "spring-ai-ollama"):
+        assert f"org.springframework.ai:{module} {bom}" in identity["libraries"]
+    assert "openai-responses" not in spring_ai.apis and "bedrock-converse" in spring_ai.apis
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/parallel-same-tool",
+        "openai-chat/streamed-parallel-calls",
+        "bedrock-converse/streamed-parallel-calls",  # BedrockProxyChatModel's ConverseStream
+        "gemini/streamed-json-array",  # thought signatures go back, in order
+        "mistral-chat/parallel-same-tool",
+        "kimi-chat/index-continues-across-turns",
+    ],
+)
+def test_spring_ai_passes(spring_ai: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(spring_ai, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "codes"),
+    [
+        # S1: OllamaApi's ToolCall has no id; calls are read with "" and sent back without one
+        ("ollama-chat/parallel-same-tool", {"roundtrip/empty-id"}),
+        # S2: Gemini calls are read with "" ids; functionCall and functionResponse go back without them
+        ("gemini/ids-results-reversed", {"roundtrip/empty-id"}),
+        # S3: each streamed tool_use replaces the response's content; only the last call is run
+        ("anthropic-messages/streamed-parallel-calls", {"roundtrip/call-lost"}),
+        # S4: deltas without an id are appended to the last call, whatever their index
+        ("openai-chat/streamed-interleaved-parallel-calls", {"roundtrip/arguments-altered"}),
+    ],
+)
+def test_spring_ai_fails_with_the_traced_rules(
+    spring_ai: HarnessAdapter, corpus: Corpus, scenario_id: str, codes: set[str]
+) -> None:
+    outcome, summary, found = verdict(spring_ai, corpus, scenario_id)
+    assert outcome == "fail", summary
+    assert found == codes
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "message"),
+    [
+        # S4: a delta that repeats the id opens a new call without a name
+        ("openai-chat/streamed-id-on-every-delta", 'because "toolName" is null'),
+        # S5: id-less streamed calls reach OpenAiChatModel's assertion on the result
+        ("openai-chat/streamed-calls-without-ids", "ToolResponseMessage must have an id"),
+        # S6: the streamed content_block_start of a server_tool_use has no subtype
+        ("anthropic-messages/web-search-beside-client-call", "server_tool_use"),
+    ],
+)
+def test_spring_ai_throws(spring_ai: HarnessAdapter, corpus: Corpus, scenario_id: str, message: str) -> None:
+    outcome, summary, _ = verdict(spring_ai, corpus, scenario_id)
+    assert outcome == "error", summary
+    assert message in summary
+
+
+def test_spring_ai_stops_at_a_gemini_turn_with_code_beside_a_call(spring_ai: HarnessAdapter, corpus: Corpus) -> None:
+    """S6: a candidate is a function call only when every part is one; the call is never run."""
+    outcome, summary, _ = verdict(spring_ai, corpus, "gemini/code-execution-beside-call")
+    assert outcome == "fail", summary
+    assert "never requested" in summary
+
+
+def test_spring_ai_serves_no_responses_api(spring_ai: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = verdict(spring_ai, corpus, "openai-responses/one-call")
+    assert outcome == "skip" and "Responses API" in summary
