@@ -358,7 +358,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _wire_types(args: argparse.Namespace) -> int:
     from conformance.corpus.loading import load_corpus
-    from conformance.reports.wiretypes_report import COMMAND, render, stale_files, write_files
+    from conformance.reports.wiretypes_render import render, stale_files, write_files
+    from conformance.reports.wiretypes_report import COMMAND
 
     rendered = render(load_corpus())
     output = Path(args.output)
