@@ -143,4 +143,3 @@ func caseTools(c *harnesskit.Case) ([]tool.BaseTool, error) {
 	}
 	return tools, nil
 }
-

@@ -4,13 +4,12 @@ import (
 	"context"
 	"strings"
 
-	harnesskit "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/googleai"
 	"github.com/tmc/langchaingo/llms/mistral"
-	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
+	harnesskit "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit"
 	"google.golang.org/api/option"
 )
 
@@ -44,9 +43,6 @@ func newModel(ctx context.Context, c *harnesskit.Case) (llms.Model, func(), erro
 			return nil, keep, err
 		}
 		return model, func() { _ = model.Close() }, nil
-	case "ollama-chat":
-		model, err := ollama.New(ollama.WithServerURL(c.BaseURL), ollama.WithModel(c.Model))
-		return model, keep, err
 	case "mistral-chat":
 		model, err := mistral.New(mistral.WithEndpoint(c.BaseURL), mistral.WithAPIKey(c.APIKey), mistral.WithModel(c.Model), mistral.WithMaxRetries(0))
 		return model, keep, err
