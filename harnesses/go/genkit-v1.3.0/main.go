@@ -19,7 +19,14 @@ func main() {
 		"github.com/anthropics/anthropic-sdk-go"))
 }
 
+// The plugin refuses a request without max_tokens ("maxTokens not set"), as the Messages API does;
+// its config is the SDK's MessageNewParams, given here as the recording's value.
 func startAnthropic(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
 	g := genkit.Init(ctx, genkit.WithPlugins(&anthropic.Anthropic{APIKey: c.APIKey, BaseURL: c.BaseURL}))
-	return g, ai.WithModelName("anthropic/" + c.Model), nil
+	maxTokens, ok := c.Settings.Body["max_tokens"]
+	if !ok {
+		maxTokens = 1024
+	}
+	config := map[string]any{"max_tokens": maxTokens}
+	return g, ai.WithModel(ai.NewModelRef("anthropic/"+c.Model, config)), nil
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
@@ -84,9 +83,7 @@ func Run(ctx context.Context, b Backend, c *harnesskit.Case) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Genkit runs a turn's tools concurrently and keeps their results in call order; the replay is
-	// asked one call at a time so that which canned output a call gets does not depend on timing.
-	var inTurn sync.Mutex
+	order := newCallOrder()
 	tools := make([]ai.ToolRef, 0, len(c.Tools))
 	for _, t := range c.Tools {
 		name := t.Name
@@ -95,19 +92,21 @@ func Run(ctx context.Context, b Backend, c *harnesskit.Case) (string, error) {
 			schema = map[string]any{"type": "object", "properties": map[string]any{}}
 		}
 		tools = append(tools, b.DefineTool(g, name, t.Description, schema, func(ctx context.Context, input any) (any, error) {
-			inTurn.Lock()
-			defer inTurn.Unlock()
-			if input == nil {
-				input = map[string]any{}
-			}
-			output, err := c.CallTool(ctx, name, input, "")
-			if err != nil {
-				return nil, err
-			}
-			return toolResult(output), nil
+			return order.run(name, input, func() (any, error) {
+				arguments := input
+				if arguments == nil {
+					arguments = map[string]any{}
+				}
+				output, err := c.CallTool(ctx, name, arguments, "")
+				if err != nil {
+					return nil, err
+				}
+				return toolResult(output), nil
+			})
 		}))
 	}
-	options := []ai.GenerateOption{model, ai.WithPrompt(c.Prompt), ai.WithTools(tools...), ai.WithMaxTurns(maxTurns)}
+	options := []ai.GenerateOption{model, ai.WithPrompt(c.Prompt), ai.WithTools(tools...), ai.WithMaxTurns(maxTurns),
+		ai.WithMiddleware(order.middleware)}
 	if choice := toolChoice(c); choice != "" {
 		options = append(options, ai.WithToolChoice(choice))
 	}
