@@ -40,6 +40,20 @@ def test_reproduce_3247_says_what_the_issue_asks(capsys: pytest.CaptureFixture[s
     assert "OpenAI's error for this: Invalid parameter: messages with role 'tool'" in out
 
 
+def test_reproduce_says_the_adapter_is_a_fallback_without_the_harness_toolchain(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """genkit-2224 names a Go harness for Genkit Go itself; without go on PATH the Python reproduction
+    runs, and says so."""
+    import conformance.connectors.harness as harness
+
+    monkeypatch.setattr(harness.shutil, "which", lambda tool: None)
+    assert main(["reproduce", "genkit-2224"]) == 0
+    out = capsys.readouterr().out
+    assert "conformance.reproductions.genkit:GENKIT_2224 (a fallback: go is not on PATH" in out
+    assert "REPRODUCED" in out
+
+
 def test_reproduce_fails_when_the_codes_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bugs = tmp_path / "cases" / "bugs"
     bugs.mkdir(parents=True)
