@@ -27,7 +27,9 @@ const maxStep = 40
 func main() {
 	version := harnesskit.ModuleVersion(module)
 	libraries := map[string]string{module: version}
-	for _, dependency := range []string{openaiModule, geminiModule, "github.com/cloudwego/eino-ext/libs/acl/openai", "google.golang.org/genai"} {
+	dependencies := append([]string{"github.com/cloudwego/eino-ext/libs/acl/openai", "google.golang.org/genai",
+		"github.com/anthropics/anthropic-sdk-go", "github.com/eino-contrib/ollama"}, modelModules...)
+	for _, dependency := range dependencies {
 		if v := harnesskit.ModuleVersion(dependency); v != "" {
 			libraries[dependency] = v
 		}
@@ -37,11 +39,7 @@ func main() {
 		Version:   version,
 		Homepage:  "https://github.com/cloudwego/eino",
 		Libraries: libraries,
-		APIs:      []string{"openai-chat", "gemini"},
-		Unsupported: map[string]string{
-			"anthropic-messages": "the eino-ext Claude model is not published as a Go module the harness can pin",
-			"ollama-chat":        "the eino-ext Ollama model is not published as a Go module the harness can pin",
-		},
+		APIs:      []string{"openai-chat", "anthropic-messages", "gemini", "ollama-chat"},
 	}, run)
 }
 
