@@ -42,7 +42,9 @@ def built() -> None:
 
 def pinned(harness: str, module: str) -> str:
     """The version of `module` that the harness's go.mod requires."""
-    found = re.search(rf"^\s*(?:require\s+)?{re.escape(module)} (v\S+)", (HARNESSES / harness / "go.mod").read_text(), re.M)
+    found = re.search(
+        rf"^\s*(?:require\s+)?{re.escape(module)} (v\S+)", (HARNESSES / harness / "go.mod").read_text(), re.M
+    )
     assert found, f"{module} is not required by harnesses/go/{harness}/go.mod"
     return found.group(1)
 
@@ -65,7 +67,12 @@ def harnesses() -> Iterator[dict[str, HarnessAdapter]]:
         ("openai-go", "openai-go", "github.com/openai/openai-go/v3", {"openai-chat", "openai-responses", "kimi-chat"}),
         ("anthropic-go", "anthropic-sdk-go", "github.com/anthropics/anthropic-sdk-go/v2", {"anthropic-messages"}),
         ("genai-go", "genai-go", "google.golang.org/genai", {"gemini"}),
-        ("langchaingo", "langchaingo", "github.com/tmc/langchaingo", {"openai-chat", "anthropic-messages", "mistral-chat"}),
+        (
+            "langchaingo",
+            "langchaingo",
+            "github.com/tmc/langchaingo",
+            {"openai-chat", "anthropic-messages", "mistral-chat"},
+        ),
         ("eino", "eino", "github.com/cloudwego/eino", {"openai-chat", "anthropic-messages", "gemini", "ollama-chat"}),
     ],
 )
@@ -97,7 +104,9 @@ def test_each_names_its_column_and_the_pinned_version(
         ("eino", "gemini/streamed-json-array"),  # eino-ext's Gemini model keeps thought signatures
     ],
 )
-def test_the_library_passes(harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str) -> None:
+def test_the_library_passes(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str
+) -> None:
     outcome, summary, _ = verdict(harnesses[harness], corpus, scenario_id)
     assert outcome == "pass", summary
 
@@ -108,15 +117,27 @@ def test_the_library_passes(harnesses: dict[str, HarnessAdapter], corpus: Corpus
         # docs/findings.md: ChatCompletionAccumulator merges every call streamed at index 0.
         ("openai-go", "openai-chat/ollama-parallel-index-zero", {"roundtrip/call-lost", "roundtrip/arguments-altered"}),
         # An empty served id goes back empty: neither the SDK nor its accumulator mints one.
-        ("openai-go", "openai-chat/gemini-compat-empty-ids", {"roundtrip/empty-id", "pairing/missing-result", "pairing/orphan-result"}),
+        (
+            "openai-go",
+            "openai-chat/gemini-compat-empty-ids",
+            {"roundtrip/empty-id", "pairing/missing-result", "pairing/orphan-result"},
+        ),
         # Each Anthropic content block is its own choice; the agent reads the first only.
         ("langchaingo", "anthropic-messages/parallel-same-tool", {"roundtrip/call-lost"}),
         # The Mistral provider sends tool results without their tool_call_id.
         ("langchaingo", "mistral-chat/one-call", {"pairing/orphan-result", "pairing/missing-result"}),
         # generative-ai-go's FunctionCall has neither an id nor a thought signature.
-        ("langchaingo", "gemini/ids-results-reversed", {"roundtrip/empty-id", "roundtrip/opaque-dropped", "roundtrip/call-lost", "roundtrip/arguments-altered"}),
+        (
+            "langchaingo",
+            "gemini/ids-results-reversed",
+            {"roundtrip/empty-id", "roundtrip/opaque-dropped", "roundtrip/call-lost", "roundtrip/arguments-altered"},
+        ),
         # The stream accumulator starts a new call on every delta that carries a type.
-        ("langchaingo", "openai-chat/streamed-id-on-every-delta", {"pairing/duplicate-call-id", "pairing/output-lost", "roundtrip/arguments-altered", "roundtrip/call-lost"}),
+        (
+            "langchaingo",
+            "openai-chat/streamed-id-on-every-delta",
+            {"pairing/duplicate-call-id", "pairing/output-lost", "roundtrip/arguments-altered", "roundtrip/call-lost"},
+        ),
         # eino-ext's Gemini model gives each call a fresh UUID and sends no id back.
         ("eino", "gemini/ids-results-reversed", {"roundtrip/empty-id"}),
         ("eino", "gemini/server-tool-beside-call", {"roundtrip/call-lost", "roundtrip/empty-id"}),
@@ -137,7 +158,11 @@ def test_the_library_fails_as_traced(
     [
         # ChatCompletionAccumulator leaves a zero call at index 0, sent back as null.
         ("openai-go", "openai-chat/streamed-indices-from-one", "a tool_calls entry is not an object"),
-        ("langchaingo", "anthropic-messages/web-search-beside-client-call", "unknown content block type: server_tool_use"),
+        (
+            "langchaingo",
+            "anthropic-messages/web-search-beside-client-call",
+            "unknown content block type: server_tool_use",
+        ),
         ("langchaingo", "gemini/code-execution-beside-call", "unknown Part.Data type"),
         ("eino", "openai-chat/ollama-parallel-index-zero", "cannot concat ToolCalls with different tool id"),
         ("eino", "anthropic-messages/programmatic-tool-calling", "server_tool_use not supported: code_execution"),
@@ -151,7 +176,9 @@ def test_the_library_errs_as_traced(
     assert message in summary
 
 
-def test_a_provider_without_tool_calls_is_declared_unsupported(harnesses: dict[str, HarnessAdapter], corpus: Corpus) -> None:
+def test_a_provider_without_tool_calls_is_declared_unsupported(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus
+) -> None:
     outcome, summary, _ = verdict(harnesses["langchaingo"], corpus, "ollama-chat/one-call")
     assert outcome == "skip"
     assert "sends no tools and reads no tool calls" in summary
