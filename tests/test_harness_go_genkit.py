@@ -113,4 +113,3 @@ def test_reproduce_3247_shows_what_the_release_sends(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert "(genkit-go 0.7.0)" in out
     assert "REPRODUCED: reproduces: pairing/missing-result, pairing/orphan-result" in out
-
