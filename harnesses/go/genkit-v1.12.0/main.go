@@ -1,5 +1,6 @@
 // The Genkit Go v1.12.0 harness: the shared loop with the plugin setup of v0.7.0 and later
-// (harnesses/go/genkit/plugins), and the Anthropic plugin, which Genkit Go has from v1.3.0.
+// (harnesses/go/genkit/plugins), the Anthropic plugin, which Genkit Go has from v1.3.0, and
+// compat_oai's Kimi plugin, which replaces the generic OpenAI-compatible one for Kimi.
 package main
 
 import (
@@ -8,6 +9,8 @@ import (
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
 	"github.com/firebase/genkit/go/plugins/anthropic"
+	"github.com/firebase/genkit/go/plugins/compat_oai/kimi"
+	"github.com/openai/openai-go/option"
 
 	genkitharness "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit"
 	genkitplugins "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/plugins"
@@ -15,8 +18,10 @@ import (
 )
 
 func main() {
-	genkitharness.Main(genkitplugins.Backend(map[string]genkitharness.Start{"anthropic-messages": startAnthropic},
-		"github.com/anthropics/anthropic-sdk-go"))
+	genkitharness.Main(genkitplugins.Backend(map[string]genkitharness.Start{
+		"anthropic-messages": startAnthropic,
+		"kimi-chat":          startKimi,
+	}, "github.com/anthropics/anthropic-sdk-go"))
 }
 
 // The plugin refuses a request without max_tokens ("maxTokens not set"), as the Messages API does;
@@ -29,4 +34,11 @@ func startAnthropic(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai
 	}
 	config := map[string]any{"max_tokens": maxTokens}
 	return g, ai.WithModel(ai.NewModelRef("anthropic/"+c.Model, config)), nil
+}
+
+// The Kimi plugin reads its endpoint from option.WithBaseURL, applied after its defaults.
+func startKimi(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
+	plugin := &kimi.Kimi{APIKey: c.APIKey, Opts: []option.RequestOption{option.WithBaseURL(c.BaseURL), option.WithMaxRetries(0)}}
+	g := genkit.Init(ctx, genkit.WithPlugins(plugin))
+	return g, ai.WithModelName("kimi/" + c.Model), nil
 }
