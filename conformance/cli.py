@@ -222,12 +222,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT
-    result = reproduce(bug, corpus, args.profile)
+    from conformance.connectors.harness import bug_harness
+
+    harness, ran_by = (None, f"{bug.reproduction} (--no-harness)") if args.no_harness else bug_harness(bug, corpus)
+    if harness is not None:
+        bug = harness.bug
+    try:
+        result = reproduce(bug, corpus, args.profile, harness.adapter if harness else None)
+    finally:
+        if harness is not None:
+            harness.adapter.close()
     print(f"{bug.id}: {bug.description}")
     print(f"  report: {bug.report}")
     for fix in bug.fixes:
         print(f"  fix:    {fix}")
-    print(f"  scenario: {bug.scenario}   reproduction: {bug.reproduction}")
+    print(f"  scenario: {bug.scenario}   reproduction: {ran_by}")
     if bug.provider_error:
         print(f"  the provider answered: {bug.provider_error['text']}")
     print()
@@ -474,6 +483,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("reproduce", help="replay a bug case through its reproduction adapter")
     rep.add_argument("bug_id", metavar="BUG-ID")
+    rep.add_argument(
+        "--no-harness",
+        action="store_true",
+        help="run the reproduction adapter even where the bug case names a harness for the library itself",
+    )
     common(rep)
     rep.set_defaults(func=cmd_reproduce)
 

@@ -26,18 +26,32 @@ def test_run_with_a_buggy_adapter_exits_one(capsys: pytest.CaptureFixture[str]) 
 
 @pytest.mark.parametrize("bug", ["genkit-3247", "genkit-3536"])
 def test_reproduce_succeeds_for_the_genkit_bugs(bug: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["reproduce", bug]) == 0
+    assert main(["reproduce", bug, "--no-harness"]) == 0
     out = capsys.readouterr().out
     assert "REPRODUCED" in out
 
 
 def test_reproduce_3247_says_what_the_issue_asks(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["reproduce", "genkit-3247"])
+    main(["reproduce", "genkit-3247", "--no-harness"])
     out = capsys.readouterr().out
     assert "roundtrip/id-altered" in out
     assert "the id sent is the tool's name ('get_weather')" in out
     assert "expected: 'call_Vq3XbR0LkS8mJ2tN6yPw4cDe'" in out
     assert "OpenAI's error for this: Invalid parameter: messages with role 'tool'" in out
+
+
+def test_reproduce_says_the_adapter_is_a_fallback_without_the_harness_toolchain(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """genkit-2224 names a Go harness for Genkit Go itself; without go on PATH the Python reproduction
+    runs, and says so."""
+    import conformance.connectors.harness as harness
+
+    monkeypatch.setattr(harness.shutil, "which", lambda tool: None)
+    assert main(["reproduce", "genkit-2224"]) == 0
+    out = capsys.readouterr().out
+    assert "conformance.reproductions.genkit:GENKIT_2224 (a fallback: go is not on PATH" in out
+    assert "REPRODUCED" in out
 
 
 def test_reproduce_fails_when_the_codes_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,13 +16,15 @@ import itertools
 import json
 import os
 import shlex
+import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from conformance.connectors.adapters import AdapterSpecError
 from conformance.connectors.supervisor import Fault, Supervisor
-from conformance.corpus.loading import Corpus, Scenario
+from conformance.corpus.loading import BugCase, Corpus, Scenario
 from conformance.engine.outcomes import CaseResult
 
 if TYPE_CHECKING:
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
 
 PROTOCOL_VERSION = 1
 HARD_LIMIT_SECONDS = 3600.0  # a case without a time limit of its own still ends
+# A bug case's harness may build its library before it greets (a cold Go module cache: minutes).
+BUILD_SECONDS = 900.0
 
 
 class HarnessFailed(Exception):
@@ -212,3 +216,32 @@ def run_case(scenario: Scenario, listing: Listing, loop: ToolLoop) -> dict[str, 
         },
         "tools_url": listing.tools_url,
     }
+
+
+@dataclass(frozen=True)
+class BugHarness:
+    """A bug case's harness, started: the library itself at the version with the bug."""
+
+    adapter: HarnessAdapter
+    bug: BugCase  # with the codes the released version shows, where the case gives its own
+
+
+def bug_harness(bug: BugCase, corpus: Corpus) -> tuple[BugHarness | None, str]:
+    """The harness a bug case names (`harness: {command, toolchain}`), started from the checkout that
+    holds the case, with what runs the reproduction said in words. Where the case names none, its
+    toolchain is not on PATH, or the harness is not in this installation, the reproduction adapter
+    stands in for the library (None)."""
+    spec = bug.data.get("harness")
+    if not spec:
+        return None, bug.reproduction
+    fallback = f"{bug.reproduction} (a fallback: %s, so the reproduction adapter stands in for the library)"
+    if shutil.which(spec["toolchain"]) is None:
+        return None, fallback % f"{spec['toolchain']} is not on PATH"
+    root = next((r.parent for r in corpus.case_roots if bug.path.resolve().is_relative_to(r.resolve())), None)
+    program = shlex.split(spec["command"])[0]
+    if root is None or not (root / program).exists():
+        return None, fallback % f"the harness {program} is not in this installation"
+    adapter = HarnessAdapter(spec["command"], cwd=str(root), start_timeout=BUILD_SECONDS)
+    if "expected" in spec:
+        bug = replace(bug, expected=tuple(spec["expected"]))
+    return BugHarness(adapter, bug), f"the harness {spec['command']} ({adapter.name} {adapter.version})"

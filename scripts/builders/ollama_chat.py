@@ -4,7 +4,6 @@ arrives whole in a chunk of its own and the last chunk (done: true) carries the 
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -93,7 +92,9 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
             "done_reason": "stop",
             **timings,
         }
-        return f"{JSON}; charset=utf-8", json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+        # One line, as Ollama's server writes it (gin's c.JSON): its Go client reads even a
+        # non-streamed answer line by line, as NDJSON.
+        return f"{JSON}; charset=utf-8", compact(body)
     lines: list[dict[str, Any]] = []
     for k, call in enumerate(calls):
         message = {"role": "assistant", "content": "", "tool_calls": [call]}

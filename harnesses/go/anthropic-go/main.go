@@ -1,0 +1,202 @@
+// The anthropic-sdk-go harness: the official Go SDK's tool runner (client.Beta.Messages.NewToolRunner,
+// or NewToolRunnerStreaming when the recording streamed), as its tools.md shows it, against the
+// suite's replay server (docs/harness.md).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"github.com/anthropics/anthropic-sdk-go/v2/toolrunner"
+	harnesskit "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit"
+)
+
+const module = "github.com/anthropics/anthropic-sdk-go/v2"
+
+// The runner stops after this many requests, so a loop that never ends meets the suite's
+// verdict instead of its timeout.
+const maxIterations = 12
+
+// A client tool's declaration carries only these fields unless the recording added others
+// (defer_loading, allowed_callers, input_examples, ...).
+var plainToolFields = map[string]bool{"name": true, "description": true, "input_schema": true, "type": true}
+
+func main() {
+	version := harnesskit.ModuleVersion(module)
+	harnesskit.Serve(harnesskit.Implementation{
+		Name:      "anthropic-sdk-go",
+		Version:   version,
+		Homepage:  "https://github.com/anthropics/anthropic-sdk-go",
+		Libraries: map[string]string{module: version},
+		APIs:      []string{"anthropic-messages"},
+	}, run)
+}
+
+func run(ctx context.Context, c *harnesskit.Case) (string, error) {
+	client := anthropic.NewClient(clientOptions(c)...)
+	tools, err := runnerTools(c)
+	if err != nil {
+		return "", err
+	}
+	params := anthropic.BetaToolRunnerParams{
+		BetaMessageNewParams: anthropic.BetaMessageNewParams{
+			Model:     c.Model,
+			MaxTokens: maxTokens(c),
+			Messages:  []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(c.Prompt))},
+			Tools:     recordedDeclarations(c),
+			Betas:     betas(c),
+		},
+		MaxIterations: maxIterations,
+	}
+	opts := bodyOptions(c)
+	if !c.Stream {
+		runner := client.Beta.Messages.NewToolRunner(tools, params, opts...)
+		message, err := runner.RunToCompletion(ctx)
+		if err != nil {
+			return "", err
+		}
+		return text(message), nil
+	}
+	runner := client.Beta.Messages.NewToolRunnerStreaming(tools, params, opts...)
+	for events, err := range runner.AllStreaming(ctx) {
+		if err != nil {
+			return "", err
+		}
+		for _, err := range events {
+			if err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := runner.Err(); err != nil {
+		return "", err
+	}
+	return text(runner.LastMessage()), nil
+}
+
+func clientOptions(c *harnesskit.Case) []option.RequestOption {
+	opts := []option.RequestOption{
+		option.WithBaseURL(c.BaseURL),
+		option.WithAPIKey(c.APIKey),
+		option.WithMaxRetries(0),
+	}
+	if os.Getenv("ANTHROPIC_GO_HARNESS_TRACE") == "1" {
+		opts = append(opts, option.WithDebugLog(nil))
+	}
+	for key, value := range c.Settings.Headers {
+		// The beta list goes in the params' Betas, as the SDK's docs set it; the SDK sends its own
+		// anthropic-version.
+		if key = strings.ToLower(key); key != "anthropic-beta" && key != "anthropic-version" {
+			opts = append(opts, option.WithHeader(key, value))
+		}
+	}
+	return opts
+}
+
+// bodyOptions carries the recorded body fields the params above do not set (tool_choice,
+// mcp_servers, thinking, ...) on every request of the runner.
+func bodyOptions(c *harnesskit.Case) []option.RequestOption {
+	var opts []option.RequestOption
+	for key, value := range c.Settings.Body {
+		switch key {
+		case "model", "max_tokens", "messages", "tools", "stream":
+		default:
+			opts = append(opts, option.WithJSONSet(key, value))
+		}
+	}
+	return opts
+}
+
+func maxTokens(c *harnesskit.Case) int64 {
+	if value, ok := c.Settings.Body["max_tokens"].(float64); ok && value > 0 {
+		return int64(value)
+	}
+	return 1024
+}
+
+func betas(c *harnesskit.Case) []anthropic.AnthropicBeta {
+	var list []anthropic.AnthropicBeta
+	for key, value := range c.Settings.Headers {
+		if strings.EqualFold(key, "anthropic-beta") {
+			for _, beta := range strings.Split(value, ",") {
+				if beta = strings.TrimSpace(beta); beta != "" {
+					list = append(list, beta)
+				}
+			}
+		}
+	}
+	return list
+}
+
+// runnerTools are the case's tools as the tool runner's BetaTools (toolrunner.NewBetaToolFromBytes
+// with a json.RawMessage input, as tools.md's "Raw JSON Input" shows); each asks the replay.
+func runnerTools(c *harnesskit.Case) ([]anthropic.BetaTool, error) {
+	var tools []anthropic.BetaTool
+	for _, t := range c.Tools {
+		if t.Type == "custom" {
+			return nil, harnesskit.Skip{Reason: "the Messages API has no free-form (custom) tools"}
+		}
+		schema := t.Parameters
+		if schema == nil {
+			schema = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		raw, err := json.Marshal(schema)
+		if err != nil {
+			return nil, err
+		}
+		name := t.Name
+		tool, err := toolrunner.NewBetaToolFromBytes(name, t.Description, raw,
+			func(ctx context.Context, input json.RawMessage) (anthropic.BetaToolResultBlockParamContentUnion, error) {
+				output, err := c.CallTool(ctx, name, input, "")
+				if err != nil {
+					return anthropic.BetaToolResultBlockParamContentUnion{}, err
+				}
+				return anthropic.BetaToolResultBlockParamContentUnion{OfText: &anthropic.BetaTextBlockParam{Text: output}}, nil
+			})
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, tool)
+	}
+	return tools, nil
+}
+
+// recordedDeclarations are the recorded tools the runner's own declarations would not reproduce:
+// the server's tools (web search, code execution, MCP toolsets, ...) and client tools with fields
+// beyond name, description and schema. The runner keeps a declaration given in Params.Tools and
+// runs the BetaTool of that name.
+func recordedDeclarations(c *harnesskit.Case) []anthropic.BetaToolUnionParam {
+	var declarations []anthropic.BetaToolUnionParam
+	for _, recorded := range c.RecordedTools {
+		kind, _ := recorded["type"].(string)
+		keep := kind != "" && kind != "custom"
+		for field := range recorded {
+			keep = keep || !plainToolFields[field]
+		}
+		if !keep {
+			continue
+		}
+		if raw, err := json.Marshal(recorded); err == nil {
+			declarations = append(declarations, param.Override[anthropic.BetaToolUnionParam](json.RawMessage(raw)))
+		}
+	}
+	return declarations
+}
+
+func text(message *anthropic.BetaMessage) string {
+	if message == nil {
+		return ""
+	}
+	var parts []string
+	for _, block := range message.Content {
+		if block.Type == "text" {
+			parts = append(parts, block.Text)
+		}
+	}
+	return strings.Join(parts, "")
+}

@@ -1,0 +1,3 @@
+module github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit
+
+go 1.22

@@ -1,0 +1,160 @@
+package harnesskit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func serveLines(t *testing.T, run RunFunc, lines ...string) []map[string]any {
+	t.Helper()
+	var out bytes.Buffer
+	impl := Implementation{Name: "kit-test", Version: "1.2.3", APIs: []string{"openai-chat"},
+		Libraries: map[string]string{"lib": "0.1.0"}, Unsupported: map[string]string{"gemini": "no plugin"}}
+	if err := ServeIO(context.Background(), impl, run, strings.NewReader(strings.Join(lines, "\n")+"\n"), &out); err != nil {
+		t.Fatalf("ServeIO: %v", err)
+	}
+	var answers []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("an answer that is not one JSON object per line: %q", line)
+		}
+		answers = append(answers, m)
+	}
+	return answers
+}
+
+func runLine(seq int, c map[string]any) string {
+	data, _ := json.Marshal(map[string]any{"cmd": "run", "seq": seq, "case": c})
+	return string(data)
+}
+
+func TestStartedDescribesTheImplementation(t *testing.T) {
+	answers := serveLines(t, nil, `{"cmd": "start", "version": 1}`, `{"cmd": "stop"}`)
+	if len(answers) != 1 {
+		t.Fatalf("want one answer, got %v", answers)
+	}
+	impl := answers[0]["implementation"].(map[string]any)
+	if answers[0]["version"] != float64(1) || impl["name"] != "kit-test" || impl["language"] != "go" || impl["version"] != "1.2.3" {
+		t.Fatalf("started: %v", answers[0])
+	}
+	libraries := impl["libraries"].(map[string]any)
+	if !strings.HasPrefix(libraries["go"].(string), "go") || libraries["lib"] != "0.1.0" {
+		t.Fatalf("libraries: %v", libraries)
+	}
+	if impl["unsupported"].(map[string]any)["gemini"] != "no plugin" {
+		t.Fatalf("unsupported: %v", impl["unsupported"])
+	}
+}
+
+func TestRunAnswersOkSkippedErroredAndRecoversPanics(t *testing.T) {
+	run := func(ctx context.Context, c *Case) (string, error) {
+		switch c.Prompt {
+		case "ok":
+			return "done " + c.Model + " " + c.Tools[0].Name + " " + c.Settings.Headers["anthropic-version"], nil
+		case "skip":
+			return "", Skip{Reason: "no custom tools"}
+		case "skip-ptr":
+			return "", &Skip{Reason: "pointer"}
+		case "panic":
+			var m map[string]int
+			m["x"] = 1
+		}
+		return "", errors.New("boom")
+	}
+	base := func(prompt string) map[string]any {
+		return map[string]any{"id": "x/y", "api": "openai-chat", "base_url": "http://127.0.0.1:1/v1", "api_key": "k",
+			"model": "m", "prompt": prompt, "stream": false, "tools_url": "http://127.0.0.1:1/t",
+			"tools": []any{map[string]any{"name": "get_weather", "parameters": map[string]any{"type": "object"}}},
+			"settings": map[string]any{"body": map[string]any{}, "headers": map[string]any{"anthropic-version": "2023-06-01"},
+				"query": map[string]any{}, "api_version": nil}}
+	}
+	answers := serveLines(t, run, runLine(1, base("ok")), runLine(2, base("skip")), runLine(3, base("skip-ptr")),
+		runLine(4, base("fail")), runLine(5, base("panic")))
+	if len(answers) != 5 {
+		t.Fatalf("want five answers, got %v", answers)
+	}
+	if answers[0]["seq"] != float64(1) || answers[0]["ok"] != true || answers[0]["output"] != "done m get_weather 2023-06-01" {
+		t.Errorf("ok: %v", answers[0])
+	}
+	if answers[1]["skipped"] != "no custom tools" || answers[2]["skipped"] != "pointer" {
+		t.Errorf("skipped: %v %v", answers[1], answers[2])
+	}
+	if answers[3]["errored"].(map[string]any)["message"] != "boom" {
+		t.Errorf("errored: %v", answers[3])
+	}
+	if e := answers[4]["errored"].(map[string]any); !strings.HasPrefix(e["message"].(string), "panic:") || e["detail"] == "" || answers[4]["seq"] != float64(5) {
+		t.Errorf("panic: %v", answers[4])
+	}
+	for _, a := range answers {
+		forms := 0
+		for _, k := range []string{"ok", "skipped", "errored"} {
+			if _, ok := a[k]; ok {
+				forms++
+			}
+		}
+		if forms != 1 {
+			t.Errorf("an answer with %d forms: %v", forms, a)
+		}
+	}
+}
+
+func TestEmptyOutputIsStillOk(t *testing.T) {
+	answers := serveLines(t, func(context.Context, *Case) (string, error) { return "", nil }, runLine(1, map[string]any{"prompt": "x"}))
+	if answers[0]["ok"] != true || answers[0]["output"] != "" {
+		t.Fatalf("empty output: %v", answers[0])
+	}
+}
+
+func TestLongRunLineIsRead(t *testing.T) {
+	long := strings.Repeat("a", 3<<20)
+	answers := serveLines(t, func(_ context.Context, c *Case) (string, error) { return c.Tools[0].Description[:3], nil },
+		runLine(1, map[string]any{"tools": []any{map[string]any{"name": "t", "description": long}}}))
+	if answers[0]["output"] != "aaa" {
+		t.Fatalf("a long line: %v", answers[0])
+	}
+}
+
+func TestEndOfInputStops(t *testing.T) {
+	if answers := serveLines(t, nil, `{"cmd": "start", "version": 1}`); len(answers) != 1 {
+		t.Fatalf("want the started answer then a clean stop, got %v", answers)
+	}
+}
+
+func TestCallToolPostsTheCallAndReturnsItsOutput(t *testing.T) {
+	var got map[string]any
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(data, &got)
+		if got["name"] == "missing" {
+			http.Error(w, `{"error": "no such tool"}`, http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte(`{"output": "{\"temp_c\": 18}"}`))
+	}))
+	defer server.Close()
+	c := &Case{ToolsURL: server.URL}
+	output, err := c.CallTool(context.Background(), "get_weather", map[string]any{"city": "Paris"}, "call_1")
+	if err != nil || output != `{"temp_c": 18}` {
+		t.Fatalf("CallTool: %q %v", output, err)
+	}
+	if got["name"] != "get_weather" || got["call_id"] != "call_1" || got["arguments"].(map[string]any)["city"] != "Paris" {
+		t.Fatalf("the POSTed toolCall: %v", got)
+	}
+	if _, err := c.CallTool(context.Background(), "get_weather", json.RawMessage(`{"city":"Tokyo"}`), ""); err != nil || got["arguments"] != `{"city":"Tokyo"}` || got["call_id"] != nil {
+		t.Fatalf("raw arguments and no id: %v %v", got, err)
+	}
+	if _, err := c.CallTool(context.Background(), "missing", map[string]any{}, ""); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Fatalf("a refused call must be an error naming the status: %v", err)
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+	harnesskit "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit"
+)
+
+// chatLoop is the function-calling guide's loop: the assistant message goes back as returned
+// (ChatCompletionMessage.ToParam), then one tool message per call under the call's id. A stream
+// is folded by the SDK's ChatCompletionAccumulator, as its streaming example shows.
+func chatLoop(ctx context.Context, client *openai.Client, c *harnesskit.Case) (string, error) {
+	params := openai.ChatCompletionNewParams{
+		Model:    c.Model,
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(c.Prompt)},
+		Tools:    chatTools(c),
+	}
+	opts := bodyOptions(c, "messages")
+	for turn := 0; turn < maxTurns; turn++ {
+		message, err := chatTurn(ctx, client, c, params, opts)
+		if err != nil {
+			return "", err
+		}
+		if len(message.ToolCalls) == 0 {
+			return message.Content, nil
+		}
+		params.Messages = append(params.Messages, message.ToParam())
+		for _, call := range message.ToolCalls {
+			output, err := chatToolOutput(ctx, c, call)
+			if err != nil {
+				return "", err
+			}
+			params.Messages = append(params.Messages, openai.ToolMessage(output, call.ID))
+		}
+	}
+	return "", tooManyTurns()
+}
+
+func chatTurn(ctx context.Context, client *openai.Client, c *harnesskit.Case, params openai.ChatCompletionNewParams, opts []option.RequestOption) (openai.ChatCompletionMessage, error) {
+	if !c.Stream {
+		completion, err := client.Chat.Completions.New(ctx, params, opts...)
+		if err != nil {
+			return openai.ChatCompletionMessage{}, err
+		}
+		if len(completion.Choices) == 0 {
+			return openai.ChatCompletionMessage{}, errors.New("the completion has no choices")
+		}
+		return completion.Choices[0].Message, nil
+	}
+	stream := client.Chat.Completions.NewStreaming(ctx, params, opts...)
+	defer stream.Close()
+	acc := openai.ChatCompletionAccumulator{}
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	if len(acc.Choices) == 0 {
+		return openai.ChatCompletionMessage{}, errors.New("the accumulated stream has no choices")
+	}
+	return acc.Choices[0].Message, nil
+}
+
+func chatTools(c *harnesskit.Case) []openai.ChatCompletionToolUnionParam {
+	var tools []openai.ChatCompletionToolUnionParam
+	for _, t := range c.Tools {
+		if t.Type == "custom" {
+			tools = append(tools, openai.ChatCompletionCustomTool(openai.ChatCompletionCustomToolCustomParam{
+				Name: t.Name, Description: openai.String(t.Description),
+			}))
+			continue
+		}
+		tools = append(tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: t.Name, Description: openai.String(t.Description), Parameters: t.Parameters,
+		}))
+	}
+	return tools
+}
+
+func chatToolOutput(ctx context.Context, c *harnesskit.Case, call openai.ChatCompletionMessageToolCallUnion) (string, error) {
+	if call.Type == "custom" {
+		custom := call.AsCustom().Custom
+		return c.CallTool(ctx, custom.Name, map[string]any{"input": custom.Input}, call.ID)
+	}
+	function := call.AsFunction().Function
+	return c.CallTool(ctx, function.Name, arguments(function.Arguments), call.ID)
+}

@@ -1,0 +1,116 @@
+"""Genkit Go through its harnesses (harnesses/go/genkit-v*), one per version, on the scenarios that tell
+the versions apart: each version's exact outcome and codes, traced in docs/findings.md, Genkit (Go).
+
+The harnesses are built by `harnesses/go/build` into the Go harness bin directory; the module is
+skipped without Go or without the builds (failed where CI requires harnesses).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from toolchains import require
+
+from conformance.cli import main
+from conformance.connectors.harness import HarnessAdapter
+from conformance.corpus.loading import Corpus
+from conformance.running.runner import RunOptions, run_scenario
+
+VERSIONS = ("v0.6.2", "v0.7.0", "v1.0.0", "v1.3.0", "v1.4.0", "v1.12.0")
+
+
+def _bin() -> Path:
+    if os.environ.get("CONFORMANCE_GO_BIN"):
+        return Path(os.environ["CONFORMANCE_GO_BIN"])
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "toolcall-conformance" / "go-bin"
+
+
+BIN = _bin()
+for _version in VERSIONS:
+    require("go", BIN / f"genkit-{_version}", install="harnesses/go/build")
+
+Verdict = tuple[str, frozenset[str]]
+PASS: Verdict = ("pass", frozenset())
+NAME_AS_ID: Verdict = ("fail", frozenset({"roundtrip/id-altered"}))
+OUTPUT_AS_ID: Verdict = ("fail", frozenset({"pairing/missing-result", "pairing/orphan-result"}))
+SHARED_NAME: Verdict = ("fail", frozenset({"pairing/duplicate-call-id"}))
+PANIC: Verdict = ("error", frozenset())
+OLLAMA: Verdict = ("fail", frozenset({"pairing/count-mismatch", "pairing/missing-result", "roundtrip/empty-id"}))
+GEMINI_OLD: Verdict = ("fail", frozenset({"roundtrip/empty-id", "roundtrip/opaque-dropped"}))
+GEMINI: Verdict = ("fail", frozenset({"roundtrip/empty-id"}))
+SKIP: Verdict = ("skip", frozenset())
+
+# scenario -> the outcome and error codes of each version, in VERSIONS' order.
+EXPECTED: dict[str, tuple[Verdict, ...]] = {
+    # v0.6.2 sends the tool's name as the id (convertToolCall); v0.7.0 the output as tool_call_id
+    # (ToolMessage's arguments swapped); v1.0.0 fixed both.
+    "openai-chat/one-call": (NAME_AS_ID, OUTPUT_AS_ID, PASS, PASS, PASS, PASS),
+    # Served ids "" fall back to the tool's name until v1.4.0 mints refs (genkit-2224).
+    "openai-chat/gemini-compat-empty-ids": (
+        SHARED_NAME,
+        ("fail", frozenset({"pairing/duplicate-call-id", "pairing/missing-result", "pairing/orphan-result"})),
+        SHARED_NAME,
+        SHARED_NAME,
+        PASS,
+        PASS,
+    ),
+    # Streamed parallel calls glue their arguments into one call whose JSON does not parse: a panic
+    # up to v1.0.x (genkit-3536); openai-go's accumulator from v1.0.4.
+    "openai-chat/streamed-parallel-calls": (PANIC, PANIC, PANIC, PASS, PASS, PASS),
+    # The Ollama plugin keeps no call ids and puts a turn's results in one message.
+    "ollama-chat/parallel-same-tool": (OLLAMA,) * 6,
+    # googlegenai drops the functionCall id in every version, the thought signature before v1.3.0.
+    "gemini/thought-signature-sequential": (GEMINI_OLD, GEMINI_OLD, GEMINI_OLD, GEMINI, GEMINI, GEMINI),
+    # The Anthropic plugin exists from v1.3.0.
+    "anthropic-messages/parallel-same-tool": (SKIP, SKIP, SKIP, PASS, PASS, PASS),
+}
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def harness(request: pytest.FixtureRequest) -> Iterator[tuple[str, HarnessAdapter]]:
+    adapter = HarnessAdapter([str(BIN / f"genkit-{request.param}")])
+    try:
+        yield request.param, adapter
+    finally:
+        adapter.close()
+
+
+def test_each_harness_is_its_genkit_version(harness: tuple[str, HarnessAdapter]) -> None:
+    version, adapter = harness
+    assert (adapter.name, adapter.version) == ("genkit-go", version.removeprefix("v"))
+    identity = adapter.identity()
+    assert identity["language"] == "go"
+    assert f"github.com/firebase/genkit/go {version}" in identity["libraries"]
+    served = {"openai-chat", "kimi-chat", "mistral-chat", "gemini", "ollama-chat"}
+    if version in ("v1.3.0", "v1.4.0", "v1.12.0"):
+        served.add("anthropic-messages")
+    assert set(adapter.apis) == served
+
+
+@pytest.mark.parametrize("scenario_id", sorted(EXPECTED))
+def test_each_version_gives_its_codes(harness: tuple[str, HarnessAdapter], corpus: Corpus, scenario_id: str) -> None:
+    version, adapter = harness
+    outcome, codes = EXPECTED[scenario_id][VERSIONS.index(version)]
+    result = run_scenario(adapter, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
+    assert (str(result.outcome), frozenset(v.code for v in result.errors)) == (outcome, codes), result.summary
+    if outcome == "error":
+        assert "unmarshal failed to parse json string" in result.summary
+
+
+def test_reproduce_runs_genkit_itself_for_2224(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "genkit-2224"]) == 0
+    out = capsys.readouterr().out
+    assert "reproduction: the harness harnesses/go/run genkit-v1.3.0 (genkit-go 1.3.0)" in out
+    assert "REPRODUCED: reproduces: pairing/duplicate-call-id" in out
+
+
+def test_reproduce_3247_shows_what_the_release_sends(capsys: pytest.CaptureFixture[str]) -> None:
+    """No release has both halves of genkit-3247: v0.7.0 already sends the served id on the call."""
+    assert main(["reproduce", "genkit-3247"]) == 0
+    out = capsys.readouterr().out
+    assert "(genkit-go 0.7.0)" in out
+    assert "REPRODUCED: reproduces: pairing/missing-result, pairing/orphan-result" in out

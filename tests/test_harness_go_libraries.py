@@ -1,0 +1,184 @@
+"""The Go library harnesses (harnesses/go/openai-go, anthropic-go, genai-go, langchaingo, eino): each
+library's own tool loop over a few scenarios, with the verdicts docs/findings.md traces.
+
+The harnesses are built by `sh harnesses/go/build` into a cache directory outside the repository;
+where go or a binary is missing the module is skipped with that command as the reason (a failure
+where CI requires the harnesses). The module builds them again first, which is a second's work on
+a warm cache, so that the binaries under test are the sources' own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from node_harnesses import verdict
+from toolchains import require
+
+from conformance.connectors.harness import HarnessAdapter
+from conformance.corpus.loading import Corpus
+
+HARNESSES = ROOT / "harnesses" / "go"
+NAMES = ("openai-go", "anthropic-go", "genai-go", "langchaingo", "eino")
+BUILD = f"sh harnesses/go/build {' '.join(NAMES)}"
+BIN = Path(
+    os.environ.get("CONFORMANCE_GO_BIN")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "toolcall-conformance" / "go-bin"
+)
+
+for _name in NAMES:
+    require("go", BIN / _name, BUILD)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    subprocess.run(["sh", str(HARNESSES / "build"), *NAMES], check=True, capture_output=True, timeout=1800)
+
+
+def pinned(harness: str, module: str) -> str:
+    """The version of `module` that the harness's go.mod requires."""
+    found = re.search(
+        rf"^\s*(?:require\s+)?{re.escape(module)} (v\S+)", (HARNESSES / harness / "go.mod").read_text(), re.M
+    )
+    assert found, f"{module} is not required by harnesses/go/{harness}/go.mod"
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def harnesses() -> Iterator[dict[str, HarnessAdapter]]:
+    started: dict[str, HarnessAdapter] = {}
+    try:
+        for name in NAMES:
+            started[name] = HarnessAdapter([str(BIN / name)])
+        yield started
+    finally:
+        for adapter in started.values():
+            adapter.close()
+
+
+@pytest.mark.parametrize(
+    ("harness", "column", "module", "apis"),
+    [
+        ("openai-go", "openai-go", "github.com/openai/openai-go/v3", {"openai-chat", "openai-responses", "kimi-chat"}),
+        ("anthropic-go", "anthropic-sdk-go", "github.com/anthropics/anthropic-sdk-go/v2", {"anthropic-messages"}),
+        ("genai-go", "genai-go", "google.golang.org/genai", {"gemini"}),
+        (
+            "langchaingo",
+            "langchaingo",
+            "github.com/tmc/langchaingo",
+            {"openai-chat", "anthropic-messages", "mistral-chat"},
+        ),
+        ("eino", "eino", "github.com/cloudwego/eino", {"openai-chat", "anthropic-messages", "gemini", "ollama-chat"}),
+    ],
+)
+def test_each_names_its_column_and_the_pinned_version(
+    harnesses: dict[str, HarnessAdapter], harness: str, column: str, module: str, apis: set[str]
+) -> None:
+    adapter = harnesses[harness]
+    identity = adapter.identity()
+    assert identity["name"] == column and identity["language"] == "go"
+    assert adapter.version == pinned(harness, module)
+    assert apis <= set(adapter.apis)
+
+
+@pytest.mark.parametrize(
+    ("harness", "scenario_id"),
+    [
+        ("openai-go", "openai-chat/parallel-same-tool"),
+        ("openai-go", "openai-chat/streamed-interleaved-parallel-calls"),  # ChatCompletionAccumulator keys by index
+        ("openai-go", "openai-responses/streamed-function-and-custom"),
+        ("openai-go", "openai-responses/mcp-approval-flow"),
+        ("openai-go", "kimi-chat/index-continues-across-turns"),
+        ("anthropic-go", "anthropic-messages/streamed-parallel-calls"),  # the streaming tool runner
+        ("anthropic-go", "anthropic-messages/programmatic-tool-calling"),
+        ("genai-go", "gemini/thought-signature-sequential"),
+        ("genai-go", "gemini/ids-results-reversed"),
+        ("langchaingo", "openai-chat/three-turn-chain"),
+        ("eino", "openai-chat/streamed-indices-from-one"),
+        ("eino", "anthropic-messages/streamed-parallel-calls"),  # calls after text: the harness's stream checker
+        ("eino", "gemini/streamed-json-array"),  # eino-ext's Gemini model keeps thought signatures
+    ],
+)
+def test_the_library_passes(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str
+) -> None:
+    outcome, summary, _ = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+@pytest.mark.parametrize(
+    ("harness", "scenario_id", "codes"),
+    [
+        # docs/findings.md: ChatCompletionAccumulator merges every call streamed at index 0.
+        ("openai-go", "openai-chat/ollama-parallel-index-zero", {"roundtrip/call-lost", "roundtrip/arguments-altered"}),
+        # An empty served id goes back empty: neither the SDK nor its accumulator mints one.
+        (
+            "openai-go",
+            "openai-chat/gemini-compat-empty-ids",
+            {"roundtrip/empty-id", "pairing/missing-result", "pairing/orphan-result"},
+        ),
+        # Each Anthropic content block is its own choice; the agent reads the first only.
+        ("langchaingo", "anthropic-messages/parallel-same-tool", {"roundtrip/call-lost"}),
+        # The Mistral provider sends tool results without their tool_call_id.
+        ("langchaingo", "mistral-chat/one-call", {"pairing/orphan-result", "pairing/missing-result"}),
+        # generative-ai-go's FunctionCall has neither an id nor a thought signature.
+        (
+            "langchaingo",
+            "gemini/ids-results-reversed",
+            {"roundtrip/empty-id", "roundtrip/opaque-dropped", "roundtrip/call-lost", "roundtrip/arguments-altered"},
+        ),
+        # The stream accumulator starts a new call on every delta that carries a type.
+        (
+            "langchaingo",
+            "openai-chat/streamed-id-on-every-delta",
+            {"pairing/duplicate-call-id", "pairing/output-lost", "roundtrip/arguments-altered", "roundtrip/call-lost"},
+        ),
+        # eino-ext's Gemini model gives each call a fresh UUID and sends no id back.
+        ("eino", "gemini/ids-results-reversed", {"roundtrip/empty-id"}),
+        ("eino", "gemini/server-tool-beside-call", {"roundtrip/call-lost", "roundtrip/empty-id"}),
+        # eino-contrib/ollama's ToolCall has no id.
+        ("eino", "ollama-chat/one-call", {"roundtrip/empty-id"}),
+    ],
+)
+def test_the_library_fails_as_traced(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str, codes: set[str]
+) -> None:
+    outcome, summary, found = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "fail", summary
+    assert found == codes
+
+
+@pytest.mark.parametrize(
+    ("harness", "scenario_id", "message"),
+    [
+        # ChatCompletionAccumulator leaves a zero call at index 0, sent back as null.
+        ("openai-go", "openai-chat/streamed-indices-from-one", "a tool_calls entry is not an object"),
+        (
+            "langchaingo",
+            "anthropic-messages/web-search-beside-client-call",
+            "unknown content block type: server_tool_use",
+        ),
+        ("langchaingo", "gemini/code-execution-beside-call", "unknown Part.Data type"),
+        ("eino", "openai-chat/ollama-parallel-index-zero", "cannot concat ToolCalls with different tool id"),
+        ("eino", "anthropic-messages/programmatic-tool-calling", "server_tool_use not supported: code_execution"),
+    ],
+)
+def test_the_library_errs_as_traced(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str, message: str
+) -> None:
+    outcome, summary, _ = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "error", summary
+    assert message in summary
+
+
+def test_a_provider_without_tool_calls_is_declared_unsupported(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus
+) -> None:
+    outcome, summary, _ = verdict(harnesses["langchaingo"], corpus, "ollama-chat/one-call")
+    assert outcome == "skip"
+    assert "sends no tools and reads no tool calls" in summary
