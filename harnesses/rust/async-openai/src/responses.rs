@@ -95,13 +95,16 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
         if turn.calls.is_empty() {
             return Ok(Outcome::Ok(turn.text));
         }
-        for call in turn.calls {
+        // Every call goes back first, then every output, as the response listed them (the
+        // example's one call followed by its output, for several).
+        let mut outputs = Vec::new();
+        for call in &turn.calls {
             match call {
                 Call::Function(call) => {
                     let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(json!({}));
                     let output = call_tool(&case.tools_url, &call.name, arguments, Some(&call.call_id)).await?;
                     input.push(InputItem::Item(Item::FunctionCall(call.clone())));
-                    input.push(InputItem::Item(Item::FunctionCallOutput(FunctionCallOutputItemParam {
+                    outputs.push(InputItem::Item(Item::FunctionCallOutput(FunctionCallOutputItemParam {
                         call_id: Some(call.call_id.clone()),
                         output: FunctionCallOutput::Text(output),
                         id: None,
@@ -115,7 +118,7 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
                     let arguments = json!({"input": call.input});
                     let output = call_tool(&case.tools_url, &call.name, arguments, Some(&call.call_id)).await?;
                     input.push(InputItem::Item(Item::CustomToolCall(call.clone())));
-                    input.push(InputItem::Item(Item::CustomToolCallOutput(CustomToolCallOutput {
+                    outputs.push(InputItem::Item(Item::CustomToolCallOutput(CustomToolCallOutput {
                         call_id: call.call_id.clone(),
                         output: CustomToolCallOutputOutput::Text(output),
                         id: None,
@@ -124,6 +127,7 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
                 }
             }
         }
+        input.extend(outputs);
     }
     Ok(Outcome::Ok(String::new()))
 }
