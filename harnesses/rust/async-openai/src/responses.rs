@@ -1,6 +1,7 @@
-//! Responses: the `responses-function-call` example's loop. Each function call the model makes is
-//! sent back as an input item beside its output; streamed, a call is assembled from
-//! `response.output_item.added` (its name and `call_id`, keyed by item id), the argument deltas and
+//! Responses: the `responses-function-call` example's loop, each call's output sent back after
+//! the response's items. Unstreamed, the whole output goes back, as the
+//! `responses-multi-turn-reasoning` example does it; streamed, the calls the example assembles from
+//! `response.output_item.added` (name and `call_id`, keyed by item id), the argument deltas and
 //! `response.function_call_arguments.done`.
 
 use crate::{client, MAX_TURNS};
@@ -61,6 +62,8 @@ enum Call {
 struct Turn {
     text: String,
     calls: Vec<Call>,
+    /// What goes back of the response before the outputs.
+    echo: Vec<InputItem>,
 }
 
 pub async fn run(case: &Case) -> Result<Outcome, Error> {
@@ -81,6 +84,9 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
         } else {
             let response = client.responses().create(request.build()?).await?;
             let text = response.output_text().unwrap_or_default();
+            // The `responses-multi-turn-reasoning` example: the whole output goes back, through
+            // the crate's `From<OutputItem> for InputItem`.
+            let echo = response.output.iter().cloned().map(InputItem::from).collect();
             let calls = response
                 .output
                 .into_iter()
@@ -90,20 +96,18 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
                     _ => None,
                 })
                 .collect();
-            Turn { text, calls }
+            Turn { text, calls, echo }
         };
         if turn.calls.is_empty() {
             return Ok(Outcome::Ok(turn.text));
         }
-        // Every call goes back first, then every output, as the response listed them (the
-        // example's one call followed by its output, for several).
+        input.extend(turn.echo);
         let mut outputs = Vec::new();
         for call in &turn.calls {
             match call {
                 Call::Function(call) => {
                     let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(json!({}));
                     let output = call_tool(&case.tools_url, &call.name, arguments, Some(&call.call_id)).await?;
-                    input.push(InputItem::Item(Item::FunctionCall(call.clone())));
                     outputs.push(InputItem::Item(Item::FunctionCallOutput(FunctionCallOutputItemParam {
                         call_id: Some(call.call_id.clone()),
                         output: FunctionCallOutput::Text(output),
@@ -117,7 +121,6 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
                 Call::Custom(call) => {
                     let arguments = json!({"input": call.input});
                     let output = call_tool(&case.tools_url, &call.name, arguments, Some(&call.call_id)).await?;
-                    input.push(InputItem::Item(Item::CustomToolCall(call.clone())));
                     outputs.push(InputItem::Item(Item::CustomToolCallOutput(CustomToolCallOutput {
                         call_id: call.call_id.clone(),
                         output: CustomToolCallOutputOutput::Text(output),
@@ -177,5 +180,13 @@ async fn streamed_turn(
             _ => {}
         }
     }
-    Ok(Turn { text, calls })
+    // The `responses-function-call` example sends back the calls it assembled, and nothing else.
+    let echo = calls
+        .iter()
+        .map(|call| match call {
+            Call::Function(call) => InputItem::Item(Item::FunctionCall(call.clone())),
+            Call::Custom(call) => InputItem::Item(Item::CustomToolCall(call.clone())),
+        })
+        .collect();
+    Ok(Turn { text, calls, echo })
 }

@@ -37,14 +37,14 @@ fn tools(case: &Case) -> Result<Vec<DynamicTool>, Error> {
         .collect()
 }
 
-async fn run(case: Case) -> Result<Outcome, Error> {
+async fn run(case: Case, chat: providers::ChatDialect) -> Result<Outcome, Error> {
     if let Some(custom) = case.tools.iter().find(|tool| tool.is_custom()) {
         return Ok(Outcome::Skipped(format!(
             "rig's tools are JSON-schema function tools (ToolDefinition: name, description, parameters); it cannot declare the free-form custom tool '{}'",
             custom.name
         )));
     }
-    let configured = match providers::model(&case) {
+    let configured = match providers::model(&case, chat) {
         Ok(configured) => configured,
         Err(providers::Unsupported(reason)) => return Ok(Outcome::Skipped(reason)),
     };
@@ -70,8 +70,12 @@ async fn run(case: Case) -> Result<Outcome, Error> {
     Ok(Outcome::Ok(output))
 }
 
+/// `--openai-chat=deepseek` runs the openai-chat cases through rig's DeepSeek provider, as the
+/// `rig-deepseek` column; nothing else.
 fn main() {
-    let implementation = Implementation {
+    let deepseek = std::env::args().any(|arg| arg == "--openai-chat=deepseek");
+    let chat = if deepseek { providers::ChatDialect::DeepSeek } else { providers::ChatDialect::OpenAi };
+    let mut implementation = Implementation {
         name: "rig".to_string(),
         version: RIG_VERSION.to_string(),
         libraries: [
@@ -87,5 +91,11 @@ fn main() {
         homepage: "https://rig.rs".to_string(),
         ..Implementation::default()
     };
-    kit::serve(implementation, run);
+    if deepseek {
+        implementation.name = "rig-deepseek".to_string();
+        implementation.apis = vec!["openai-chat".to_string()];
+        implementation.unsupported.clear();
+        implementation.notes = Some("rig's DeepSeek provider on the openai-chat cases".to_string());
+    }
+    kit::serve(implementation, move |case| run(case, chat));
 }

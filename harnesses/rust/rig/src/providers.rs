@@ -7,7 +7,7 @@ use rig_core::providers::anthropic::AnthropicConfig;
 use rig_core::providers::cohere::{ChatRoute, CohereConfig};
 use rig_core::providers::gemini::GeminiConfig;
 use rig_core::providers::ollama::OllamaConfig;
-use rig_core::providers::openai::wire::{MISTRAL, MOONSHOT};
+use rig_core::providers::openai::wire::{DEEPSEEK, MISTRAL, MOONSHOT};
 use rig_core::providers::openai::OpenAIConfig;
 use rig_core::DynModel;
 use serde_json::{Map, Value};
@@ -40,10 +40,24 @@ pub struct Configured {
     pub additional_params: Map<String, Value>,
 }
 
-pub fn model(case: &Case) -> Result<Configured, Unsupported> {
+/// Which of rig's OpenAI-shaped dialects runs the `openai-chat` cases.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ChatDialect {
+    OpenAi,
+    /// rig's DeepSeek provider, whose dialect rewrites the request body for DeepSeek
+    /// (`BodyRewrite::DeepSeek`); DeepSeek documents `https://api.deepseek.com/v1` as a base URL.
+    DeepSeek,
+}
+
+pub fn model(case: &Case, chat: ChatDialect) -> Result<Configured, Unsupported> {
     let key = case.api_key.clone();
     let model = case.model.clone();
     let dynamic: DynModel<Completion> = match case.api.as_str() {
+        "openai-chat" if chat == ChatDialect::DeepSeek => OpenAIConfig::with_key(&DEEPSEEK, key)
+            .with_base_url(&case.base_url)
+            .client()
+            .chat(model)
+            .into(),
         // OpenAI's base URL convention ends in /v1 (https://api.openai.com/v1), as the case's does.
         "openai-chat" => OpenAIConfig::new(key).with_base_url(&case.base_url).client().chat(model).into(),
         // Open Responses servers and Azure AI Foundry's project endpoint (`.../openai/v1`) speak
