@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from toolchains import require
@@ -27,9 +27,10 @@ from conformance.runner import RunOptions, run_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = "harnesses/rust/build"
-RELEASE = Path(
-    os.environ.get("CARGO_TARGET_DIR") or Path.home() / ".cache" / "toolcall-conformance" / "cargo-target"
-) / "release"
+RELEASE = (
+    Path(os.environ.get("CARGO_TARGET_DIR") or Path.home() / ".cache" / "toolcall-conformance" / "cargo-target")
+    / "release"
+)
 PROBE, RIG, ASYNC_OPENAI = RELEASE / "kit-probe", RELEASE / "rig-harness", RELEASE / "async-openai-harness"
 
 for binary in (PROBE, RIG, ASYNC_OPENAI):
@@ -109,8 +110,14 @@ def test_a_panic_is_the_case_errored_and_the_harness_goes_on(probe: _Probe) -> N
 def test_errors_skips_and_bad_cases_have_their_forms(probe: _Probe) -> None:
     probe.ask({"cmd": "start", "version": 1})
     failed = probe.ask({"cmd": "run", "seq": 1, "case": _case("fail")})
-    assert failed == {"seq": 1, "errored": {"message": "the probe fails as asked", "detail": failed["errored"]["detail"]}}
-    assert probe.ask({"cmd": "run", "seq": 2, "case": _case("skip")}) == {"seq": 2, "skipped": "the probe skips as asked"}
+    assert failed == {
+        "seq": 1,
+        "errored": {"message": "the probe fails as asked", "detail": failed["errored"]["detail"]},
+    }
+    assert probe.ask({"cmd": "run", "seq": 2, "case": _case("skip")}) == {
+        "seq": 2,
+        "skipped": "the probe skips as asked",
+    }
     malformed = probe.ask({"cmd": "run", "seq": 3, "case": {"id": "x"}})
     assert problem(malformed, "ran") is None
     assert malformed["seq"] == 3
@@ -130,9 +137,9 @@ def test_stdout_holds_only_answers_and_eof_ends_the_harness(probe: _Probe) -> No
 
 
 class _Tools(BaseHTTPRequestHandler):
-    received: list[dict[str, Any]] = []
+    received: ClassVar[list[dict[str, Any]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (the http.server hook's name)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         _Tools.received.append(body)
         answer = json.dumps({"output": "18 C"}).encode()
@@ -186,7 +193,85 @@ def async_openai() -> Iterator[HarnessAdapter]:
 
 def test_the_rust_harnesses_name_their_columns(rig: HarnessAdapter, async_openai: HarnessAdapter) -> None:
     assert (rig.name, rig.version) == ("rig", "0.44.0")
-    assert rig.identity()["libraries"] == {"rig-core": "0.44.0", "rig-agent": "0.44.0"}
+    assert rig.identity()["libraries"] == "rig-agent 0.44.0, rig-core 0.44.0"
     assert "bedrock-converse" not in rig.apis and "cohere-v2" in rig.apis
     assert (async_openai.name, async_openai.version) == ("async-openai", "0.43.0")
     assert set(async_openai.apis) == {"openai-chat", "openai-responses", "openresponses", "azure-foundry"}
+
+
+def _verdict(adapter: HarnessAdapter, corpus: Corpus, scenario_id: str) -> tuple[str, str, set[str], set[str]]:
+    """A scenario's outcome, summary, and the codes of its errors and of its warnings."""
+    result = _run(adapter, corpus, scenario_id)
+    return result.outcome, result.summary, {v.code for v in result.errors}, {v.code for v in result.warnings}
+
+
+def test_rig_keeps_streamed_openai_call_ids(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """0xPlaygrounds/rig#600 (streamed OpenAI call ids never set) is fixed: the chat decoder keeps
+    each call's stated id by index (rig-core providers/openai/wire/chat.rs, ChatDecoder::call)."""
+    assert _verdict(rig, corpus, "openai-chat/streamed-parallel-calls")[0] == "pass"
+
+
+def test_rig_drops_a_call_served_without_a_name(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, rig R1: a nameless call is dropped at decode (operation/completion.rs,
+    `ToolName::new(name)` else return), so it goes back neither as a call nor with an output."""
+    outcome, _, errors, _ = _verdict(rig, corpus, "openai-responses/gateway-nameless-call")
+    assert (outcome, errors) == ("fail", {"roundtrip/call-lost"})
+
+
+def test_rig_drops_a_paused_code_execution_use_two_turns_on(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, rig R2: a hosted use replays only paired with its result or in the last turn
+    (completion/history.rs), so the third request loses the code execution that made the calls."""
+    outcome, _, errors, _ = _verdict(rig, corpus, "anthropic-messages/programmatic-tool-calling")
+    assert (outcome, errors) == ("fail", {"roundtrip/call-lost"})
+
+
+def test_rig_names_id_less_ollama_calls_in_the_history(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, rig R4: Ollama's id-less calls get local ids, spelled `tool-N` on the wire."""
+    outcome, _, errors, warnings = _verdict(rig, corpus, "ollama-chat/id-less-parallel-same-tool")
+    assert (outcome, errors, warnings) == ("pass", set(), {"roundtrip/invented-id"})
+
+
+def test_rig_on_deepseek_sends_call_ids_not_tool_names(corpus: Corpus) -> None:
+    """0xPlaygrounds/rig#370 (the tool name sent as the call id on DeepSeek) is gone: DeepSeek is a
+    dialect of the shared Chat wire, which spells each call's own id."""
+    adapter = HarnessAdapter([str(RIG), "--openai-chat=deepseek"])
+    try:
+        assert adapter.name == "rig-deepseek"
+        assert _verdict(adapter, corpus, "openai-chat/parallel-same-tool")[0] == "pass"
+    finally:
+        adapter.close()
+
+
+def test_async_openai_reads_chat_custom_calls_under_the_wrong_key(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, async-openai A1: ChatCompletionMessageCustomToolCall names its field
+    `custom_tool`; the wire's key is `custom`."""
+    outcome, summary, _, _ = _verdict(async_openai, corpus, "openai-chat/custom-tool-call")
+    assert outcome == "error"
+    assert "missing field `custom_tool`" in summary
+
+
+def test_async_openai_cannot_read_foundry_items(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, async-openai A2: OutputItem has no variant for an item type it does not know."""
+    outcome, summary, _, _ = _verdict(async_openai, corpus, "azure-foundry/bing-grounding-pairs")
+    assert outcome == "error"
+    assert "unknown variant `bing_grounding_call`" in summary
+
+
+def test_the_stream_example_takes_an_empty_id_over_the_first(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, async-openai A5: the tool-call-stream example sets the call's id from every
+    chunk that has one, `""` included."""
+    outcome, _, errors, _ = _verdict(async_openai, corpus, "openai-chat/streamed-empty-ids-after-first")
+    assert outcome == "fail"
+    assert "roundtrip/empty-id" in errors
+
+
+def test_the_stream_example_leaves_a_call_below_index_one(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, async-openai A5: the example grows its call list to the index, so calls
+    streamed from index 1 leave an empty call at 0, sent back with a result of its own."""
+    outcome, _, errors, _ = _verdict(async_openai, corpus, "openai-chat/streamed-indices-from-one")
+    assert (outcome, errors) == ("fail", {"pairing/missing-result", "pairing/orphan-result"})
+
+
+def test_async_openai_responses_calls_pass(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    assert _verdict(async_openai, corpus, "openai-responses/parallel-results-reversed")[0] == "pass"
+    assert _verdict(async_openai, corpus, "openresponses/streamed-parallel-calls")[0] == "pass"

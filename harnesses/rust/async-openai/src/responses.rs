@@ -15,6 +15,10 @@ use kit::{call_tool, Case, Error, Outcome};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
+/// Provider tools whose calls the application carries out and answers with items of their own
+/// (a computer action, a shell command, a patch, an MCP approval, a tool search).
+const APPLICATION_RUN: [&str; 6] = ["computer_use_preview", "local_shell", "shell", "apply_patch", "mcp", "tool_search"];
+
 /// The case's tools as async-openai's `Tool`s; a recorded provider tool goes through the crate's
 /// own `Tool` type, and one it has no variant for cannot be sent.
 fn tools(case: &Case) -> Result<Result<Vec<Tool>, String>, Error> {
@@ -42,6 +46,12 @@ fn tools(case: &Case) -> Result<Result<Vec<Tool>, String>, Error> {
         let kind = recorded.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "function" || kind == "custom" {
             continue;
+        }
+        if APPLICATION_RUN.contains(&kind) {
+            return Ok(Err(format!(
+                "async-openai has no tool loop, and the one its examples write runs function calls only; \
+                 the recorded '{kind}' tool's calls are the application's to carry out and answer"
+            )));
         }
         match serde_json::from_value::<Tool>(recorded.clone()) {
             Ok(tool) => tools.push(tool),

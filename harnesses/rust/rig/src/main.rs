@@ -40,7 +40,7 @@ fn tools(case: &Case) -> Result<Vec<DynamicTool>, Error> {
 async fn run(case: Case, chat: providers::ChatDialect) -> Result<Outcome, Error> {
     if let Some(custom) = case.tools.iter().find(|tool| tool.is_custom()) {
         return Ok(Outcome::Skipped(format!(
-            "rig's tools are JSON-schema function tools (ToolDefinition: name, description, parameters); it cannot declare the free-form custom tool '{}'",
+            "rig's agent runs the tools it declares, and it declares JSON-schema function tools (ToolDefinition: name, description, parameters); the free-form custom tool '{}' is not one",
             custom.name
         )));
     }
