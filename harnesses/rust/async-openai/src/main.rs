@@ -13,6 +13,7 @@ use kit::{Case, Error, Implementation, Outcome};
 /// Model calls one case may take; the longest recorded chain has four.
 pub const MAX_TURNS: usize = 12;
 
+/// The version `Cargo.toml` pins (`=0.43.0`).
 const ASYNC_OPENAI_VERSION: &str = "0.43.0";
 
 /// The client as the crate's README configures it: an `OpenAIConfig` with the API base (which,

@@ -13,6 +13,7 @@ use serde_json::Value;
 /// Model calls one case may take; the longest recorded chain has four.
 const MAX_TURNS: usize = 12;
 
+/// The version `Cargo.toml` pins (`=0.44.0`) for both rig crates.
 const RIG_VERSION: &str = "0.44.0";
 
 fn tools(case: &Case) -> Result<Vec<DynamicTool>, Error> {

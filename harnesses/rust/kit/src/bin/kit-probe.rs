@@ -21,7 +21,6 @@ fn main() {
     let implementation = Implementation {
         name: "kit-probe".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
-        libraries: [("rustc".to_string(), "unknown".to_string())].into(),
         apis: vec!["openai-chat".to_string()],
         ..Implementation::default()
     };
