@@ -275,3 +275,32 @@ def test_the_stream_example_leaves_a_call_below_index_one(async_openai: HarnessA
 def test_async_openai_responses_calls_pass(async_openai: HarnessAdapter, corpus: Corpus) -> None:
     assert _verdict(async_openai, corpus, "openai-responses/parallel-results-reversed")[0] == "pass"
     assert _verdict(async_openai, corpus, "openresponses/streamed-parallel-calls")[0] == "pass"
+
+
+def test_rig_ends_the_run_at_an_item_the_application_must_answer(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, rig R3: only ToolCall content continues a run (rig-agent run/mod.rs,
+    has_tool_calls), so a local_shell_call ends it after the first request."""
+    outcome, summary, errors, _ = _verdict(rig, corpus, "openai-responses/local-shell-call")
+    assert (outcome, errors) == ("fail", set())
+    assert "never requested" in summary
+
+
+def test_async_openai_requires_a_custom_tool_format(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, async-openai A3: CustomToolParam.format has no serde default."""
+    outcome, summary, _, _ = _verdict(async_openai, corpus, "openai-responses/streamed-function-and-custom")
+    assert outcome == "error"
+    assert "missing field `format`" in summary
+
+
+def test_async_openai_adds_nulls_to_a_web_search_action(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, async-openai A4: WebSearchActionSearch serializes `queries` and `sources` as
+    null, and FileSearchToolCallResult requires `attributes`."""
+    outcome, summary, errors, _ = _verdict(async_openai, corpus, "openai-responses/hosted-tools-in-history")
+    assert (outcome, errors) == ("fail", {"roundtrip/arguments-altered"})
+    assert "missing field `attributes`" in summary
+
+
+def test_async_openai_skips_items_its_examples_do_not_answer(async_openai: HarnessAdapter, corpus: Corpus) -> None:
+    result = _run(async_openai, corpus, "openai-responses/computer-use")
+    assert result.outcome == "skip"
+    assert "'computer_use_preview'" in result.summary
