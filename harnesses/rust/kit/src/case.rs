@@ -1,0 +1,72 @@
+//! A `run` command's case, as conformance/schemas/harness.schema.json defines it.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// One scenario to run: the client configuration, the conversation and the tools to declare.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Case {
+    pub id: String,
+    pub api: String,
+    pub base_url: String,
+    pub api_key: String,
+    pub model: String,
+    pub prompt: String,
+    pub stream: bool,
+    pub tools: Vec<ToolSpec>,
+    #[serde(default)]
+    pub recorded_tools: Vec<Value>,
+    #[serde(default)]
+    pub settings: Settings,
+    pub tools_url: String,
+}
+
+/// A client-side tool the case declares.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// The JSON Schema of a function tool's arguments; custom tools have none.
+    #[serde(default)]
+    pub parameters: Option<Value>,
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+}
+
+impl ToolSpec {
+    /// A free-form (`"type": "custom"`) tool, which takes text rather than JSON arguments.
+    pub fn is_custom(&self) -> bool {
+        self.kind.as_deref() == Some("custom")
+    }
+
+    /// The argument schema, an empty object schema where the case gives none.
+    pub fn schema(&self) -> Value {
+        self.parameters
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}))
+    }
+}
+
+/// The first recorded request's settings beside the conversation.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Settings {
+    #[serde(default)]
+    pub body: Map<String, Value>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default)]
+    pub query: BTreeMap<String, String>,
+    #[serde(default)]
+    pub api_version: Option<String>,
+}
+
+impl Case {
+    /// The base URL without a trailing slash or the given suffix (`/v1`), for clients whose
+    /// convention is the bare host and which add the version themselves.
+    pub fn base_url_without(&self, suffix: &str) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        base.strip_suffix(suffix).unwrap_or(base).to_string()
+    }
+}
