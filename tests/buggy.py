@@ -257,6 +257,26 @@ class PlaceholderOutputs(Wrapped):
         return conversation
 
 
+class OutputsInJsonText(Wrapped):
+    """Each output goes inside a JSON text of the client's own, `json.dumps({"result": output})`
+    (cohere-haystack's tool messages): correct, the output is all there, escaped. `lost` replaces
+    the output inside it, the bug the wrapping must not hide."""
+
+    lost: str | None = None
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for results in client_results(conversation):
+            for part in results:
+                output = part["output"] if self.lost is None else self.lost
+                text = output if isinstance(output, str) else json.dumps(output)
+                part["output"] = json.dumps({"result": text})
+        return conversation
+
+
+class PlaceholderInJsonText(OutputsInJsonText):
+    lost = "No result provided"
+
+
 class EmptyOutputs(Wrapped):
     """Outputs that are not plain text are serialized to nothing."""
 

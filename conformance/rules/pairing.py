@@ -522,26 +522,38 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = json_value) ->
                 if block == wanted or (type(block) is dict and wanted in block.values()):
                     return True
     # One walk looks for the text in every string and for the value in every node; strings that
-    # may hold the value as JSON are parsed only when neither is found.
-    encoded: list[str] = []
+    # may hold JSON are parsed only when neither is found, and then walked the same way: a client
+    # may send the output inside a JSON text of its own (`json.dumps({"result": output})`), where
+    # the output's quotes and line breaks are escaped, so it is found only once that text is read.
+    # Each parse yields strings shorter than the text parsed, so the walk ends.
     stack = [value]
     while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if text in node:
+        encoded: list[str] = []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, str):
+                if text in node:
+                    return True
+                if node[:1] in _JSON_OPENERS:
+                    encoded.append(node)
+                continue
+            if structured and node == wanted:
                 return True
-            if structured and node[:1] in ("{", "["):
-                encoded.append(node)
-            continue
-        if structured and node == wanted:
-            return True
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    if any(json_value(node) == wanted for node in encoded):
-        return True
+            if isinstance(node, dict):
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        for node in encoded:
+            inner = json_value(node)
+            if inner is NOT_JSON or isinstance(inner, (int, float, bool)) or inner is None:
+                continue
+            if structured and inner == wanted:
+                return True
+            stack.append(inner)
     return _reshaped(value, wanted)
+
+
+_JSON_OPENERS = ("{", "[", '"')  # the first character of a JSON text that may hold an output
 
 
 def _reshaped(value: Any, wanted: Any) -> bool:
