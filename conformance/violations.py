@@ -251,4 +251,6 @@ class Violation:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["related"] = list(self.related)
-        return {k: v for k, v in data.items() if v not in (None, "", [])}
+        # An empty text is a value here: `received: ""` is what an adapter sent as an id, not "nothing".
+        values = ("expected", "received")
+        return {k: v for k, v in data.items() if v is not None and (k in values or v not in ("", []))}

@@ -126,6 +126,16 @@ class KimiSanitisedIds(KimiChatCodec):
         return re.sub(r"[^A-Za-z0-9_-]", "_", str(part["call_id"]))
 
 
+class KimiIndexOnly(KimiChatCodec):
+    """Kimi's `functions.NAME:INDEX` ids are taken for positions and go back as the index alone."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return str(part["call_id"]).rpartition(":")[2]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return str(part["call_id"]).rpartition(":")[2]
+
+
 # --- Ollama -------------------------------------------------------------------------------
 
 
@@ -294,3 +304,12 @@ def test_id_less_ollama_results_name_their_tool_and_carry_no_id(corpus: Corpus) 
     )
     assert body["messages"] == [{"role": "tool", "content": "15C", "tool_name": "get_weather"}]
     assert body["stream"] is False  # /api/chat streams unless told not to
+
+
+def test_a_kimi_id_cut_to_its_index_is_called_truncated(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["kimi-chat/one-call"]
+    assert run_scenario(REFERENCE, scenario, corpus).violations == []
+    result = run_scenario(_adapter(KimiIndexOnly(), "kimi-chat"), scenario, corpus)
+    altered = [v for v in result.violations if v.code == "roundtrip/id-altered"]
+    assert altered and {v.diagnosis for v in altered} == {"truncated"}
+    assert all("index part" in v.message and "nothing in common" not in v.message for v in altered)
