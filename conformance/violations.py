@@ -124,6 +124,13 @@ CODES: dict[str, Code] = {
             "(the same JSON value; re-spacing is harmless), on the call they belong to.",
         ),
         Code(
+            "roundtrip/name-altered",
+            "error",
+            "A call goes back with another name than the provider issued, or none",
+            "Keep the tool name the call was decoded with (the first delta of a stream carries it) and "
+            "send it back on the call; never an empty name.",
+        ),
+        Code(
             "roundtrip/invented-id",
             "warning",
             "An id is sent for a call that had none on the wire",

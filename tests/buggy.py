@@ -309,6 +309,15 @@ class ArgumentsEmptied(Wrapped):
         return message
 
 
+class NamesEmptied(Wrapped):
+    """A stream accumulator keeps the name of each call's last delta, which has none: `""`."""
+
+    def decoded(self, message: Message) -> Message:
+        for part in client_calls(message):
+            part["name"] = ""
+        return message
+
+
 class ArgumentsSwapped(Wrapped):
     """Two calls of a response trade arguments (the decoder looks them up by tool name and position)."""
 

@@ -1,4 +1,4 @@
-"""Arguments and outputs, on every API: a call keeps the arguments the provider served (decoded,
+"""Arguments, names and outputs, on every API: a call keeps the arguments and the name the provider served (decoded,
 reassembled from a stream, sent back), and each result carries its own call's output.
 
 The buggy codecs are mutants of the neutral model (tests/buggy.py) wrapped around each API's
@@ -17,6 +17,7 @@ from buggy import (
     EmptyOutputs,
     FragmentsMisjoined,
     HistoryArgumentsDropped,
+    NamesEmptied,
     OutputsInJsonText,
     OutputsRotated,
     PlaceholderInJsonText,
@@ -64,6 +65,7 @@ def _family() -> list[tuple[str, Any, str]]:
             ("roundtrip/arguments-altered", _mutant(ArgumentsEmptied, api), f"{api}/{one}"),
             ("roundtrip/arguments-altered", _mutant(HistoryArgumentsDropped, api), f"{api}/{one}"),
             ("stream/arguments-garbled", _mutant(FragmentsMisjoined, api), f"{api}/{streamed}"),
+            ("roundtrip/name-altered", _mutant(NamesEmptied, api), f"{api}/{streamed}"),
         ]
     return cases
 

@@ -42,6 +42,7 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
         sent = echo.sent
         out.extend(_opaque(ctx, served, sent))
         out.extend(_arguments(ctx, served, sent))
+        out.extend(_name(ctx, served, sent))
         out.extend(_item_id(ctx, served, sent, served_ids))
         if served.call_id == "" or (served.call_id is None and _id_required(ctx, sent)):
             # An empty id on the wire (Gemini's OpenAI-compatible endpoint), or none where the request
@@ -216,6 +217,24 @@ def _arguments(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Viol
             wire_type=sent.wire_type,
             expected=issued,
             received=got,
+        )
+    ]
+
+
+def _name(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
+    """The name a call goes back with is the one the provider served (a stream names a call once,
+    on its first delta; an accumulator that keeps the later deltas' missing name sends `""`)."""
+    if not served.name or sent.name == served.name:
+        return []
+    return [
+        ctx.violation(
+            "roundtrip/name-altered",
+            sent.path,
+            f"The call {served.call_id or served.name!r} goes back named {sent.name!r}, but the provider "
+            f"issued it as {served.name!r}.",
+            wire_type=sent.wire_type,
+            expected=served.name,
+            received=sent.name,
         )
     ]
 
