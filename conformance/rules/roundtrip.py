@@ -25,8 +25,12 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
     for echo in found:
         served = echo.served
         if echo.sent is None:
-            if ctx.earlier_run(echo.served_turn, index) and not _answered(history, served, results_by_id):
-                continue  # a memory that forgets an earlier run drops its calls with their results
+            if (ctx.earlier_run(echo.served_turn, index) or _droppable(ctx, served)) and not _answered(
+                history, served, results_by_id
+            ):
+                # A memory that forgets an earlier run drops its calls with their results; a call the
+                # scenario lets the client leave out (a nameless call it cannot run) goes with its results.
+                continue
             out.append(
                 ctx.violation(
                     "roundtrip/call-lost",
@@ -142,6 +146,11 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
     return out
 
 
+def _droppable(ctx: CheckContext, served: WireCall) -> bool:
+    expected = ctx.expected_for(served)
+    return expected is not None and expected.droppable
+
+
 def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: frozenset[str]) -> list[Violation]:
     # The item id may be left out on input (the server assigns one); when sent, it must be the served one.
     if not served.item_id or not sent.item_id or sent.item_id == served.item_id:
@@ -223,8 +232,14 @@ def _arguments(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Viol
 
 def _name(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
     """The name a call goes back with is the one the provider served (a stream names a call once,
-    on its first delta; an accumulator that keeps the later deltas' missing name sends `""`)."""
+    on its first delta; an accumulator that keeps the later deltas' missing name sends `""`).
+
+    Another name is held against the served one only where that names a tool of the conversation:
+    a call served without a name is read under a placeholder (its item type), and whatever name a
+    client gives it then, the provider served none to keep."""
     if not served.name or sent.name == served.name:
+        return []
+    if sent.name and ctx.tool_names and served.name not in ctx.tool_names:
         return []
     return [
         ctx.violation(
