@@ -68,6 +68,16 @@ class IdsMadeUpForIdlessCalls(GeminiCodec):
         return part["call_id"] or f"call_{hashlib.sha256(seed.encode()).hexdigest()[:32]}"
 
 
+class MintedIdLeftOffResults(IdsMadeUpForIdlessCalls):
+    """The made-up id goes out on the call, but the functionResponse is sent without it (or with `""`)."""
+
+    def __init__(self, empty: str | None = None) -> None:
+        self.empty = empty
+
+    def result_id(self, part: ToolResultPart, sent: str | None) -> str | None:
+        return self.empty
+
+
 class IdPerReplay(GeminiCodec):
     """Id-less calls get `name-<clock>` ids each time the history is replayed (qwen-code HistoryReplayer)."""
 
@@ -154,6 +164,8 @@ CASES = [
     ("roundtrip/opaque-dropped", SignatureDropped(), "gemini/streamed-json-array"),
     ("roundtrip/invented-id", IdsMadeUpForIdlessCalls(), "gemini/one-call"),
     ("roundtrip/invented-id", IdsMadeUpForIdlessCalls(), "gemini/cross-provider-from-openai-chat"),
+    ("roundtrip/empty-id", MintedIdLeftOffResults(), "gemini/one-call"),
+    ("roundtrip/empty-id", MintedIdLeftOffResults(""), "gemini/parallel-same-tool-idless"),
     ("roundtrip/id-altered", NameAsId(), "gemini/ids-results-reversed"),
     ("roundtrip/empty-id", StreamIdNotCopied(), "gemini/streamed-sse-parallel-calls"),
     ("roundtrip/call-lost", ServerPartsNotReplayed(), "gemini/code-execution-beside-call"),
@@ -220,3 +232,13 @@ def test_reference_orders_foreign_results_by_call_and_sends_no_foreign_id(corpus
     assert [c["functionCall"]["args"]["city"] for c in calls] == ["Paris", "Tokyo"]
     assert [r["functionResponse"]["response"]["city"] for r in responses] == ["Paris", "Tokyo"]
     assert not any("id" in p.get("functionCall", p.get("functionResponse", {})) for p in calls + responses)
+
+
+def test_a_minted_id_on_the_call_and_its_results_is_only_the_invented_id_warning(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["gemini/parallel-same-tool-idless"]
+    result = run_scenario(adapter(IdsMadeUpForIdlessCalls()), scenario, corpus)
+    assert {v.code for v in result.violations} == {"roundtrip/invented-id"} and result.outcome == "pass"
+    left_off = run_scenario(adapter(MintedIdLeftOffResults()), scenario, corpus)
+    empty = [v for v in left_off.violations if v.code == "roundtrip/empty-id"]
+    assert len(empty) == 2 and left_off.outcome == "fail"
+    assert all("of the client's own" in v.message for v in empty)

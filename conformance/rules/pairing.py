@@ -228,7 +228,9 @@ class _Pairing:
             else:
                 answered[call.path] = result
                 state.pairs.append((result, call))
-                if counted is not None and call.call_id and call.call_id in self.served_ids:
+                if counted is not None and call.call_id:
+                    # Served or minted by the client, an id the call goes out with is the one its
+                    # results must name: left off, the result pairs by name only where the API lets it.
                     self.not_echoed(result, call)
             return counted
         elsewhere = everywhere.get(call_id) if call_id else None
@@ -298,13 +300,15 @@ class _Pairing:
         )
 
     def not_echoed(self, result: WireResult, call: WireCall) -> None:
-        """An id-less result answering a call the provider issued an id for: where the API lets a
-        result go without an id (Gemini, Ollama), it still pairs by the id when the call has one."""
+        """An id-less result answering a call sent with an id: where the API lets a result go without
+        an id (Gemini, Ollama), it still pairs by the id when the call has one, whether the provider
+        issued it or the client gave it one of its own."""
+        how = "was issued with" if call.call_id in self.served_ids else "is sent with an id of the client's own,"
         self.out.append(
             self.ctx.violation(
                 "roundtrip/empty-id",
                 result.id_path,
-                f"The call {call.name} was issued with the id {call.call_id!r}, but its result goes back "
+                f"The call {call.name} {how} the id {call.call_id!r}, but its result goes back "
                 f"without it; {self.ctx.dialect.api} pairs a result with a call that has an id by that id.",
                 wire_type=result.wire_type,
                 expected=call.call_id,
