@@ -131,6 +131,13 @@ CODES: dict[str, Code] = {
             "send it back on the call; never an empty name.",
         ),
         Code(
+            "roundtrip/call-invented",
+            "warning",
+            "A call in the history that no response served",
+            "Send back the calls the provider served, as served; keep calls of the adapter's own "
+            "(examples, memory) in the history the conversation starts with, or out of it.",
+        ),
+        Code(
             "roundtrip/invented-id",
             "warning",
             "An id is sent for a call that had none on the wire",

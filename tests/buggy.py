@@ -318,6 +318,26 @@ class NamesEmptied(Wrapped):
         return message
 
 
+class CallInserted(Wrapped):
+    """A call the model never made is added to the last calling turn, answered like the others (a
+    memory that restores calls from another session, a phantom left by stream reassembly)."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        calling = [m for m in conversation["messages"] if client_calls(m)]
+        if not calling:
+            return conversation
+        model = client_calls(calling[-1])[0]
+        phantom: ToolCallPart = {**model, "call_id": "call_phantom0000000000000000", "arguments": {"city": "Atlantis"}}
+        calling[-1]["parts"].append(phantom)
+        at = conversation["messages"].index(calling[-1])
+        for message in conversation["messages"][at + 1 :]:
+            if message["role"] == "tool":
+                result = next(p for p in message["parts"] if p["type"] == "tool_result")
+                message["parts"].append({**result, "call_id": phantom["call_id"], "output": "unknown city"})
+                break
+        return conversation
+
+
 class ArgumentsSwapped(Wrapped):
     """Two calls of a response trade arguments (the decoder looks them up by tool name and position)."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from buggy import (
+    CallInserted,
     CallsDropped,
     ConstantCallId,
     DecodeEmptyIds,
@@ -48,6 +49,7 @@ CASES = [
     ("roundtrip/id-altered", NameAsId(), "openai-chat/three-turn-chain"),
     ("roundtrip/empty-id", EmptyIds(), "openai-chat/one-call"),
     ("roundtrip/call-lost", FirstCallOnly(), "openai-chat/parallel-different-tools"),
+    ("roundtrip/call-invented", CallInserted(REFERENCE.codec("openai-chat")), "openai-chat/one-call"),
     ("format/id-length", LongPrefix(), "openai-chat/one-call"),
     ("decode/empty-id", DecodeEmptyIds(), "openai-chat/one-call"),
     ("decode/id-mismatch", DecodeRenamed(), "openai-chat/parallel-same-tool"),

@@ -8,11 +8,12 @@ call id (OpenAI Responses `fc_...`), opaque fields (Gemini `thought_signature`, 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from conformance.rules.alignment import Echo
-from conformance.rules.context import CheckContext, arguments_value, same_arguments
+from conformance.rules.context import CheckContext, arguments_value, canonical, same_arguments
 from conformance.rules.diagnose import diagnose
 from conformance.violations import Violation
 from conformance.wire import History, WireCall, WireResult
@@ -143,6 +144,50 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
                         diagnosis=slug,
                     )
                 )
+    return out
+
+
+class Known:
+    """The calls a request may carry without an echo: those of the exchange's first request (a
+    history that began before the recording), and those served so far, by id and by name and
+    arguments. Grown turn by turn, so each request is checked against what came before it."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.calls: set[tuple[str | None, str | None]] = set()
+
+    def add(self, calls: Iterable[WireCall]) -> None:
+        for call in calls:
+            if call.call_id:
+                self.ids.add(call.call_id)
+            self.calls.add((call.name, canonical(arguments_value(call.arguments))))
+
+    def holds(self, call: WireCall) -> bool:
+        if call.call_id and call.call_id in self.ids:
+            return True
+        return (call.name, canonical(arguments_value(call.arguments))) in self.calls
+
+
+def unserved(ctx: CheckContext, history: History, found: list[Echo], known: Known) -> list[Violation]:
+    """Calls the history carries that no response of the exchange served, and that the first
+    request did not already hold: the model is told it made a call it never made."""
+    echoed = {id(e.sent) for e in found if e.sent is not None}
+    out: list[Violation] = []
+    for message in history.messages:
+        for call in message.calls:
+            if id(call) in echoed or known.holds(call):
+                continue
+            out.append(
+                ctx.violation(
+                    "roundtrip/call-invented",
+                    call.path,
+                    f"The call {call.call_id or call.name!r} ({call.name or 'no name'}) is in the history, but no response "
+                    "served it and the conversation did not begin with it.",
+                    wire_type=call.wire_type,
+                    expected="only calls the provider served (or the history the conversation began with)",
+                    received=call.call_id or call.name,
+                )
+            )
     return out
 
 
