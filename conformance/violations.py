@@ -157,6 +157,13 @@ CODES: dict[str, Code] = {
             "Map ids into the target API's grammar at the boundary, the same way on calls and results.",
         ),
         Code(
+            "format/item-invalid",
+            "error",
+            "A tool call or tool result lacks a field its API requires, or has one of another type",
+            "Send every call and result with the fields the API's request type requires (a tool_calls "
+            "entry's `type`, a tool_use block's `input`), each of its type; keep what was decoded.",
+        ),
+        Code(
             "decode/empty-id",
             "error",
             "The decoder produced an empty id for a call that has one on the wire",

@@ -75,6 +75,17 @@ class ResultsByPosition(OpenAIChatCodec):
         return body
 
 
+class CallTypeDropped(OpenAIChatCodec):
+    """tool_calls entries go back without `"type": "function"` (a codec that keeps only what it reads)."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        for entry in encoded:
+            for call in entry.get("tool_calls") or ():
+                call.pop("type", None)
+        return encoded
+
+
 class EmptyIds(OpenAIChatCodec):
     def call_id(self, part: ToolCallPart) -> str | None:
         return ""

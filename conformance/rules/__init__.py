@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from conformance.dialects import dialect_for
 from conformance.exchange import Exchange
-from conformance.rules import continuation, decoding, determinism, idformat, pairing, roundtrip
+from conformance.rules import continuation, decoding, determinism, idformat, pairing, roundtrip, shape
 from conformance.rules.alignment import echoes
 from conformance.rules.context import CheckContext, dedupe
 from conformance.violations import Violation
@@ -64,6 +64,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
             found.extend(roundtrip.unserved(ctx, history, echoed, known))
         known.add(turn.served.calls)
         found.extend(idformat.check_request(ctx, history))
+        found.extend(shape.check_request(ctx, turn.request, history))
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))
