@@ -155,16 +155,20 @@ class Known:
     def __init__(self) -> None:
         self.ids: set[str] = set()
         self.calls: set[tuple[str | None, str | None]] = set()
+        self._unread: list[WireCall] = []  # added, not yet keyed by name and arguments
 
     def add(self, calls: Iterable[WireCall]) -> None:
         for call in calls:
             if call.call_id:
                 self.ids.add(call.call_id)
-            self.calls.add((call.name, canonical(arguments_value(call.arguments))))
+            self._unread.append(call)
 
     def holds(self, call: WireCall) -> bool:
         if call.call_id and call.call_id in self.ids:
-            return True
+            return True  # the common case: parsing every call's arguments would cost more than the rules
+        if self._unread:
+            self.calls.update((c.name, canonical(arguments_value(c.arguments))) for c in self._unread)
+            self._unread.clear()
         return (call.name, canonical(arguments_value(call.arguments))) in self.calls
 
 
@@ -181,8 +185,8 @@ def unserved(ctx: CheckContext, history: History, found: list[Echo], known: Know
                 ctx.violation(
                     "roundtrip/call-invented",
                     call.path,
-                    f"The call {call.call_id or call.name!r} ({call.name or 'no name'}) is in the history, but no response "
-                    "served it and the conversation did not begin with it.",
+                    f"The call {call.call_id or call.name!r} ({call.name or 'no name'}) is in the history, but no "
+                    "response served it and the conversation did not begin with it.",
                     wire_type=call.wire_type,
                     expected="only calls the provider served (or the history the conversation began with)",
                     received=call.call_id or call.name,
