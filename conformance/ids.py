@@ -170,7 +170,7 @@ class IdMap:
         A result without an id (Gemini) answers the oldest unanswered call with its name. None
         when no call matches: the caller decides whether to send the result at all.
         """
-        for i, (call_name, key, target, source) in enumerate(self._unanswered):
+        for i, (call_name, _, target, source) in enumerate(self._unanswered):
             if (source_id and source == source_id) or (not source_id and call_name == name):
                 del self._unanswered[i]
                 return target

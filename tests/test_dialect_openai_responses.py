@@ -213,7 +213,11 @@ def test_only_the_request_part_of_a_hosted_action_is_its_arguments(
     from conformance.rules import CheckContext, check
 
     dialect = _dialect("openai-responses")
-    served_action = {"type": "search", "query": "Paris weather", "sources": [{"type": "url", "url": "https://a.example"}]}
+    served_action = {
+        "type": "search",
+        "query": "Paris weather",
+        "sources": [{"type": "url", "url": "https://a.example"}],
+    }
     search = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": served_action}
     response = HttpResponse(200, {"content-type": ("application/json",)}, json.dumps({"output": [search]}).encode())
     first = {"model": "gpt-5.1", "input": "weather?", "tools": [{"type": "web_search"}]}

@@ -123,7 +123,9 @@ def test_the_reference_gives_repeated_source_ids_distinct_target_ids(api: str, c
         history = ctx.dialect.history(codec.encode(json.loads(json.dumps(conversation))), "request[0]")
         assert len(history.calls()) == 2
         ids = [c.call_id for c in history.calls() if c.call_id]  # Gemini sends a foreign call without one
-        return [v.code for v in pairing.check_request(ctx, history, [])] + (["same-id"] if len(set(ids)) < len(ids) else [])
+        return [v.code for v in pairing.check_request(ctx, history, [])] + (
+            ["same-id"] if len(set(ids)) < len(ids) else []
+        )
 
     assert codes(ADAPTER.codec(api)) == []
     if api == "openai-chat":

@@ -12,6 +12,7 @@ client wanting one body must send `"stream": false`.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 from conformance.cassette import HttpRequest, HttpResponse
@@ -81,7 +82,7 @@ def one_turn_per_run(history: History) -> History:
     message per call (ollama-python's and LangChain's split tool calls), then the results in order,
     is the turn the model made, and its results answer it whole."""
     messages = history.messages
-    if not any(a.role == b.role == "assistant" for a, b in zip(messages, messages[1:], strict=False)):
+    if not any(a.role == b.role == "assistant" for a, b in pairwise(messages)):
         return history
     merged: list[WireMessage] = []
     for message in messages:
