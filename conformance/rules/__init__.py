@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from conformance.dialects import dialect_for
 from conformance.exchange import Exchange
-from conformance.rules import continuation, decoding, determinism, idformat, pairing, roundtrip, shape
+from conformance.rules import continuation, decoding, determinism, idformat, pairing, roundtrip, shape, turns
 from conformance.rules.alignment import echoes
 from conformance.rules.context import CheckContext, dedupe
 from conformance.violations import Violation
@@ -65,6 +65,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         known.add(turn.served.calls)
         found.extend(idformat.check_request(ctx, history))
         found.extend(shape.check_request(ctx, turn.request, history))
+        found.extend(turns.check_request(ctx, exchange, turn.index, turn.request))
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))
