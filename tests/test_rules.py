@@ -171,6 +171,7 @@ def test_a_call_sent_back_without_its_type_is_refused_as_the_provider_does(corpu
         ("bedrock-converse", ("toolUse", "input")),
         ("bedrock-converse", ("toolResult", "content")),
         ("mistral-chat", ("function", "arguments")),
+        ("ollama-chat", ("function", "arguments")),
     ],
 )
 def test_every_sent_item_is_held_to_its_apis_request_type(api: str, drop: tuple[str, str], corpus: Corpus) -> None:
