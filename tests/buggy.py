@@ -75,6 +75,17 @@ class ResultsByPosition(OpenAIChatCodec):
         return body
 
 
+class CallTypeDropped(OpenAIChatCodec):
+    """tool_calls entries go back without `"type": "function"` (a codec that keeps only what it reads)."""
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        encoded = super().encode_message(message)
+        for entry in encoded:
+            for call in entry.get("tool_calls") or ():
+                call.pop("type", None)
+        return encoded
+
+
 class EmptyIds(OpenAIChatCodec):
     def call_id(self, part: ToolCallPart) -> str | None:
         return ""
@@ -257,6 +268,26 @@ class PlaceholderOutputs(Wrapped):
         return conversation
 
 
+class OutputsInJsonText(Wrapped):
+    """Each output goes inside a JSON text of the client's own, `json.dumps({"result": output})`
+    (cohere-haystack's tool messages): correct, the output is all there, escaped. `lost` replaces
+    the output inside it, the bug the wrapping must not hide."""
+
+    lost: str | None = None
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for results in client_results(conversation):
+            for part in results:
+                output = part["output"] if self.lost is None else self.lost
+                text = output if isinstance(output, str) else json.dumps(output)
+                part["output"] = json.dumps({"result": text})
+        return conversation
+
+
+class PlaceholderInJsonText(OutputsInJsonText):
+    lost = "No result provided"
+
+
 class EmptyOutputs(Wrapped):
     """Outputs that are not plain text are serialized to nothing."""
 
@@ -287,6 +318,35 @@ class ArgumentsEmptied(Wrapped):
         for part in client_calls(message):
             part["arguments"] = {}
         return message
+
+
+class NamesEmptied(Wrapped):
+    """A stream accumulator keeps the name of each call's last delta, which has none: `""`."""
+
+    def decoded(self, message: Message) -> Message:
+        for part in client_calls(message):
+            part["name"] = ""
+        return message
+
+
+class CallInserted(Wrapped):
+    """A call the model never made is added to the last calling turn, answered like the others (a
+    memory that restores calls from another session, a phantom left by stream reassembly)."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        calling = [m for m in conversation["messages"] if client_calls(m)]
+        if not calling:
+            return conversation
+        model = client_calls(calling[-1])[0]
+        phantom: ToolCallPart = {**model, "call_id": "call_phantom0000000000000000", "arguments": {"city": "Atlantis"}}
+        calling[-1]["parts"].append(phantom)
+        at = conversation["messages"].index(calling[-1])
+        for message in conversation["messages"][at + 1 :]:
+            if message["role"] == "tool":
+                result = next(p for p in message["parts"] if p["type"] == "tool_result")
+                message["parts"].append({**result, "call_id": phantom["call_id"], "output": "unknown city"})
+                break
+        return conversation
 
 
 class ArgumentsSwapped(Wrapped):

@@ -99,3 +99,31 @@ def test_gemini_reads_consecutive_contents_of_one_role_as_one_turn(corpus: Corpu
     for contents in ([body["contents"][0], model, *split_user], [body["contents"][0], *split_model, answers]):
         cassette = _cassette([first, with_request_body(second, {**body, "contents": contents})])
         assert lint(cassette, corpus).errors == [], contents
+
+
+def _renamed_newest_turn() -> list[dict[str, Any]]:
+    """The three-turn chain, its last request sending the second turn's call back under another id
+    (on the call and on its result) while the first turn goes back unchanged."""
+    chain = bundled_interactions("openai-chat/three-turn-chain.yaml")
+    body = request_body(chain[2])
+    calling = [m for m in body["messages"] if m.get("tool_calls")]
+    newest = calling[-1]["tool_calls"][0]
+    old = newest["id"]
+    newest["id"] = "call_" + "R" * 24
+    for message in body["messages"]:
+        if message.get("tool_call_id") == old:
+            message["tool_call_id"] = newest["id"]
+    return [chain[0], chain[1], with_request_body(chain[2], body)]
+
+
+def test_the_newest_turn_sent_back_under_other_ids_continues_and_is_reported(corpus: Corpus) -> None:
+    cassette = _cassette(_renamed_newest_turn())
+    assert [c.indices for c in split(cassette).conversations] == [[0, 1, 2]]
+    codes = [v.code for _, v in lint(cassette, corpus).errors]
+    assert codes and set(codes) == {"roundtrip/id-altered"}, codes
+
+
+def test_a_retry_of_an_earlier_turn_still_branches_from_it() -> None:
+    chain = bundled_interactions("openai-chat/three-turn-chain.yaml")
+    cassette = _cassette([chain[0], chain[1], chain[2], chain[1]])
+    assert [c.indices for c in split(cassette).conversations] == [[0, 1, 2], [0, 3]]

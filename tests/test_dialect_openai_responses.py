@@ -195,3 +195,33 @@ def test_a_computer_call_reads_the_same_whichever_tool_version_wrote_it(item: di
     body = {"input": [{"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed", **item}]}
     (call,) = _dialect("openai-responses").history(body).calls()
     assert call.arguments == arguments
+
+
+@pytest.mark.parametrize(
+    ("action", "altered"),
+    [
+        ({"type": "search", "query": "Paris weather"}, False),  # the sources the provider added left out
+        ({"type": "search", "query": "Paris weather", "sources": [{"type": "url", "url": "https://a.example"}]}, False),
+        ({"type": "search", "query": "Lyon weather"}, True),  # what was asked, changed
+    ],
+    ids=["without-sources", "as-served", "other-query"],
+)
+def test_only_the_request_part_of_a_hosted_action_is_its_arguments(
+    action: dict[str, Any], altered: bool, corpus: Corpus
+) -> None:
+    from conformance.engine.exchange import Exchange, Turn
+    from conformance.engine.rules import CheckContext, check
+
+    dialect = _dialect("openai-responses")
+    served_action = {
+        "type": "search",
+        "query": "Paris weather",
+        "sources": [{"type": "url", "url": "https://a.example"}],
+    }
+    search = {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": served_action}
+    response = HttpResponse(200, {"content-type": ("application/json",)}, json.dumps({"output": [search]}).encode())
+    first = {"model": "gpt-5.1", "input": "weather?", "tools": [{"type": "web_search"}]}
+    then = {**first, "input": [{"role": "user", "content": "weather?"}, {**search, "action": action}]}
+    turns = (Turn(0, first, dialect.served(response, "response[0]")), Turn(1, then, dialect.served(response)))
+    codes = {v.code for v in check(Exchange("openai-responses", turns), CheckContext(corpus=corpus, dialect=dialect))}
+    assert ("roundtrip/arguments-altered" in codes) is altered, codes

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from typing import Any
 
 import pytest
 
@@ -49,3 +51,82 @@ def test_idmap_needs_no_corpus() -> None:
     mapped = IdMap("bedrock-converse")
     assert mapped.call("functions.find_museum:2", "find_museum") == "functions.find_museum:2"
     assert mapped.result("functions.find_museum:2") == "functions.find_museum:2"
+
+
+def test_a_source_id_that_repeats_across_turns_names_two_calls() -> None:
+    """Ids whose index restarts every turn (`functions.get_weather:0` twice) are two calls, each
+    with its own target id, each answered by its own results in order."""
+    mapped = IdMap("openai-chat")
+    first = mapped.call("functions.get_weather:0", "get_weather")
+    assert mapped.result("functions.get_weather:0") == first
+    second = mapped.call("functions.get_weather:0", "get_weather")
+    assert second != first
+    assert mapped.result("functions.get_weather:0") == second
+    again = IdMap("openai-chat")
+    assert [again.call("functions.get_weather:0", "f"), again.call("functions.get_weather:0", "f")] == [first, second]
+    kimi = IdMap("kimi-chat")
+    assert kimi.call("functions.get_weather:0", "get_weather") == "functions.get_weather:0"
+    assert kimi.call("functions.get_weather:0", "get_weather") == "functions.get_weather:1"
+
+
+def _restarting_history() -> dict[str, Any]:
+    """Two turns of a Kimi-style history whose call index restarts every turn."""
+    turns: list[dict[str, Any]] = [{"role": "user", "parts": [{"type": "text", "text": "Paris, then Tokyo"}]}]
+    for city in ("Paris", "Tokyo"):
+        call = {
+            "type": "tool_call",
+            "call_id": "functions.get_weather:0",
+            "name": "get_weather",
+            "arguments": {"city": city},
+            "wire_type": "kimi-chat/ToolCall",
+        }
+        result = {
+            "type": "tool_result",
+            "call_id": "functions.get_weather:0",
+            "name": "get_weather",
+            "output": f"sunny in {city}",
+            "wire_type": "kimi-chat/ToolMessage",
+        }
+        turns += [{"role": "assistant", "parts": [call]}, {"role": "tool", "parts": [result]}]
+    tool = {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
+    return {"api": "", "model": "m", "stream": False, "tools": [tool], "messages": turns}
+
+
+class _BySourceId:
+    """An adapter's id map that keys on the source id alone (what IdMap did): one id for both calls."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def encode(self, conversation: Any) -> Any:
+        body = self.inner.encode(conversation)
+        minted = "call_" + "k" * 24
+        for message in body.get("messages", []):
+            for call in message.get("tool_calls") or ():
+                call["id"] = minted
+            if message.get("role") == "tool":
+                message["tool_call_id"] = minted
+        return body
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "mistral-chat", "anthropic-messages", "bedrock-converse", "gemini"])
+def test_the_reference_gives_repeated_source_ids_distinct_target_ids(api: str, corpus: Corpus) -> None:
+    from conformance.engine.dialects import dialect_for
+    from conformance.engine.rules import pairing
+    from conformance.engine.rules.context import CheckContext
+    from conformance.reference import ADAPTER
+
+    conversation = {**_restarting_history(), "api": api}
+    ctx = CheckContext(corpus=corpus, dialect=dialect_for(api))
+
+    def codes(codec: Any) -> list[str]:
+        history = ctx.dialect.history(codec.encode(json.loads(json.dumps(conversation))), "request[0]")
+        assert len(history.calls()) == 2
+        ids = [c.call_id for c in history.calls() if c.call_id]  # Gemini sends a foreign call without one
+        return [v.code for v in pairing.check_request(ctx, history, [])] + (
+            ["same-id"] if len(set(ids)) < len(ids) else []
+        )
+
+    assert codes(ADAPTER.codec(api)) == []
+    if api == "openai-chat":
+        assert "pairing/duplicate-call-id" in codes(_BySourceId(ADAPTER.codec(api)))

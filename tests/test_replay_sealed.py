@@ -139,3 +139,52 @@ def test_requests_the_recording_does_not_hold_are_answered_locally_and_reported(
     answer = session.handle(Request.of("GET", "https://api.openai.com/v1/files", {}, b""))
     assert answer.status == 404
     assert session.finish().extra == ["GET /v1/files"]
+
+
+@pytest.mark.parametrize("replay", ["in-process", "server"])
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        lambda: socket.getaddrinfo("api.openai.com", 443),
+        lambda: socket.gethostbyname("api.openai.com"),
+        lambda: socket.gethostbyname_ex("api.openai.com"),
+        lambda: socket.gethostbyaddr("8.8.8.8"),
+    ],
+    ids=["getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr"],
+)
+def test_no_name_is_looked_up_while_a_replay_runs(lookup: Any, replay: str, corpus: Corpus) -> None:
+    errors: list[BaseException] = []
+
+    def escape(loop: ToolLoop) -> None:
+        try:
+            lookup()
+        except OSError as exc:
+            errors.append(exc)
+        # The local host and written-out addresses ask no resolver: they still resolve.
+        socket.getaddrinfo("127.0.0.1", 80)
+        socket.getaddrinfo("localhost", 80)
+
+    options = RunOptions(timeout=30, replay=replay)  # type: ignore[arg-type]
+    result = run_scenario(_reference_then(escape), corpus.scenarios["openai-chat/one-call"], corpus, options=options)
+    assert result.outcome == "pass", result.summary
+    assert errors and "went around the conformance replay" in str(errors[0])
+
+
+def test_a_client_stopped_by_the_seal_says_it_went_around_the_replay(corpus: Corpus) -> None:
+    def escape(loop: ToolLoop) -> None:
+        socket.create_connection(("api.openai.com", 443), timeout=2)
+
+    result = run_scenario(_reference_then(escape), corpus.scenarios["openai-chat/one-call"], corpus)
+    assert result.outcome == "error"
+    assert "went around the conformance replay" in result.summary
+    assert "api.openai.com" in result.summary
+
+
+def test_names_resolve_again_once_the_replay_is_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.replay import seal
+
+    with seal.sealed(), pytest.raises(socket.gaierror):
+        socket.getaddrinfo("api.openai.com", 443)
+    # Outside a replay the lookup is the system's own (stubbed: the machine may have no resolver).
+    monkeypatch.setattr(seal, "_original_getaddrinfo", lambda host, *args, **kwargs: [("resolved", host)])
+    assert socket.getaddrinfo("api.openai.com", 443) == [("resolved", "api.openai.com")]

@@ -106,6 +106,47 @@ def test_a_provider_error_is_told_with_the_cases_ids(
 
 
 @pytest.mark.parametrize(
+    ("verbatim", "location", "body", "received", "text"),
+    [
+        (  # Mistral's ids have no prefix: the report's is still the report's
+            "Unexpected tool call id pR1CHbWdz in tool results",
+            "request[1].messages[2].tool_call_id",
+            {"messages": [{}, {}, {"tool_call_id": "Xy12Ab9Qz"}]},
+            None,
+            "Unexpected tool call id Xy12Ab9Qz in tool results",
+        ),
+        (  # an empty id is told as empty, never as the report's
+            "messages.12.content.0: unexpected `tool_use_id` found in `tool_result` blocks: "
+            "toolu_01JLpBvrkaJHBDU3z3cWqtyv. Each",
+            "request[1].messages[2].content[0].tool_use_id",
+            {"messages": [{}, {}, {"content": [{"tool_use_id": ""}]}]},
+            "",
+            'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: "". Each',
+        ),
+        (  # an id field left out: the id the violation reports as sent
+            "No tool output found for function call call_XXX.",
+            "request[0].input[1].call_id",
+            {"input": [{}, {}]},
+            "call_case",
+            "No tool output found for function call call_case.",
+        ),
+    ],
+)
+def test_a_quote_never_shows_the_reports_id_as_the_cases(
+    verbatim: str, location: str, body: Any, received: Any, text: str
+) -> None:
+    quote = adapt(verbatim, location, body, received)
+    assert quote is not None and quote.text == text
+
+
+def test_an_empty_id_is_reported_as_empty_through_the_results_file() -> None:
+    violation = Violation("roundtrip/empty-id", "error", "request[1].messages[1].tool_calls[0].id", "m", "call_1", "")
+    again = CaseResult.from_json(CaseResult("c", "openai-chat", "fail", [violation]).to_json())
+    assert again.violations[0].received == ""
+    assert "received: ''" in case_text(again)
+
+
+@pytest.mark.parametrize(
     ("verbatim", "location"),
     [
         # Bedrock names the message that should hold the results, not the call's: left as reported

@@ -5,10 +5,13 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from buggy import (
+    CallInserted,
     CallsDropped,
+    CallTypeDropped,
     ConstantCallId,
     DecodeEmptyIds,
     DecodeFirstOnly,
@@ -48,7 +51,9 @@ CASES = [
     ("roundtrip/id-altered", NameAsId(), "openai-chat/three-turn-chain"),
     ("roundtrip/empty-id", EmptyIds(), "openai-chat/one-call"),
     ("roundtrip/call-lost", FirstCallOnly(), "openai-chat/parallel-different-tools"),
+    ("roundtrip/call-invented", CallInserted(REFERENCE.codec("openai-chat")), "openai-chat/one-call"),
     ("format/id-length", LongPrefix(), "openai-chat/one-call"),
+    ("format/item-invalid", CallTypeDropped(), "openai-chat/one-call"),
     ("decode/empty-id", DecodeEmptyIds(), "openai-chat/one-call"),
     ("decode/id-mismatch", DecodeRenamed(), "openai-chat/parallel-same-tool"),
     ("decode/duplicate-id", DecodeSameId(), "openai-chat/parallel-same-tool"),
@@ -146,3 +151,66 @@ def test_ids_minted_afresh_per_encode_are_an_error_by_default(corpus: Corpus) ->
     unstable = [v for v in result.violations if v.code == "encode/unstable-id"]
     assert unstable and {v.severity for v in unstable} == {"error"}
     assert result.outcome == "fail"
+
+
+def test_a_call_sent_back_without_its_type_is_refused_as_the_provider_does(corpus: Corpus) -> None:
+    result = run_scenario(adapter(CallTypeDropped()), corpus.scenarios["openai-chat/one-call"], corpus)
+    (invalid,) = [v for v in result.violations if v.code == "format/item-invalid"]
+    assert invalid.location == "request[1].messages[1].tool_calls[0].type"
+    assert invalid.provider_error == "Missing required parameter: 'messages[2].tool_calls[0].type'."
+    assert "'messages[1].tool_calls[0].type'" in result.quotes[result.violations.index(invalid)].text
+
+
+@pytest.mark.parametrize(
+    ("api", "drop"),
+    [
+        ("openai-responses", ("function_call", "arguments")),
+        ("anthropic-messages", ("tool_use", "input")),
+        ("anthropic-messages", ("tool_use", "name")),
+        ("openai-responses", ("function_call_output", "output")),
+        ("bedrock-converse", ("toolUse", "input")),
+        ("bedrock-converse", ("toolResult", "content")),
+        ("mistral-chat", ("function", "arguments")),
+        ("ollama-chat", ("function", "arguments")),
+    ],
+)
+def test_every_sent_item_is_held_to_its_apis_request_type(api: str, drop: tuple[str, str], corpus: Corpus) -> None:
+    """`kind` names the item by its `type`, or by the key that holds it (Bedrock's blocks, Mistral's function)."""
+    from conformance.connectors.contract import CodecAdapter
+
+    kind, field = drop
+    reference = REFERENCE.codec(api)
+
+    class Dropping:
+        def decode(self, response: Any) -> Any:
+            return reference.decode(response)
+
+        def encode(self, conversation: Any) -> Any:
+            body = reference.encode(conversation)
+            for item in _items(body):
+                if item.get("type") == kind:
+                    item.pop(field, None)
+                held = item.get(kind)
+                if isinstance(held, dict) and item.get("type") != kind:
+                    held.pop(field, None)
+                for call in item.get("tool_calls") or ():
+                    if isinstance(call.get(kind), dict):
+                        call[kind].pop(field, None)
+            return body
+
+    scenario = corpus.scenarios[f"{api}/one-call"]
+    result = run_scenario(CodecAdapter(name="b", version="0", codecs={api: Dropping()}), scenario, corpus)
+    invalid = [v for v in result.violations if v.code == "format/item-invalid"]
+    assert invalid and all(v.location.endswith(f".{field}") for v in invalid), result.violations
+
+
+def _items(body: Any) -> list[dict[str, Any]]:
+    """Every object of a request body's messages or input items, their content blocks included."""
+    found: list[dict[str, Any]] = []
+    for entry in body.get("messages") or body.get("input") or []:
+        if isinstance(entry, dict):
+            found.append(entry)
+            content = entry.get("content")
+            if isinstance(content, list):
+                found.extend(b for b in content if isinstance(b, dict))
+    return found

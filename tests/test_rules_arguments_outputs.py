@@ -1,4 +1,4 @@
-"""Arguments and outputs, on every API: a call keeps the arguments the provider served (decoded,
+"""Arguments, names and outputs, on every API: a call keeps the arguments and the name the provider served (decoded,
 reassembled from a stream, sent back), and each result carries its own call's output.
 
 The buggy codecs are mutants of the neutral model (tests/buggy.py) wrapped around each API's
@@ -17,7 +17,10 @@ from buggy import (
     EmptyOutputs,
     FragmentsMisjoined,
     HistoryArgumentsDropped,
+    NamesEmptied,
+    OutputsInJsonText,
     OutputsRotated,
+    PlaceholderInJsonText,
     PlaceholderOutputs,
     Wrapped,
 )
@@ -62,6 +65,7 @@ def _family() -> list[tuple[str, Any, str]]:
             ("roundtrip/arguments-altered", _mutant(ArgumentsEmptied, api), f"{api}/{one}"),
             ("roundtrip/arguments-altered", _mutant(HistoryArgumentsDropped, api), f"{api}/{one}"),
             ("stream/arguments-garbled", _mutant(FragmentsMisjoined, api), f"{api}/{streamed}"),
+            ("roundtrip/name-altered", _mutant(NamesEmptied, api), f"{api}/{streamed}"),
         ]
     return cases
 
@@ -194,3 +198,23 @@ def test_asking_for_a_tool_the_client_does_not_have_runs_nothing(corpus: Corpus)
     assert not asked.tool_ran(server)  # a server tool's name: no client tool of it ran
     assert asked.tool_ran(client)  # ran, with other arguments: still owes its output
     assert ctx.tool_ran(server)  # codec runs: every output is known
+
+
+@pytest.mark.parametrize("api", sorted(SCENARIOS))
+def test_an_output_inside_a_json_text_of_the_clients_own_is_carried(api: str, corpus: Corpus) -> None:
+    """`json.dumps({"result": output})` escapes the output's quotes: it is read, not compared whole."""
+    scenario = corpus.scenarios[f"{api}/{SCENARIOS[api][1]}"]
+    wrapped = run_scenario(_adapter(_mutant(OutputsInJsonText, api), api), scenario, corpus)
+    assert wrapped.violations == [], wrapped.violations
+    lost = run_scenario(_adapter(_mutant(PlaceholderInJsonText, api), api), scenario, corpus)
+    assert "pairing/output-lost" in {v.code for v in lost.violations}, lost.violations
+
+
+def test_outputs_are_found_inside_json_texts_however_deep() -> None:
+    output = '{"city":"Paris","temp_c":21}'
+    assert mentions(json.dumps({"result": output}), output)
+    assert mentions(json.dumps({"result": json.dumps(output)}), output)  # encoded twice
+    assert mentions(json.dumps({"result": 'line one\n"quoted"'}), 'line one\n"quoted"')
+    assert mentions([{"type": "text", "text": json.dumps({"result": "Sunny, 21 °C"})}], "Sunny, 21 °C")
+    assert not mentions(json.dumps({"result": '{"city":"Paris","temp_c":22}'}), output)
+    assert not mentions(json.dumps({"result": "No result provided"}), "Sunny")

@@ -126,6 +126,16 @@ class KimiSanitisedIds(KimiChatCodec):
         return re.sub(r"[^A-Za-z0-9_-]", "_", str(part["call_id"]))
 
 
+class KimiIndexOnly(KimiChatCodec):
+    """Kimi's `functions.NAME:INDEX` ids are taken for positions and go back as the index alone."""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return str(part["call_id"]).rpartition(":")[2]
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return str(part["call_id"]).rpartition(":")[2]
+
+
 # --- Ollama -------------------------------------------------------------------------------
 
 
@@ -294,3 +304,52 @@ def test_id_less_ollama_results_name_their_tool_and_carry_no_id(corpus: Corpus) 
     )
     assert body["messages"] == [{"role": "tool", "content": "15C", "tool_name": "get_weather"}]
     assert body["stream"] is False  # /api/chat streams unless told not to
+
+
+def test_a_kimi_id_cut_to_its_index_is_called_truncated(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["kimi-chat/one-call"]
+    assert run_scenario(REFERENCE, scenario, corpus).violations == []
+    result = run_scenario(_adapter(KimiIndexOnly(), "kimi-chat"), scenario, corpus)
+    altered = [v for v in result.violations if v.code == "roundtrip/id-altered"]
+    assert altered and {v.diagnosis for v in altered} == {"truncated"}
+    assert all("index part" in v.message and "nothing in common" not in v.message for v in altered)
+
+
+class OllamaSplitTurn(OllamaChatCodec):
+    """A turn of several calls goes back as one assistant message per call, then the results in order
+    (ollama-python's and LangChain's per-call messages); `reversed_results` answers them backwards."""
+
+    reversed_results = False
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        body = super().encode(conversation)
+        messages: list[dict[str, Any]] = []
+        tools: list[dict[str, Any]] = []
+        for message in body["messages"]:
+            if message["role"] == "tool":
+                tools.append(message)
+                continue
+            messages.extend(reversed(tools) if self.reversed_results else tools)
+            tools = []
+            calls = message.get("tool_calls") or []
+            if len(calls) > 1:
+                messages.extend({**message, "content": "", "tool_calls": [call]} for call in calls)
+            else:
+                messages.append(message)
+        messages.extend(reversed(tools) if self.reversed_results else tools)
+        return {**body, "messages": messages}
+
+
+class OllamaSplitTurnResultsReversed(OllamaSplitTurn):
+    reversed_results = True
+
+
+@pytest.mark.parametrize("scenario_id", ["ollama-chat/id-less-parallel-same-tool", "ollama-chat/parallel-same-tool"])
+def test_an_ollama_turn_split_into_one_message_per_call_is_one_turn(scenario_id: str, corpus: Corpus) -> None:
+    scenario = corpus.scenarios[scenario_id]
+    split = run_scenario(_adapter(OllamaSplitTurn(), "ollama-chat"), scenario, corpus)
+    assert split.violations == [], split.violations
+    if scenario_id.startswith("ollama-chat/id-less"):
+        # The fault a split turn can still have is its own: results answered out of order, without ids.
+        swapped = run_scenario(_adapter(OllamaSplitTurnResultsReversed(), "ollama-chat"), scenario, corpus)
+        assert {v.code for v in swapped.violations} == {"pairing/by-position"}, swapped.violations

@@ -32,6 +32,22 @@ class ResponsesKeyedByName(GeminiCodec):
         return list({r.get("name"): (r, c, s) for r, c, s in super().order_results(results, calls)}.values())
 
 
+class ResponsesOneContentEach(GeminiCodec):
+    """Each function response goes in a content of its own (google-genai's split streamed turns, a
+    tool message per result): one turn to Gemini 2.5, a turn each to Gemini 3."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        body = super().encode(conversation)
+        contents: list[dict[str, Any]] = []
+        for content in body["contents"]:
+            parts = content.get("parts") or []
+            if len(parts) > 1 and all("functionResponse" in p for p in parts):
+                contents.extend({**content, "parts": [p]} for p in parts)
+            else:
+                contents.append(content)
+        return {**body, "contents": contents}
+
+
 class ResultsInAnswerOrder(GeminiCodec):
     """Results assumed to come back in call order and paired with the calls by position (token-js #36)."""
 
@@ -66,6 +82,16 @@ class IdsMadeUpForIdlessCalls(GeminiCodec):
     def call_id(self, part: ToolCallPart) -> str | None:
         seed = f"{part['name']}:{json.dumps(part['arguments'], sort_keys=True)}"
         return part["call_id"] or f"call_{hashlib.sha256(seed.encode()).hexdigest()[:32]}"
+
+
+class MintedIdLeftOffResults(IdsMadeUpForIdlessCalls):
+    """The made-up id goes out on the call, but the functionResponse is sent without it (or with `""`)."""
+
+    def __init__(self, empty: str | None = None) -> None:
+        self.empty = empty
+
+    def result_id(self, part: ToolResultPart, sent: str | None) -> str | None:
+        return self.empty
 
 
 class IdPerReplay(GeminiCodec):
@@ -154,6 +180,8 @@ CASES = [
     ("roundtrip/opaque-dropped", SignatureDropped(), "gemini/streamed-json-array"),
     ("roundtrip/invented-id", IdsMadeUpForIdlessCalls(), "gemini/one-call"),
     ("roundtrip/invented-id", IdsMadeUpForIdlessCalls(), "gemini/cross-provider-from-openai-chat"),
+    ("roundtrip/empty-id", MintedIdLeftOffResults(), "gemini/one-call"),
+    ("roundtrip/empty-id", MintedIdLeftOffResults(""), "gemini/parallel-same-tool-idless"),
     ("roundtrip/id-altered", NameAsId(), "gemini/ids-results-reversed"),
     ("roundtrip/empty-id", StreamIdNotCopied(), "gemini/streamed-sse-parallel-calls"),
     ("roundtrip/call-lost", ServerPartsNotReplayed(), "gemini/code-execution-beside-call"),
@@ -220,3 +248,60 @@ def test_reference_orders_foreign_results_by_call_and_sends_no_foreign_id(corpus
     assert [c["functionCall"]["args"]["city"] for c in calls] == ["Paris", "Tokyo"]
     assert [r["functionResponse"]["response"]["city"] for r in responses] == ["Paris", "Tokyo"]
     assert not any("id" in p.get("functionCall", p.get("functionResponse", {})) for p in calls + responses)
+
+
+def test_a_minted_id_on_the_call_and_its_results_is_only_the_invented_id_warning(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["gemini/parallel-same-tool-idless"]
+    result = run_scenario(adapter(IdsMadeUpForIdlessCalls()), scenario, corpus)
+    assert {v.code for v in result.violations} == {"roundtrip/invented-id"} and result.outcome == "pass"
+    left_off = run_scenario(adapter(MintedIdLeftOffResults()), scenario, corpus)
+    empty = [v for v in left_off.violations if v.code == "roundtrip/empty-id"]
+    assert len(empty) == 2 and left_off.outcome == "fail"
+    assert all("of the client's own" in v.message for v in empty)
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "refused"),
+    [("gemini/ids-results-reversed", True), ("gemini/parallel-different-tools", False)],
+    ids=["gemini-3", "gemini-2.5"],
+)
+def test_consecutive_contents_are_one_turn_only_to_the_models_that_merge_them(
+    scenario_id: str, refused: bool, corpus: Corpus
+) -> None:
+    scenario = corpus.scenarios[scenario_id]
+    result = run_scenario(adapter(ResponsesOneContentEach()), scenario, corpus)
+    split = [v for v in result.violations if v.code == "pairing/count-mismatch"]
+    assert bool(split) is refused, result.violations
+    if refused:
+        assert split[0].location.endswith(".contents[3]") and "number of function response parts" in str(
+            split[0].provider_error
+        )
+        assert split[0].provider_error_source == "https://github.com/cloudwego/eino-ext/issues/571"
+    else:
+        assert result.violations == []
+    assert run_scenario(REFERENCE, scenario, corpus).violations == []
+
+
+@pytest.mark.parametrize(("served_by", "refused"), [("gemini-3-flash-preview", True), ("gemini-2.5-flash", False)])
+def test_without_a_scenario_model_the_served_model_decides(served_by: str, refused: bool, corpus: Corpus) -> None:
+    """Lint knows no scenario: the modelVersion the responses carry names the family."""
+    from conformance.engine.dialects import dialect_for
+    from conformance.engine.exchange import Exchange, Turn
+    from conformance.engine.rules import CheckContext, turns
+    from conformance.engine.wire import Served
+
+    call = {"functionCall": {"id": "a", "name": "f", "args": {}}}
+    answer = [{"functionResponse": {"id": i, "name": "f", "response": {}}} for i in ("a", "b")]
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "hi"}]},
+            {"role": "model", "parts": [call, {"functionCall": {"id": "b", "name": "f", "args": {}}}]},
+            {"role": "user", "parts": answer[:1]},
+            {"role": "user", "parts": answer[1:]},
+        ]
+    }
+    served = Served(False, (), "", {"stream": False, "body": {"modelVersion": served_by}})
+    exchange = Exchange("gemini", (Turn(0, {"contents": body["contents"][:1]}, served), Turn(1, body, served)))
+    ctx = CheckContext(corpus=corpus, dialect=dialect_for("gemini"))
+    found = turns.check_request(ctx, exchange, 1, body)
+    assert [v.location for v in found] == (["request[1].contents[3]"] if refused else [])

@@ -241,3 +241,74 @@ def test_output_only_items_expect_no_echo(corpus: Corpus) -> None:
 
     lost = [v for v in run_scenario(adapter(MemorySearchDropped()), scenario, corpus).violations]
     assert [(v.code, v.expected) for v in lost] == [("roundtrip/call-lost", scenario.turns[0].calls[1].id)]
+
+
+class _Nameless(OpenAIResponsesCodec):
+    """What a client does with the call a gateway served without a name (`function_call`):
+    `leave` which of it out of the history ("call", "both", "none"), `name` to send it back under."""
+
+    leave = "none"
+    name: str | None = None
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        nameless = {
+            p["call_id"]
+            for m in conversation["messages"]
+            for p in m["parts"]
+            if p["type"] == "tool_call" and p["name"] == "function_call"
+        }
+        for message in conversation["messages"]:
+            kept = []
+            for part in message["parts"]:
+                if part.get("call_id") in nameless:
+                    if self.leave == "both" or (self.leave == "call" and part["type"] == "tool_call"):
+                        continue
+                    if part["type"] == "tool_call" and self.name is not None:
+                        part = {**part, "name": self.name}
+                kept.append(part)
+            message["parts"] = kept
+        conversation["messages"] = [m for m in conversation["messages"] if m["parts"]]
+        return super().encode(conversation)
+
+
+class NamelessLeftOutWithItsOutput(_Nameless):
+    leave = "both"
+
+
+class NamelessCallLeftOut(_Nameless):
+    leave = "call"
+
+
+class NamelessNamedAfterItsTool(_Nameless):
+    name = "web_extract"
+
+
+@pytest.mark.parametrize(
+    ("codec", "codes"),
+    [
+        (NamelessLeftOutWithItsOutput(), set()),  # neither: the scenario's notes accept it
+        (NamelessNamedAfterItsTool(), set()),  # a name of the client's own: the provider served none
+        (NamelessCallLeftOut(), {"pairing/call-dropped"}),
+    ],
+    ids=lambda c: type(c).__name__ if not isinstance(c, set) else "",
+)
+def test_a_droppable_call_goes_with_its_output_or_not_at_all(codec: Any, codes: set[str], corpus: Corpus) -> None:
+    result = run_scenario(adapter(codec), corpus.scenarios["openai-responses/gateway-nameless-call"], corpus)
+    assert {v.code for v in result.violations} >= codes
+    if not codes:
+        assert result.violations == [], result.violations
+
+
+def test_a_call_the_scenario_does_not_let_go_is_lost_when_left_out_with_its_output(corpus: Corpus) -> None:
+    class BothLeftOut(_Nameless):
+        leave = "both"
+
+        def encode(self, conversation: Any) -> dict[str, Any]:
+            for message in conversation["messages"]:
+                for part in message["parts"]:
+                    if part.get("name") == "web_search":
+                        part["name"] = "function_call"  # left out like the nameless one
+            return super().encode(conversation)
+
+    result = run_scenario(adapter(BothLeftOut()), corpus.scenarios["openai-responses/gateway-nameless-call"], corpus)
+    assert "roundtrip/call-lost" in {v.code for v in result.violations}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 from buggy import adapter
 
 from conformance.connectors.contract import CodecAdapter
@@ -135,3 +136,20 @@ def test_an_expected_call_is_found_by_its_arguments_whatever_their_key_order(cor
     ctx = CheckContext(corpus=corpus, dialect=dialect_for("gemini"), expected_calls=(call,))
     wire = WireCall(call_id=None, name="f", arguments='{"b": [1,2], "a": 1}', wire_type="gemini/FunctionCall", path="p")
     assert ctx.expected_for(wire) is call
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "anthropic-messages", "openai-responses", "bedrock-converse"])
+def test_a_call_no_response_served_is_reported_but_not_the_history_a_conversation_began_with(
+    api: str, corpus: Corpus
+) -> None:
+    from buggy import CallInserted
+
+    scenario = corpus.scenarios[f"{api}/one-call"]
+    buggy = CodecAdapter(name="buggy", version="0", codecs={api: CallInserted(REFERENCE.codec(api))})
+    result = run_scenario(buggy, scenario, corpus)
+    invented = [v for v in result.violations if v.code == "roundtrip/call-invented"]
+    assert len(invented) == 1 and invented[0].severity == "warning" and result.outcome == "pass"
+    assert run_scenario(buggy, scenario, corpus, profile="strict").outcome == "fail"
+    # A history begun elsewhere is the first request's: no response of this exchange served it either.
+    chained = corpus.scenarios["gemini/cross-provider-from-openai-chat"]
+    assert run_scenario(REFERENCE, chained, corpus, profile="strict").violations == []

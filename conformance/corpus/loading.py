@@ -108,6 +108,7 @@ class ExpectedCall:
     extra: Mapping[str, Any] = field(default_factory=dict)
     provider_executed: bool = False
     interrupted: bool = False  # the run stopped before the tool answered: no output, nothing to answer
+    droppable: bool = False  # the client may leave the call out with its results: both, or neither
 
 
 @dataclass(frozen=True)
@@ -386,6 +387,7 @@ def _turns(raw: Any) -> tuple[ExpectedTurn, ...]:
                     extra=c.get("extra", {}),
                     provider_executed=bool(c.get("provider_executed", False)),
                     interrupted=bool(c.get("interrupted", False)),
+                    droppable=bool(c.get("droppable", False)),
                 )
                 for c in t.get("calls", ())
             ),

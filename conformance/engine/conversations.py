@@ -211,24 +211,33 @@ class _Index:
             return len(steps)
         if all(not s.served.calls for s in rest) and len(step.history.messages) > len(tail.history.messages):
             return len(steps)
+        if _reidentifies(step, tail):
+            # It carries an earlier turn by id, and the last one under other ids: a client that
+            # re-ids the newest calls continues, and the round-trip rules judge the ids it sent.
+            return len(steps)
         return position + 1
 
     def _reidentified(self, step: Step) -> Where | None:
         """A client that replaced the ids still sends the same history as the last request, then the
         served calls by name and arguments: the same conversation, which the round-trip rules judge."""
         api = step.dialect.api
-        sent = step.history.calls()
         candidates: dict[int, Conversation] = {}
-        for call in sent:
+        for call in step.history.calls():
             candidates.update((id(c), c) for c in self.named.get((api, call.name or ""), []))
         for conversation in sorted(candidates.values(), key=lambda c: -c.steps[-1].index):
             tail = conversation.tail
-            if tail is None or not tail.served.calls or not _extends(tail.body, step.body):
-                continue
-            served = tail.served.calls
-            if any(s.name == c.name and same_arguments(s.arguments, c.arguments) for c in served for s in sent):
+            if tail is not None and _reidentifies(step, tail):
                 return conversation, len(conversation.steps)
         return None
+
+
+def _reidentifies(step: Step, tail: Step) -> bool:
+    """Whether a request sends the history of `tail`'s request, then `tail`'s served calls by name
+    and arguments (under ids of its own)."""
+    if not tail.served.calls or not _extends(tail.body, step.body):
+        return False
+    sent = step.history.calls()
+    return any(s.name == c.name and same_arguments(s.arguments, c.arguments) for c in tail.served.calls for s in sent)
 
 
 def _canonical(arguments: Any) -> str:

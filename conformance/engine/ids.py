@@ -140,7 +140,8 @@ class IdMap:
     _by_source: dict[str, str] = field(default_factory=dict)
     _used: dict[str, str] = field(default_factory=dict)  # target id -> source key
     _ordinal: int = 0  # calls seen so far, for Kimi's positional ids and id-less calls
-    _unanswered: list[tuple[str, str, str]] = field(default_factory=list)  # (name, source key, target)
+    _unanswered: list[tuple[str, str, str, str | None]] = field(default_factory=list)  # (name, key, target, source id)
+    _latest: dict[str, str] = field(default_factory=dict)  # source id -> the target of its latest call
 
     def call(self, source_id: str | None, name: str, *, native: bool = False) -> str:
         """The target id for the next call of the history, in history order.
@@ -151,11 +152,16 @@ class IdMap:
         self._ordinal += 1
         key = source_id if source_id else f"\0{name}:{ordinal}"
         if key in self._by_source:
-            return self._by_source[key]
+            # Each call is mapped once per encode, so a source id seen before is another call's: ids
+            # that restart every turn (Kimi-style `name:index` from servers that count per response)
+            # repeat across turns. It gets its own target; its results answer it, not the earlier call.
+            key = f"{key}\0{ordinal}"
         target = source_id if native and source_id else self._target(source_id, name, ordinal, key)
         self._by_source[key] = target
         self._used[target] = key
-        self._unanswered.append((name, key, target))
+        if source_id:
+            self._latest[source_id] = target
+        self._unanswered.append((name, key, target, source_id))
         return target
 
     def result(self, source_id: str | None, name: str | None = None) -> str | None:
@@ -164,11 +170,11 @@ class IdMap:
         A result without an id (Gemini) answers the oldest unanswered call with its name. None
         when no call matches: the caller decides whether to send the result at all.
         """
-        for i, (call_name, key, target) in enumerate(self._unanswered):
-            if (source_id and key == source_id) or (not source_id and call_name == name):
+        for i, (call_name, _, target, source) in enumerate(self._unanswered):
+            if (source_id and source == source_id) or (not source_id and call_name == name):
                 del self._unanswered[i]
                 return target
-        return self._by_source.get(source_id) if source_id else None
+        return self._latest.get(source_id) if source_id else None
 
     def _target(self, source_id: str | None, name: str, ordinal: int, key: str) -> str:
         if self.api == "kimi-chat":

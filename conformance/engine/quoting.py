@@ -18,12 +18,14 @@ from conformance.engine.exchange import Exchange
 from conformance.engine.violations import Violation
 
 # Ids as providers quote them: a known prefix and a long body, or the placeholders reports use
-# (`call_...`, `call_XXX`, `tooluse_…`); Kimi's positional ids; and Mistral's "id was X but".
+# (`call_...`, `call_XXX`, `tooluse_…`); Kimi's positional ids; and Mistral's "id was X but" and
+# "tool call id X in", whose ids have no prefix.
 # The body's minimum length keeps field names such as `call_id` out.
 _ID = re.compile(
     r"(?<![\w.])(?:srvtoolu|toolu|tooluse|call|fc)_(?:\.\.\.|…|XXX\b|[A-Za-z0-9_-]{8,})"
     r"|(?<![\w.])functions\.[A-Za-z0-9_-]+:\d+"
     r"|(?<=\bid was )[^\s,]+(?= but\b)"
+    r"|(?<=\btool call id )[^\s,]+(?= in\b)"
 )
 _ID_LIST = re.compile(rf"(?:{_ID.pattern})(?:, (?:{_ID.pattern}))*")
 # A request path as providers write it: `messages.12.content.0`, `messages[2].tool_calls[0].id`, `input[N].id`.
@@ -85,15 +87,22 @@ def _path_for_case(quoted: str, location: Sequence[str | int]) -> str | None:
     return re.sub(r"\d+|N\b", lambda m: str(next(indices)), quoted)
 
 
-def adapt(verbatim: str, location: str, sent: Any) -> Quote | None:
+EMPTY = '""'  # how an empty id is told in a quote: the report's id in its place would read as this case's
+
+
+def adapt(verbatim: str, location: str, sent: Any, received: Any = None) -> Quote | None:
     """`verbatim` with the ids, positions and id length of the location in `sent` (the request body);
-    None when nothing differs."""
+    None when nothing differs. `received`: the id the violation reports as sent, for a location
+    that holds none (an id field left out)."""
     match = _LOCATION.fullmatch(location)
     if not match:
         return None
     steps = _steps(match.group(2))
     value = _value_at(sent, steps)
-    case_id = value if isinstance(value, str) and value else None
+    if not isinstance(value, str):
+        # A violation's `received` is an id, or a sentence ("the result alone"): only an id stands in.
+        value = received if isinstance(received, str) and not any(c.isspace() for c in received) else None
+    case_id = value if value is None or value else EMPTY
     substituted: list[tuple[str, str]] = []
 
     def swap(found: re.Match[str], replacement: str | None) -> str:
@@ -106,7 +115,7 @@ def adapt(verbatim: str, location: str, sent: Any) -> Quote | None:
     text = verbatim
     if case_id is not None:
         text = _ID_LIST.sub(lambda m: swap(m, case_id), text)
-        text = _LENGTH.sub(lambda m: swap(m, f"length {len(case_id)}"), text)
+        text = _LENGTH.sub(lambda m: swap(m, f"length {len(value or '')}"), text)
     text = _PATH.sub(lambda m: swap(m, _path_for_case(m.group(0), steps)), text)
     return Quote(text, tuple(substituted)) if substituted else None
 
@@ -125,7 +134,8 @@ def quotes_for(violations: Sequence[Violation], exchange: Exchange) -> dict[int,
     for i, violation in enumerate(violations):
         if not violation.provider_error:
             continue
-        quote = adapt(violation.provider_error, violation.location, request_of(exchange, violation.location))
+        sent = request_of(exchange, violation.location)
+        quote = adapt(violation.provider_error, violation.location, sent, violation.received)
         if quote is not None:
             found[i] = quote
     return found

@@ -124,6 +124,20 @@ CODES: dict[str, Code] = {
             "(the same JSON value; re-spacing is harmless), on the call they belong to.",
         ),
         Code(
+            "roundtrip/name-altered",
+            "error",
+            "A call goes back with another name than the provider issued, or none",
+            "Keep the tool name the call was decoded with (the first delta of a stream carries it) and "
+            "send it back on the call; never an empty name.",
+        ),
+        Code(
+            "roundtrip/call-invented",
+            "warning",
+            "A call in the history that no response served",
+            "Send back the calls the provider served, as served; keep calls of the adapter's own "
+            "(examples, memory) in the history the conversation starts with, or out of it.",
+        ),
+        Code(
             "roundtrip/invented-id",
             "warning",
             "An id is sent for a call that had none on the wire",
@@ -141,6 +155,13 @@ CODES: dict[str, Code] = {
             "error",
             "An id has characters or a shape the target API rejects",
             "Map ids into the target API's grammar at the boundary, the same way on calls and results.",
+        ),
+        Code(
+            "format/item-invalid",
+            "error",
+            "A tool call or tool result lacks a field its API requires, or has one of another type",
+            "Send every call and result with the fields the API's request type requires (a tool_calls "
+            "entry's `type`, a tool_use block's `input`), each of its type; keep what was decoded.",
         ),
         Code(
             "decode/empty-id",
@@ -251,4 +272,6 @@ class Violation:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["related"] = list(self.related)
-        return {k: v for k, v in data.items() if v not in (None, "", [])}
+        # An empty text is a value here: `received: ""` is what an adapter sent as an id, not "nothing".
+        values = ("expected", "received")
+        return {k: v for k, v in data.items() if v is not None and (k in values or v not in ("", []))}

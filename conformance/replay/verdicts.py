@@ -32,6 +32,7 @@ def scenario_context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckC
         tool_names=frozenset(t["name"] for t in scenario.tools),
         expected_calls=calls,
         runs=_runs(scenario),
+        model=scenario.model,
     )
 
 

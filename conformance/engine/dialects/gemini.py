@@ -218,9 +218,10 @@ class Gemini:
             # A content without a role is a user turn (single-turn requests leave it out).
             role = _ROLES.get(content.get("role", "user"), "other")
             if messages and messages[-1].role == role:
-                # Consecutive contents of one role are one turn to Gemini: it answered 200 to a model
-                # turn followed by three user contents of one functionResponse each, and to two model
-                # contents answered by one user content (cases/scenarios/gemini/recorded/).
+                # Consecutive contents of one role are one turn to Gemini before 3: it answered 200 to a
+                # model turn followed by three user contents of one functionResponse each, and to two model
+                # contents answered by one user content (recorded traffic). Gemini 3 and later take each
+                # content as a turn: rules.turns reports the split for them (consecutive_contents).
                 turn = merged.setdefault(len(messages) - 1, ([*messages[-1].calls], [*messages[-1].results]))
                 turn[0].extend(calls)
                 turn[1].extend(results)
@@ -229,6 +230,28 @@ class Gemini:
         for k, (calls, results) in merged.items():
             messages[k] = WireMessage(k, messages[k].role, messages[k].path, tuple(calls), tuple(results))
         return History(messages=tuple(messages))
+
+    def consecutive_contents(self, body: Any, where: str = "request") -> list[str]:
+        """The contents holding function calls or responses that follow a content of the same role:
+        one turn to the models that merge them (history reads them so), a turn of their own to those
+        that do not (`model_behaviours` in the FunctionResponse case)."""
+        contents = body.get("contents") if isinstance(body, dict) else None
+        if not isinstance(contents, list):
+            return []
+        found: list[str] = []
+        previous = None
+        for i, content in enumerate(contents):
+            if not isinstance(content, dict):
+                continue
+            role = _ROLES.get(content.get("role", "user"), "other")
+            parts = content.get("parts")
+            tools = isinstance(parts, list) and any(
+                isinstance(p, dict) and ("functionCall" in p or "functionResponse" in p) for p in parts
+            )
+            if tools and role == previous:
+                found.append(f"{where}.contents[{i}]")
+            previous = role
+        return found
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
         if response.is_event_stream:

@@ -12,11 +12,12 @@ client wanting one body must send `"stream": false`.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 from conformance.engine.dialects.base import DialectError, Placement
 from conformance.engine.dialects.openai_chat import message_calls, messages_history
-from conformance.engine.wire import History, Served, WireCall, WireResult
+from conformance.engine.wire import History, Served, WireCall, WireMessage, WireResult
 from conformance.recordings.cassette import HttpRequest, HttpResponse
 
 API = "ollama-chat"
@@ -75,6 +76,24 @@ def _result(message: dict[str, Any], path: str) -> WireResult:
     )
 
 
+def one_turn_per_run(history: History) -> History:
+    """Consecutive assistant messages are one turn. Ollama validates no pairing: it renders the
+    messages through the model's template in order, so a turn a client sends as one assistant
+    message per call (ollama-python's and LangChain's split tool calls), then the results in order,
+    is the turn the model made, and its results answer it whole."""
+    messages = history.messages
+    if not any(a.role == b.role == "assistant" for a, b in pairwise(messages)):
+        return history
+    merged: list[WireMessage] = []
+    for message in messages:
+        last = merged[-1] if merged else None
+        if last is not None and last.role == message.role == "assistant":
+            merged[-1] = WireMessage(last.index, "assistant", last.path, (*last.calls, *message.calls), last.results)
+        else:
+            merged.append(message)
+    return History(messages=tuple(merged), continues=history.continues)
+
+
 class OllamaChat:
     api = API
     placement: Placement = "following-messages"
@@ -84,7 +103,7 @@ class OllamaChat:
         return request.path.endswith("/api/chat")
 
     def history(self, body: Any, where: str = "request") -> History:
-        return messages_history(body, where, "an Ollama chat request", _calls, _result)
+        return one_turn_per_run(messages_history(body, where, "an Ollama chat request", _calls, _result))
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:
         if is_ndjson(response):

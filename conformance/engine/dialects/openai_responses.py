@@ -51,6 +51,10 @@ class ItemKind:
     opaque: tuple[str, ...] = ()  # fields issued with the call that must come back unchanged
     alt_field: str | None = None  # outputs: a second field clients put the call's id in
     arguments: str | tuple[str, ...] | None = None  # the field (or fields) holding what the call asks
+    # Fields of the arguments the provider fills in with what the call found (a web search's
+    # `sources`, under `include`): part of the result, not of what was asked. A client may send the
+    # item back without them (the provider accepts it), so they are not compared as arguments.
+    served: tuple[str, ...] = ()
 
 
 def kinds(api: str, table: Mapping[str, tuple[str, dict[str, Any]]]) -> dict[str, ItemKind]:
@@ -125,7 +129,9 @@ ITEMS = kinds(
             "MCPApprovalResponse",
             _output("mcp_approval_request", id_field="approval_request_id"),
         ),
-        "web_search_call": ("WebSearchToolCall", _hybrid(arguments="action")),
+        # WebSearchToolCall.Action(Search|OpenPage|Find) in openai-python's types: only `sources` is
+        # the provider's ("the sources used in the search"); the rest is the action asked for.
+        "web_search_call": ("WebSearchToolCall", _hybrid(arguments="action", served=("sources",))),
         "file_search_call": ("FileSearchToolCall", _hybrid(arguments=("queries",))),
         "code_interpreter_call": ("CodeInterpreterToolCall", _hybrid(arguments=("code",))),
         "image_generation_call": ("ImageGenToolCall", _hybrid()),
@@ -173,7 +179,10 @@ def _arguments(item: dict[str, Any], kind: ItemKind) -> Any:
         actions = item["actions"]
         return actions[0] if len(actions) == 1 else actions
     if isinstance(kind.arguments, str):
-        return item.get(kind.arguments)
+        value = item.get(kind.arguments)
+        if kind.served and isinstance(value, dict):
+            return {k: v for k, v in value.items() if k not in kind.served}
+        return value
     if kind.arguments:
         return {f: item[f] for f in kind.arguments if f in item}
     return {}

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from conformance.engine.dialects import dialect_for
 from conformance.engine.exchange import Exchange
-from conformance.engine.rules import continuation, decoding, determinism, idformat, pairing, roundtrip
+from conformance.engine.rules import continuation, decoding, determinism, idformat, pairing, roundtrip, shape, turns
 from conformance.engine.rules.alignment import echoes
 from conformance.engine.rules.context import CheckContext, dedupe
 from conformance.engine.violations import Violation
@@ -48,7 +48,8 @@ def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
 
 def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
     found: list[Violation] = []
-    for turn in exchange.turns:
+    known = roundtrip.Known()
+    for position, turn in enumerate(exchange.turns):
         # A body the dialect cannot read raises DialectError: the caller decides what it means.
         history = ctx.dialect.history(turn.request, f"request[{turn.index}]")
         # Which sent call echoes which served call: both pairing and round-trip rules need it.
@@ -57,7 +58,14 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(pairing.check_request(ctx, history, echoed))
         found.extend(continuation.check_request(ctx, exchange, turn.index, history))
         found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
+        if position == 0:
+            known.add(history.calls())  # the history the exchange began with
+        else:
+            found.extend(roundtrip.unserved(ctx, history, echoed, known))
+        known.add(turn.served.calls)
         found.extend(idformat.check_request(ctx, history))
+        found.extend(shape.check_request(ctx, turn.request, history))
+        found.extend(turns.check_request(ctx, exchange, turn.index, turn.request))
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))

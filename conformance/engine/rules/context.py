@@ -81,6 +81,9 @@ class CheckContext:
     # client runs: what the client's tools were called with (name, arguments). A result can only be
     # held to its tool's output when the tool ran; None (codec runs) holds every call to it.
     tools_ran: tuple[tuple[str | None, Any], ...] | None = None
+    # The model the requests name, where the run knows it (the scenario's): rules whose verdict
+    # depends on the model family read it, else the model the responses say served them.
+    model: str | None = None
     # Lookups built once, so that finding a call's scenario counterpart costs the same at any length.
     _by_id: dict[str, ExpectedCall] = field(init=False, repr=False, default_factory=dict)
     _by_call: dict[tuple[str, str | None], list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)

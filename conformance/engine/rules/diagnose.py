@@ -36,6 +36,12 @@ def diagnose(
         return "swapped", f"the id sent ({sent!r}) belongs to another call of the conversation"
     if expected.startswith(sent):
         return "truncated", f"the id sent is the first {len(sent)} of the id's {len(expected)} characters"
+    if sent and expected.endswith(sent):
+        # Kimi-style `functions.NAME:INDEX` ids cut to their index (a client that took the id for a position).
+        head, _, index = expected.rpartition(":")
+        if head and index == sent:
+            return "truncated", f"the id sent ({sent!r}) is the index part of the provider's `name:index` id"
+        return "truncated", f"the id sent is the last {len(sent)} of the id's {len(expected)} characters"
     if _concatenated(sent, expected, other_ids):
         return (
             "concatenated",

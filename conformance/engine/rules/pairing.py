@@ -228,7 +228,9 @@ class _Pairing:
             else:
                 answered[call.path] = result
                 state.pairs.append((result, call))
-                if counted is not None and call.call_id and call.call_id in self.served_ids:
+                if counted is not None and call.call_id:
+                    # Served or minted by the client, an id the call goes out with is the one its
+                    # results must name: left off, the result pairs by name only where the API lets it.
                     self.not_echoed(result, call)
             return counted
         elsewhere = everywhere.get(call_id) if call_id else None
@@ -298,13 +300,15 @@ class _Pairing:
         )
 
     def not_echoed(self, result: WireResult, call: WireCall) -> None:
-        """An id-less result answering a call the provider issued an id for: where the API lets a
-        result go without an id (Gemini, Ollama), it still pairs by the id when the call has one."""
+        """An id-less result answering a call sent with an id: where the API lets a result go without
+        an id (Gemini, Ollama), it still pairs by the id when the call has one, whether the provider
+        issued it or the client gave it one of its own."""
+        how = "was issued with" if call.call_id in self.served_ids else "is sent with an id of the client's own,"
         self.out.append(
             self.ctx.violation(
                 "roundtrip/empty-id",
                 result.id_path,
-                f"The call {call.name} was issued with the id {call.call_id!r}, but its result goes back "
+                f"The call {call.name} {how} the id {call.call_id!r}, but its result goes back "
                 f"without it; {self.ctx.dialect.api} pairs a result with a call that has an id by that id.",
                 wire_type=result.wire_type,
                 expected=call.call_id,
@@ -522,26 +526,38 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = json_value) ->
                 if block == wanted or (type(block) is dict and wanted in block.values()):
                     return True
     # One walk looks for the text in every string and for the value in every node; strings that
-    # may hold the value as JSON are parsed only when neither is found.
-    encoded: list[str] = []
+    # may hold JSON are parsed only when neither is found, and then walked the same way: a client
+    # may send the output inside a JSON text of its own (`json.dumps({"result": output})`), where
+    # the output's quotes and line breaks are escaped, so it is found only once that text is read.
+    # Each parse yields strings shorter than the text parsed, so the walk ends.
     stack = [value]
     while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if text in node:
+        encoded: list[str] = []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, str):
+                if text in node:
+                    return True
+                if node[:1] in _JSON_OPENERS:
+                    encoded.append(node)
+                continue
+            if structured and node == wanted:
                 return True
-            if structured and node[:1] in ("{", "["):
-                encoded.append(node)
-            continue
-        if structured and node == wanted:
-            return True
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    if any(json_value(node) == wanted for node in encoded):
-        return True
+            if isinstance(node, dict):
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        for node in encoded:
+            inner = json_value(node)
+            if inner is NOT_JSON or isinstance(inner, (int, float, bool)) or inner is None:
+                continue
+            if structured and inner == wanted:
+                return True
+            stack.append(inner)
     return _reshaped(value, wanted)
+
+
+_JSON_OPENERS = ("{", "[", '"')  # the first character of a JSON text that may hold an output
 
 
 def _reshaped(value: Any, wanted: Any) -> bool:

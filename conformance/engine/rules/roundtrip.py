@@ -8,11 +8,12 @@ call id (OpenAI Responses `fc_...`), opaque fields (Gemini `thought_signature`, 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from conformance.engine.rules.alignment import Echo
-from conformance.engine.rules.context import CheckContext, arguments_value, same_arguments
+from conformance.engine.rules.context import CheckContext, arguments_value, canonical, same_arguments
 from conformance.engine.rules.diagnose import diagnose
 from conformance.engine.violations import Violation
 from conformance.engine.wire import History, WireCall, WireResult
@@ -25,8 +26,12 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
     for echo in found:
         served = echo.served
         if echo.sent is None:
-            if ctx.earlier_run(echo.served_turn, index) and not _answered(history, served, results_by_id):
-                continue  # a memory that forgets an earlier run drops its calls with their results
+            if (ctx.earlier_run(echo.served_turn, index) or _droppable(ctx, served)) and not _answered(
+                history, served, results_by_id
+            ):
+                # A memory that forgets an earlier run drops its calls with their results; a call the
+                # scenario lets the client leave out (a nameless call it cannot run) goes with its results.
+                continue
             out.append(
                 ctx.violation(
                     "roundtrip/call-lost",
@@ -42,6 +47,7 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
         sent = echo.sent
         out.extend(_opaque(ctx, served, sent))
         out.extend(_arguments(ctx, served, sent))
+        out.extend(_name(ctx, served, sent))
         out.extend(_item_id(ctx, served, sent, served_ids))
         if served.call_id == "" or (served.call_id is None and _id_required(ctx, sent)):
             # An empty id on the wire (Gemini's OpenAI-compatible endpoint), or none where the request
@@ -141,6 +147,59 @@ def check_request(ctx: CheckContext, index: int, history: History, found: list[E
     return out
 
 
+class Known:
+    """The calls a request may carry without an echo: those of the exchange's first request (a
+    history that began before the recording), and those served so far, by id and by name and
+    arguments. Grown turn by turn, so each request is checked against what came before it."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.calls: set[tuple[str | None, str | None]] = set()
+        self._unread: list[WireCall] = []  # added, not yet keyed by name and arguments
+
+    def add(self, calls: Iterable[WireCall]) -> None:
+        for call in calls:
+            if call.call_id:
+                self.ids.add(call.call_id)
+            self._unread.append(call)
+
+    def holds(self, call: WireCall) -> bool:
+        if call.call_id and call.call_id in self.ids:
+            return True  # the common case: parsing every call's arguments would cost more than the rules
+        if self._unread:
+            self.calls.update((c.name, canonical(arguments_value(c.arguments))) for c in self._unread)
+            self._unread.clear()
+        return (call.name, canonical(arguments_value(call.arguments))) in self.calls
+
+
+def unserved(ctx: CheckContext, history: History, found: list[Echo], known: Known) -> list[Violation]:
+    """Calls the history carries that no response of the exchange served, and that the first
+    request did not already hold: the model is told it made a call it never made."""
+    echoed = {id(e.sent) for e in found if e.sent is not None}
+    out: list[Violation] = []
+    for message in history.messages:
+        for call in message.calls:
+            if id(call) in echoed or known.holds(call):
+                continue
+            out.append(
+                ctx.violation(
+                    "roundtrip/call-invented",
+                    call.path,
+                    f"The call {call.call_id or call.name!r} ({call.name or 'no name'}) is in the history, but no "
+                    "response served it and the conversation did not begin with it.",
+                    wire_type=call.wire_type,
+                    expected="only calls the provider served (or the history the conversation began with)",
+                    received=call.call_id or call.name,
+                )
+            )
+    return out
+
+
+def _droppable(ctx: CheckContext, served: WireCall) -> bool:
+    expected = ctx.expected_for(served)
+    return expected is not None and expected.droppable
+
+
 def _item_id(ctx: CheckContext, served: WireCall, sent: WireCall, served_ids: frozenset[str]) -> list[Violation]:
     # The item id may be left out on input (the server assigns one); when sent, it must be the served one.
     if not served.item_id or not sent.item_id or sent.item_id == served.item_id:
@@ -216,6 +275,30 @@ def _arguments(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Viol
             wire_type=sent.wire_type,
             expected=issued,
             received=got,
+        )
+    ]
+
+
+def _name(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
+    """The name a call goes back with is the one the provider served (a stream names a call once,
+    on its first delta; an accumulator that keeps the later deltas' missing name sends `""`).
+
+    Another name is held against the served one only where that names a tool of the conversation:
+    a call served without a name is read under a placeholder (its item type), and whatever name a
+    client gives it then, the provider served none to keep."""
+    if not served.name or sent.name == served.name:
+        return []
+    if sent.name and ctx.tool_names and served.name not in ctx.tool_names:
+        return []
+    return [
+        ctx.violation(
+            "roundtrip/name-altered",
+            sent.path,
+            f"The call {served.call_id or served.name!r} goes back named {sent.name!r}, but the provider "
+            f"issued it as {served.name!r}.",
+            wire_type=sent.wire_type,
+            expected=served.name,
+            received=sent.name,
         )
     ]
 
