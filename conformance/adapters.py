@@ -259,13 +259,21 @@ def _import(module_name: str, spec: str) -> Any:
 
 
 def load_object(spec: str, base: Path | None = None) -> Any:
-    """The object `module:attribute` names; `base` (the invocation directory) is importable."""
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise AdapterSpecError(f"{spec!r} is not of the form module:object")
-    if base is not None:
-        importable(base)
-    target: Any = _import(module_name, spec)
+    """The object `module:attribute` or `path/to/file.py:attribute` names; `base` (the invocation
+    directory) is importable, and a relative file path is taken from it."""
+    from conformance.adapter_files import is_file_spec, load_file_module, split_file_spec
+
+    if is_file_spec(spec):
+        file_name, attribute = split_file_spec(spec)
+        module_name = file_name
+        target: Any = load_file_module(file_name, spec, base)
+    else:
+        module_name, sep, attribute = spec.partition(":")
+        if not sep or not module_name or not attribute:
+            raise AdapterSpecError(f"{spec!r} is not of the form module:object or path/to/file.py:object")
+        if base is not None:
+            importable(base)
+        target = _import(module_name, spec)
     for part in attribute.split("."):
         try:
             target = getattr(target, part)

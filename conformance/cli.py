@@ -85,7 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     revision = corpus.revision()  # hashes every corpus file: once
     who = f"{bug.id} (a known bug's reproduction)" if bug else f"{adapter.name} {adapter.version}"
     print(f"adapter: {who}   profile: {args.profile}   corpus: {revision}")
-    print(summary_table(results, served))
+    print(summary_table(results, served, selected=bool(args.api)))
     if not args.verbose:
         for line in skip_lines(r for r in results if r.api in served):
             print(line)
@@ -111,7 +111,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from conformance.outcomes import FAILING
     from conformance.results import write_results
     from conformance.serving import ScenarioServer
-    from conformance.textreport import summary_table
+    from conformance.textreport import nothing_judged, summary_table
 
     corpus = _corpus(args)
     wanted = list(args.scenario_ids or ())
@@ -145,6 +145,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.report:
         write_results(Path(args.report), server.document(results))
         print(f"results: {args.report}", file=sys.stderr)
+    gate = nothing_judged(results)
+    if gate:
+        # No client came: a CI step that started the server and never reached it has tested nothing.
+        print(f"FAILED: {gate}", file=sys.stderr)
+        return EXIT_FOUND
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
 
 
@@ -248,7 +253,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     from conformance.cassette import CassetteError
-    from conformance.lint import lint_path
+    from conformance.lint import lint_path, lint_verdict
     from conformance.textreport import violation_text
 
     corpus = _corpus(args)
@@ -267,8 +272,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         if not checked:
             verdict = "nothing checked"
         else:
-            verdict = "clean" if not report.errors else f"{len(report.errors)} violation(s)"
-            verdict = f"checked {checked}: {verdict}"
+            verdict = f"checked {checked}: {lint_verdict(len(report.errors), len(report.violations) - len(report.errors))}"
         print(f"{raw}: {report.interactions} interaction(s); {verdict}")
         for line in report.unchecked:
             print(f"  not checked: {line}")

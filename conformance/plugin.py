@@ -107,7 +107,12 @@ def pytest_configure(config: pytest.Config) -> None:
     adapter = _setting(config, "adapter")
     harness = _setting(config, "harness")
     if adapter or harness:
+        from conformance.node_ids import take_case_args
+
         session = ConformanceSession(config, adapter or "", harness=harness)
+        # `conformance::<case id>` as pytest printed it names no file: taken out of the paths pytest
+        # collects, and kept as the cases to collect.
+        session.requested = take_case_args(config.args, _PREFIX)
         config.pluginmanager.register(session, "conformance-session")
 
 
@@ -203,6 +208,7 @@ class ConformanceSession:
         self.selected: list[str] = []
         self.crashed: set[str] = set()
         self.gate: str | None = None  # why the run fails though no case did
+        self.requested: list[str] | None = None  # the case ids named on the command line, if any
         self._failed_to_start = False
 
     def run_options(self, item: pytest.Item) -> RunOptions:
@@ -339,8 +345,16 @@ class ConformanceSession:
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         # Added before the keyword, mark and last-failed filters run, so they apply to these too.
         self.adapter  # noqa: B018  # an adapter that cannot be loaded stops the session here, once
+        scenarios = self.scenarios()
+        if self.requested is not None:
+            from conformance.node_ids import NodeIdError, named
+
+            try:
+                scenarios = named(scenarios, self.requested, self.corpus.scenarios, _PREFIX)
+            except NodeIdError as exc:
+                raise pytest.UsageError(str(exc)) from None
         collector = ConformanceCollector.from_parent(
-            session, name="conformance", nodeid="conformance", session_plugin=self, scenarios=self.scenarios()
+            session, name="conformance", nodeid="conformance", session_plugin=self, scenarios=scenarios
         )
         # Through genitems, so that pytest counts and reports the items as collected.
         items.extend(session.genitems(collector))
@@ -462,7 +476,9 @@ class ConformanceSession:
         if self.gate is None and self.fail_on_warnings:
             found = warnings_summary(results)
             self.gate = f"--conformance-fail-on-warnings: {found}" if found else None
-        if self.gate and session.exitstatus == pytest.ExitCode.OK:
+        # pytest's own "no tests collected" (5, as after a -k that matches nothing) is a judged-nothing
+        # run too: the documented exit is 1.
+        if self.gate and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -477,7 +493,7 @@ class ConformanceSession:
         tr.section("tool-call id conformance")
         who = f"{self.bug.id} (a known bug's reproduction)" if self.bug else f"{adapter.name} {adapter.version}"
         tr.write_line(f"adapter: {who}   profile: {self.profile}")
-        for line in summary_table(results, served).splitlines():
+        for line in summary_table(results, served, selected=bool(self.apis)).splitlines():
             tr.write_line(line)
         warned = warning_lines(results, _PREFIX)
         if warned:

@@ -117,9 +117,12 @@ def _in_scope(results: Iterable[CaseResult], served: Collection[str] | None) -> 
     return [r for r in results if served is None or r.api in served]
 
 
-def summary_table(results: Iterable[CaseResult], served: Collection[str] | None = None) -> str:
+def summary_table(
+    results: Iterable[CaseResult], served: Collection[str] | None = None, *, selected: bool = False
+) -> str:
     """Outcome counts per API, then the total: the compact matrix a run closes with. With `served` (the APIs
-    the adapter serves), only those APIs are counted, and a last line says what was left out."""
+    the adapter serves, narrowed to the run's selection), only those APIs are counted, and a last line says
+    what was left out; `selected` says the run named its APIs (--api), which the line then speaks of."""
     results = list(results)
     counted = _in_scope(results, served)
     apis = sorted({r.api for r in counted})
@@ -140,7 +143,13 @@ def summary_table(results: Iterable[CaseResult], served: Collection[str] | None 
     left_out = [r for r in results if r not in counted]
     if served is not None:
         others = sorted({r.api for r in left_out})
-        scope = f"counted: the {plural(len(apis), 'API')} the adapter serves" if apis else "counted: none"
+        whose = "selected" if selected else "the adapter serves"
+        if not apis:
+            scope = "counted: none"
+        elif selected:
+            scope = f"counted: the {plural(len(apis), f'{whose} API')}"
+        else:
+            scope = f"counted: the {plural(len(apis), 'API')} {whose}"
         if others:
             names = f" ({', '.join(others)})" if len(others) <= 3 else ""
             scope += f"; not counted: {plural(len(left_out), 'case')} of {plural(len(others), 'other API')}{names}"

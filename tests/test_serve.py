@@ -105,8 +105,9 @@ def test_a_request_the_provider_rejects_gets_its_error_and_fails_the_report(serv
 
 
 def test_a_scenario_no_client_came_to_is_not_run(served: Served, tmp_path: Path) -> None:
-    code, _ = served.stop("SIGINT")
-    assert code == 0
+    code, err = served.stop("SIGINT")
+    assert code == 1  # it judged nothing: never a green step
+    assert "FAILED: no case was judged: of 1 case, 1 not run" in err
     report = json.loads((tmp_path / "results.json").read_text())
     assert report["cases"][0]["outcome"] == "not-run"
 
