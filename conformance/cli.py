@@ -33,7 +33,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance.adapters import describe, served_apis, unknown_api_message
     from conformance.known_bugs import run_case
     from conformance.outcomes import FAILING, CaseResult
-    from conformance.results import results_document, write_results
+    from conformance.results import results_document
+    from conformance.results_merge import write_run_results
     from conformance.runner import RunOptions, select
     from conformance.textreport import (
         case_text,
@@ -96,8 +97,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         document = results_document(
             results, adapter=describe(adapter, bug), corpus_revision=revision, profile=args.profile, apis=args.api
         )
-        write_results(Path(args.report), document)
-        print(f"results: {args.report}")
+        written = write_run_results(Path(args.report), document)
+        print(f"results: {written.path}" + (f" ({written.note})" if written.note else ""))
     gate = nothing_judged(results, served)
     if gate is None and args.fail_on_warnings and warned:
         gate = f"--fail-on-warnings: {warned}"

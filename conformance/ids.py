@@ -145,14 +145,16 @@ class IdMap:
     def call(self, source_id: str | None, name: str, *, native: bool = False) -> str:
         """The target id for the next call of the history, in history order.
 
-        `native`: the target API itself issued this id; it goes back byte for byte, whatever it is.
+        `native`: the target API itself issued this id; it goes back byte for byte, whatever it is,
+        `""` included (a codec that lost the id must show it, not have it papered over by a minted one).
+        Only a missing id (None) is minted.
         """
         ordinal = self._ordinal
         self._ordinal += 1
         key = source_id if source_id else f"\0{name}:{ordinal}"
         if key in self._by_source:
             return self._by_source[key]
-        target = source_id if native and source_id else self._target(source_id, name, ordinal, key)
+        target = source_id if native and source_id is not None else self._target(source_id, name, ordinal, key)
         self._by_source[key] = target
         self._used[target] = key
         self._unanswered.append((name, key, target))

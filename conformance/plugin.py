@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from conformance.adapters import Adapter, Resolved
     from conformance.corpus import BugCase, Corpus, Scenario
     from conformance.outcomes import CaseResult
+    from conformance.results_merge import Written
     from conformance.runner import RunOptions
 
 _PROPERTY = "conformance_result"
@@ -209,6 +210,7 @@ class ConformanceSession:
         self.crashed: set[str] = set()
         self.gate: str | None = None  # why the run fails though no case did
         self.requested: list[str] | None = None  # the case ids named on the command line, if any
+        self.written: Written | None = None  # where the results file went
         self._failed_to_start = False
 
     def run_options(self, item: pytest.Item) -> RunOptions:
@@ -457,7 +459,8 @@ class ConformanceSession:
         if not self._reports():
             return
         from conformance.adapters import describe
-        from conformance.results import results_document, write_results
+        from conformance.results import results_document
+        from conformance.results_merge import write_run_results
         from conformance.textreport import nothing_judged, warnings_summary
 
         results = self._case_results()
@@ -470,7 +473,7 @@ class ConformanceSession:
                 profile=self.profile,
                 apis=self.apis or None,
             )
-            write_results(path, document)
+            self.written = write_run_results(path, document)
         served = self.served()
         self.gate = nothing_judged(results, served)
         if self.gate is None and self.fail_on_warnings:
@@ -501,8 +504,12 @@ class ConformanceSession:
             for line in warned:
                 tr.write_line(line, yellow=True)
             tr.write_line(str(warnings_summary(results)), yellow=True)
-        path = self.report_path()
-        tr.write_line(f"results: {path}" if path else "results: not written (give --conformance-report=PATH)")
+        if self.written is not None:
+            tr.write_line(f"results: {self.written.path}")
+            if self.written.note:
+                tr.write_line(f"  ({self.written.note})")
+        else:
+            tr.write_line("results: not written (give --conformance-report=PATH)")
         if self.gate:
             tr.write_line(f"FAILED: {self.gate}", red=True, bold=True)
             # A report-like entry: other plugins read the tally's entries as reports (hypothesis reads their __dict__).

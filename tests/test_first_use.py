@@ -123,3 +123,44 @@ def test_serve_that_judged_nothing_fails(tmp_path: Path) -> None:
     assert server.wait(timeout=60) == 1
     assert server.stderr is not None
     assert "FAILED: no case was judged" in server.stderr.read()
+
+
+# Fails the streamed cases only: the ids of streamed calls replaced by the tool's name.
+STREAMS_BROKEN = """
+from conformance import CodecAdapter
+from conformance.reference.openai_chat import OpenAIChatCodec
+
+class Broken(OpenAIChatCodec):
+    def decode_stream(self, events):
+        message = super().decode_stream(events)
+        for part in message["parts"]:
+            if part["type"] == "tool_call":
+                part["call_id"] = part["name"]
+        return message
+
+ADAPTER = CodecAdapter(name="streams-broken", version="1", codecs={"openai-chat": Broken()})
+"""
+
+
+def test_a_last_failed_rerun_never_replaces_a_complete_results_file(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(streams=STREAMS_BROKEN)
+    spec = "--conformance-adapter=streams:ADAPTER"
+    first = pytester.runpytest_subprocess(spec, "--conformance-api=openai-chat", "--conformance-report=r.json")
+    complete = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert complete["complete"] is True and 1 <= complete["counts"]["fail"] < complete["counts"]["pass"]
+    failed = first.parseoutcomes()["failed"]
+    rerun = pytester.runpytest_subprocess(spec, "--conformance-api=openai-chat", "--conformance-report=r.json", "--lf")
+    rerun.assert_outcomes(failed=failed)
+    rerun.stdout.fnmatch_lines(["*merged into the complete file: * case(s) kept from the earlier run*"])
+    merged = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert merged["complete"] is True
+    assert merged["counts"] == complete["counts"]
+    assert len(merged["carried_over"]) == len(complete["cases"]) - failed
+    # Another adapter's partial run goes beside the file, which stays as it was.
+    other = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "--conformance-api=openai-chat", "--conformance-report=r.json", "-k", "one"
+    )
+    assert other.ret == pytest.ExitCode.OK
+    assert json.loads((pytester.path / "r.json").read_text(encoding="utf-8")) == merged
+    beside = json.loads((pytester.path / "r.partial.json").read_text(encoding="utf-8"))
+    assert beside["complete"] is False and beside["adapter"]["name"] == "reference"
