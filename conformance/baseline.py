@@ -183,3 +183,24 @@ def write_baseline(path: Path, document: Mapping[str, Any]) -> None:
 
         text = yaml.safe_dump(dict(document), sort_keys=False, allow_unicode=True, width=100)
     path.write_text(text, encoding="utf-8")
+
+
+def summary_lines(baseline: Baseline, results: Iterable[CaseResult], known: Collection[str]) -> list[str]:
+    """What the run made of the baseline: expected failures seen, stale entries, failures it does not list."""
+    results = list(results)
+    expected = sum(1 for r in results if r.outcome == "xfail" and r.baseline)
+    stale = [r.case_id for r in results if r.outcome == "xpass" and r.baseline]
+    new = [r.case_id for r in results if r.outcome in ("fail", "error", "timeout", "crash")]
+    lines = [f"baseline {baseline.path}: {expected} expected failure(s) seen, {len(stale)} stale, {len(new)} new"]
+    lines += [f"  stale (passes now): {case_id}" for case_id in stale]
+    lines += [f"  stale (no such case): {case_id}" for case_id in baseline.unknown(known)]
+    return lines
+
+
+def update_note(before: Baseline | None, document: Mapping[str, Any], path: Path) -> str:
+    old = set(before.entries) if before else set()
+    new = {e["id"] for e in document["expected_failures"]}
+    return (
+        f"baseline rewritten: {path} ({len(new - old)} added with a placeholder reason, "
+        f"{len(old - new)} dropped, {len(new & old)} kept)"
+    )

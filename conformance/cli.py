@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import __version__
+from conformance.wording import plural
 
 EXIT_OK, EXIT_FOUND, EXIT_INPUT = 0, 1, 2
 
@@ -36,6 +37,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance.results import results_document
     from conformance.results_merge import write_run_results
     from conformance.runner import RunOptions, select
+    from conformance.baseline import summary_lines
+    from conformance.junit import write_junit
+    from conformance.requests_view import requests_text
+    from conformance.summary_md import summary_markdown, write_summary_md
     from conformance.textreport import (
         case_text,
         nothing_judged,
@@ -45,9 +50,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         warnings_summary,
     )
 
+    from conformance.baseline_options import after_run, load_for_run
+
     unknown = unknown_api_message(args.api or ())
     if unknown:
         print(f"conformance run: --api: {unknown}", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        baseline = load_for_run(Path(args.baseline) if args.baseline else None, update=args.update_baseline)
+    except ValueError as exc:
+        print(f"conformance run: --baseline: {exc}", file=sys.stderr)
         return EXIT_INPUT
     corpus = _corpus(args)
     adapter, bug, close = _adapter(args, corpus)
@@ -58,15 +70,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         record_mode=args.record_mode,
         base_url=args.base_url,
         replay=args.replay,
+        show_requests=args.show_requests,
     )
     results: list[CaseResult] = []
     selected = select(corpus, args.api or None)
     try:
         for scenario in selected:
             result = run_case(adapter, scenario, corpus, options, bug)
+            if baseline is not None:
+                baseline.apply(result)
             results.append(result)
             if result.outcome in FAILING:
                 print(case_text(result, adapter.name), end="\n\n", flush=True)
+                if args.show_requests:
+                    print(requests_text(result.requests or ()), end="\n\n", flush=True)
                 continue
             if args.verbose or result.outcome not in ("pass", "skip"):
                 print(f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
@@ -102,6 +119,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     gate = nothing_judged(results, served)
     if gate is None and args.fail_on_warnings and warned:
         gate = f"--fail-on-warnings: {warned}"
+    notes: list[str] = []
+    if args.baseline:
+        if baseline is not None:
+            notes += summary_lines(baseline, results, corpus.scenarios)
+        stale, note = after_run(
+            baseline, Path(args.baseline), results, corpus.scenarios, update=args.update_baseline, adapter=adapter.name
+        )
+        gate = gate or stale
+        notes += [note] if note else []
+    for line in notes:
+        print(line)
+    failing = [r for r in results if r.outcome in FAILING and r.api in served]
+    verdict = f"FAILED: {gate}" if gate else (f"FAILED: {plural(len(failing), 'case')} failing" if failing else "passed")
+    if args.junitxml:
+        write_junit(Path(args.junitxml), results, adapter.name)
+        print(f"junit xml: {args.junitxml}")
+    if args.summary_md:
+        text = summary_markdown(results, adapter=who, served=served, verdict=verdict, notes=notes)
+        write_summary_md(Path(args.summary_md), text)
     if gate:
         print(f"FAILED: {gate}")
         return EXIT_FOUND
@@ -458,6 +494,26 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("in-process", "server"),
         default="in-process",
         help="client adapters: replay through vcrpy in this process (default) or the replay server over HTTP",
+    )
+    run.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="expected failures (YAML or JSON; docs/plugin.md): listed failures are xfail, new ones fail, and an "
+        "entry whose case passes fails the run as stale",
+    )
+    run.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="rewrite the --baseline file from this run: stale entries dropped, new failures added",
+    )
+    run.add_argument("--junitxml", metavar="PATH", help="write a JUnit XML file of the cases here")
+    run.add_argument(
+        "--summary-md", metavar="PATH", help="append the summary as Markdown here (e.g. $GITHUB_STEP_SUMMARY)"
+    )
+    run.add_argument(
+        "--show-requests",
+        action="store_true",
+        help="print every request the adapter sent in a failing case beside the recorded one",
     )
     common(run)
     run.set_defaults(func=cmd_run)

@@ -35,6 +35,8 @@ class CaseResult:
     quotes: dict[int, Quote] = field(default_factory=dict)
     # judged against a baseline of expected failures: {"expected": codes, "found": codes, "why": text}
     baseline: dict[str, Any] | None = None
+    # --show-requests: each turn's request as sent and as recorded ({"turn", "sent", "recorded"})
+    requests: list[dict[str, Any]] | None = None
 
     @property
     def errors(self) -> list[Violation]:
@@ -63,6 +65,8 @@ class CaseResult:
             data["link"] = self.link
         if self.baseline is not None:
             data["baseline"] = self.baseline
+        if self.requests is not None:
+            data["requests"] = self.requests
         data["duration"] = round(self.duration, 4)
         return data
 
@@ -96,6 +100,7 @@ class CaseResult:
             link=data.get("link", ""),
             quotes=quotes,
             baseline=data.get("baseline"),
+            requests=data.get("requests"),
         )
 
 

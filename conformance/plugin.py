@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from conformance.adapters import Adapter, Resolved
     from conformance.corpus import BugCase, Corpus, Scenario
     from conformance.outcomes import CaseResult
+    from conformance.baseline import Baseline
     from conformance.results_merge import Written
     from conformance.runner import RunOptions
 
@@ -61,7 +62,19 @@ _SETTINGS = {
     "replay": ("client adapters: in-process (vcrpy, the default) or server (the replay server over HTTP)", "string"),
     "isolate": ("run the adapter in a supervised worker process: its exits, crashes and hangs become outcomes", "bool"),
     "fail-on-warnings": ("fail the run when a case has a warning-severity violation", "bool"),
+    "baseline": (
+        "a file of expected failures (YAML or JSON, docs/plugin.md): listed failures are xfail, new ones fail, "
+        "and an entry whose case passes fails the run as stale",
+        "string",
+    ),
+    "update-baseline": (
+        "rewrite the --conformance-baseline file from this run: stale entries dropped, new failures added",
+        "bool",
+    ),
+    "show-requests": ("print every request the adapter sent in a failing case beside the recorded one", "bool"),
 }
+# Short forms the issue tracker and the docs use; the --conformance- form is always there too.
+_ALIASES = {"show-requests": ("--show-requests",), "update-baseline": ("--update-baseline",)}
 # The tally pytest's last line shows, so that a run failed by the conformance gate is not shown green.
 _GATE = "conformance gate failed"
 
@@ -74,7 +87,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         if kind == "args":
             group.addoption(flag, action="append", dest=dest, default=None, metavar=name.upper(), help=text)
         elif kind == "bool":
-            group.addoption(flag, action="store_true", dest=dest, default=None, help=text)
+            group.addoption(flag, *_ALIASES.get(name, ()), action="store_true", dest=dest, default=None, help=text)
         elif name == "profile":
             group.addoption(flag, dest=dest, default=None, choices=("default", "strict"), help=text)
         elif name == "replay":
@@ -163,6 +176,8 @@ class ConformanceItem(pytest.Item):
                 summary=f"the suite raised on this case: {type(exc).__name__}: {exc}",
                 detail=short_traceback(exc),
             )
+        if plugin.baseline is not None:
+            plugin.baseline.apply(result)
         self.user_properties.append((_PROPERTY, json.dumps(result.to_json())))
         if result.outcome == "skip":
             pytest.skip(result.summary)
@@ -175,7 +190,13 @@ class ConformanceItem(pytest.Item):
         if isinstance(excinfo.value, ConformanceFailure):
             from conformance.textreport import case_text
 
-            return case_text(excinfo.value.result, self.session_plugin.adapter.name)
+            result = excinfo.value.result
+            text = case_text(result, self.session_plugin.adapter.name)
+            if result.requests is not None:  # --conformance-show-requests
+                from conformance.requests_view import requests_text
+
+                text += "\n\n" + requests_text(result.requests)
+            return text
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -211,6 +232,8 @@ class ConformanceSession:
         self.gate: str | None = None  # why the run fails though no case did
         self.requested: list[str] | None = None  # the case ids named on the command line, if any
         self.written: Written | None = None  # where the results file went
+        self._baseline: Baseline | None | bool = False  # False: not loaded yet
+        self.baseline_note: str = ""
         self._failed_to_start = False
 
     def run_options(self, item: pytest.Item) -> RunOptions:
@@ -234,6 +257,7 @@ class ConformanceSession:
             vcr_config=vcr_config,
             base_url=_setting(self.config, "base-url"),
             replay=self._replay(),
+            show_requests=bool(_setting(self.config, "show-requests")),
         )
 
     def _replay(self) -> Any:
@@ -292,6 +316,19 @@ class ConformanceSession:
         return self._resolved
 
     @property
+    def baseline(self) -> Baseline | None:
+        if self._baseline is False:
+            from conformance.baseline_options import load_for_run
+
+            raw = _setting(self.config, "baseline")
+            path = Path(self.config.invocation_params.dir) / str(raw) if raw else None
+            try:
+                self._baseline = load_for_run(path, update=bool(_setting(self.config, "update-baseline")))
+            except ValueError as exc:
+                raise pytest.UsageError(f"--conformance-baseline: {exc}") from None
+        return self._baseline  # type: ignore[return-value]
+
+    @property
     def adapter(self) -> Adapter:
         return self.resolved.adapter
 
@@ -342,6 +379,7 @@ class ConformanceSession:
             # an adapter that cannot be loaded, or an unknown API, stops the session here with one message.
             self.resolved  # noqa: B018
             self.scenarios()
+            self.baseline  # noqa: B018  # a baseline file with problems stops the session before any case
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
@@ -476,6 +514,8 @@ class ConformanceSession:
             self.written = write_run_results(path, document)
         served = self.served()
         self.gate = nothing_judged(results, served)
+        if self.gate is None:
+            self.gate = self._baseline_gate(results)
         if self.gate is None and self.fail_on_warnings:
             found = warnings_summary(results)
             self.gate = f"--conformance-fail-on-warnings: {found}" if found else None
@@ -483,6 +523,21 @@ class ConformanceSession:
         # run too: the documented exit is 1.
         if self.gate and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _baseline_gate(self, results: list[CaseResult]) -> str | None:
+        """Why the baseline fails the run though no case did (entries for cases the corpus lacks); and,
+        with --conformance-update-baseline, the file rewritten."""
+        from conformance.baseline_options import after_run
+
+        raw = _setting(self.config, "baseline")
+        if not raw:
+            return None
+        path = Path(self.config.invocation_params.dir) / str(raw)
+        update = bool(_setting(self.config, "update-baseline"))
+        gate, self.baseline_note = after_run(
+            self.baseline, path, results, self.corpus.scenarios, update=update, adapter=self.adapter.name
+        )
+        return gate
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._reports():
@@ -504,6 +559,13 @@ class ConformanceSession:
             for line in warned:
                 tr.write_line(line, yellow=True)
             tr.write_line(str(warnings_summary(results)), yellow=True)
+        if self.baseline is not None:
+            from conformance.baseline import summary_lines
+
+            for line in summary_lines(self.baseline, results, self.corpus.scenarios):
+                tr.write_line(line)
+        if self.baseline_note:
+            tr.write_line(self.baseline_note)
         if self.written is not None:
             tr.write_line(f"results: {self.written.path}")
             if self.written.note:

@@ -20,6 +20,7 @@ from conformance.faults import describe, raised_in_suite, short_traceback
 from conformance.outcomes import CaseResult
 from conformance.quoting import quotes_for
 from conformance.replay.session import ClientRun, listed
+from conformance.requests_view import requests_of
 from conformance.rules import CheckContext, check
 from conformance.sse import StreamError
 from conformance.timeouts import DEFAULT_SECONDS, CaseTimeout, call_with_timeout
@@ -63,6 +64,7 @@ class RunOptions:
     vcr_config: Mapping[str, Any] = field(default_factory=dict)
     base_url: str | None = None
     replay: Replay = "in-process"  # client adapters: vcrpy in this process, or the replay server over HTTP
+    show_requests: bool = False  # keep each request sent (and the recorded one) on the result
 
 
 def run_scenario(
@@ -77,6 +79,8 @@ def run_scenario(
 
     def done(result: CaseResult) -> CaseResult:
         result.duration = time.perf_counter() - started
+        if not options.show_requests:
+            result.requests = None  # kept by the judging; the results file holds them only when asked
         return result
 
     if isinstance(adapter, OutOfProcess):
@@ -232,10 +236,12 @@ def _judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: 
             scenario.api,
             "error",
             summary=f"the {who} sent a body that is not {a(scenario.api)} request: {exc}",
+            requests=requests_of(exchange),
         )
     errors = [v for v in violations if v.severity == "error"]
     result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
     result.quotes = quotes_for(violations, exchange)
+    result.requests = requests_of(exchange)
     if errors:
         codes = sorted({v.code for v in errors})
         result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"

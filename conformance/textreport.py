@@ -103,8 +103,13 @@ def case_text(result: CaseResult, adapter: str = "") -> str:
     lines = [head]
     shown = [(i, v) for i, v in enumerate(result.violations) if result.outcome != "pass" or v.severity == "warning"]
     if shown:
+        from conformance.folding import fold
+
         lines.append("")
-        lines.extend(violation_text(v, result.api, result.quotes.get(i)) for i, v in shown)
+        for group in fold(shown):
+            lines.append(violation_text(group.first, result.api, result.quotes.get(group.index)))
+            if group.more:
+                lines.append(group.more_line())
     if result.diff:
         lines += ["", diff_text(result.diff)]
     if result.detail:
