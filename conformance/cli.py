@@ -147,8 +147,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from conformance.outcomes import FAILING
     from conformance.results import write_results
+    from conformance.requests_view import requests_text
     from conformance.serving import ScenarioServer
-    from conformance.textreport import nothing_judged, summary_table
+    from conformance.textreport import case_text, nothing_judged, summary_table
 
     corpus = _corpus(args)
     wanted = list(args.scenario_ids or ())
@@ -175,9 +176,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         for listing in listings:
             print(f"{listing.scenario} {listing.api} {listing.base_url}", flush=True)
         _wait_for_stop(stop)
-        results = server.verdicts()
+        results = server.verdicts(show_requests=args.show_requests)
     finally:
         server.stop()
+    for result in results:
+        # Each failing case in full, as `conformance run` prints it: the violations, not counts only.
+        if result.outcome in FAILING:
+            print(case_text(result, "serve"), end="\n\n", file=sys.stderr)
+        if args.show_requests and result.requests is not None and result.outcome != "not-run":
+            print(f"{result.case_id}: the requests received", file=sys.stderr)
+            print(requests_text(result.requests), end="\n\n", file=sys.stderr)
     print(summary_table(results), file=sys.stderr)
     if args.report:
         write_results(Path(args.report), server.document(results))
@@ -527,6 +535,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="the port to listen on (default: a free one)")
     serve.add_argument("--report", metavar="PATH", help="write the results JSON here when the server stops")
+    serve.add_argument(
+        "--show-requests",
+        action="store_true",
+        help="when the server stops, print every request received beside the recorded one",
+    )
     common(serve)
     serve.set_defaults(func=cmd_serve)
 

@@ -167,7 +167,7 @@ class HarnessAdapter:
         fault = None
         if "errored" in answer:
             fault = HarnessFailed(answer["errored"]["message"], answer["errored"].get("detail", ""))
-        return server.verdict(scenario.id, fault, ran=True)
+        return server.verdict(scenario.id, fault, ran=True, show_requests=True)  # run_scenario keeps them only when asked
 
     def close(self) -> None:
         self.supervisor.tell({"cmd": "stop"})
