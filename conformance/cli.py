@@ -459,6 +459,31 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_docs(args: argparse.Namespace) -> int:
+    from conformance.docgen import COMMAND, DocsError, stale, write, write_sdk_digest
+
+    docs = Path(args.docs)
+    try:
+        if args.sdk_results:
+            print(f"wrote {write_sdk_digest(docs, Path(args.sdk_results))}")
+        corpus = _corpus(args)
+        if not args.check:
+            written = write(docs, corpus)
+            print(f"{len(written)} page(s) rewritten under {docs}" if written else f"up to date: {docs}")
+            return EXIT_OK
+        found = stale(docs, corpus)
+    except (DocsError, ValueError) as exc:
+        print(f"conformance docs: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    for path in found:
+        print(f"{path}: differs from what `{COMMAND}` generates")
+    if found:
+        print(f"stale: run `{COMMAND}`")
+        return EXIT_FOUND
+    print(f"up to date: the generated parts of {docs}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="conformance", description="Tool-call id conformance suite.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -470,27 +495,34 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--profile", choices=("default", "strict"), default="default", help="rule profile")
 
     run = sub.add_parser("run", help="run the suite against an adapter (default: the bundled reference)")
-    run.add_argument("--adapter", default="reference", help="'reference', a bug id, or module:object")
+    run.add_argument(
+        "--adapter",
+        default="reference",
+        metavar="SPEC",
+        help="'reference', a bug id, module:object or path/to/file.py:object (the current directory is importable)",
+    )
     run.add_argument(
         "--harness",
         metavar="COMMAND",
         help="run a client library in any language through the harness protocol (docs/harness.md): the "
         "command that starts its harness, e.g. 'node harnesses/vercel-ai/run.mjs'",
     )
-    run.add_argument("--api", action="append", help="only cases of this API (repeatable)")
+    run.add_argument("--api", action="append", metavar="NAME", help="only cases of this API (repeatable)")
     run.add_argument("--report", metavar="PATH", help="write the results JSON here")
     run.add_argument("-v", "--verbose", action="store_true", help="list every passing and skipped case")
     run.add_argument(
         "--fail-on-warnings", action="store_true", help="exit 1 when a case has a warning-severity violation"
     )
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds a case may run (0: no limit)")
+    run.add_argument(
+        "--timeout", type=float, default=60.0, metavar="SECONDS", help="seconds a case may run (0: no limit)"
+    )
     run.add_argument(
         "--record-mode",
         choices=("none", "once", "new_episodes", "all"),
         default="none",
         help="client adapters: vcrpy record mode (once records cassettes that do not exist yet)",
     )
-    run.add_argument("--base-url", help="client adapters: the provider base URL to use")
+    run.add_argument("--base-url", metavar="URL", help="client adapters: the provider base URL to use")
     run.add_argument(
         "--in-process",
         action="store_true",
@@ -605,6 +637,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="write nothing; exit 1 naming the files that are not what would be written"
     )
     matrix.set_defaults(func=cmd_matrix)
+
+    docs = sub.add_parser(
+        "docs",
+        help="regenerate the parts of the docs made from data (scenario lists, option tables, the official "
+        "SDKs' failures)",
+    )
+    docs.add_argument("--docs", metavar="DIR", default="docs", help="the docs directory (default: docs)")
+    docs.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 naming the pages whose generated parts are stale"
+    )
+    docs.add_argument(
+        "--sdk-results",
+        metavar="RESULTS",
+        help="a results JSON of conformance.clients.official_sdks:ADAPTER: its failures become DIR/data/official-sdks.json",
+    )
+    common(docs)
+    docs.set_defaults(func=cmd_docs)
     return parser
 
 

@@ -47,21 +47,30 @@ _APIS = (
 )
 _SETTINGS = {
     # option/ini name: (help, ini type)
-    "adapter": ("adapter under test: 'reference', a bug id, or module:object", "string"),
+    "adapter": (
+        "adapter under test: 'reference', a bug id (its reproduction, its own scenario expected to fail), "
+        "module:object or path/to/file.py:object (the invocation directory is importable)",
+        "string",
+    ),
     "harness": ("a client in any language: the command that starts its harness (docs/harness.md)", "string"),
-    "api": ("only run cases of these APIs (repeatable)", "args"),
-    "profile": ("rule profile: default or strict", "string"),
+    "api": ("only run cases of these APIs (repeatable); an unknown name is a usage error listing the known ones", "args"),
+    "profile": ("rule profile: default, or strict (every violation an error)", "string"),
     "report": (
-        "write the results JSON here (default: under pytest's cache directory, .pytest_cache/d/conformance/)",
+        "write the results JSON here, relative to the invocation directory (default: "
+        ".pytest_cache/d/conformance/results.json; not written when the cache is disabled); a partial run "
+        "never replaces a complete file",
         "string",
     ),
     "cases": ("extra case directories (repeatable)", "args"),
     "cassettes": ("extra cassette directories (repeatable)", "args"),
     "timeout": ("seconds a case may run before it is a timeout (default 60; 0: no limit)", "string"),
-    "base-url": ("client adapters: the provider base URL to use instead of the provider's own", "string"),
+    "base-url": ("client adapters: the base URL the client is pointed at (default: the recorded one)", "string"),
     "replay": ("client adapters: in-process (vcrpy, the default) or server (the replay server over HTTP)", "string"),
     "isolate": ("run the adapter in a supervised worker process: its exits, crashes and hangs become outcomes", "bool"),
-    "fail-on-warnings": ("fail the run when a case has a warning-severity violation", "bool"),
+    "fail-on-warnings": (
+        "fail the run (exit 1) when a case has a warning-severity violation; cases keep their verdicts",
+        "bool",
+    ),
     "baseline": (
         "a file of expected failures (YAML or JSON, docs/plugin.md): listed failures are xfail, new ones fail, "
         "and an entry whose case passes fails the run as stale",
