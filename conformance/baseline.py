@@ -165,10 +165,11 @@ def updated(
     for case_id, entry in old.items():
         if case_id not in judged and case_id not in kept and case_id in known:
             kept[case_id] = entry
+    who = adapter or (baseline.adapter if baseline else "")
     return {
         "format": FORMAT,
         "version": VERSION,
-        **({"adapter": adapter or baseline.adapter} if (adapter or (baseline and baseline.adapter)) else {}),
+        **({"adapter": who} if who else {}),
         "expected_failures": [kept[i].to_json() for i in sorted(kept)],
     }
 

@@ -32,14 +32,15 @@ def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance.adapters import describe, served_apis, unknown_api_message
+    from conformance.baseline import summary_lines
+    from conformance.baseline_options import after_run, load_for_run
+    from conformance.junit import write_junit
     from conformance.known_bugs import run_case
     from conformance.outcomes import FAILING, CaseResult
+    from conformance.requests_view import requests_text
     from conformance.results import results_document
     from conformance.results_merge import write_run_results
     from conformance.runner import RunOptions, select
-    from conformance.baseline import summary_lines
-    from conformance.junit import write_junit
-    from conformance.requests_view import requests_text
     from conformance.summary_md import summary_markdown, write_summary_md
     from conformance.textreport import (
         case_text,
@@ -49,8 +50,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         warning_lines,
         warnings_summary,
     )
-
-    from conformance.baseline_options import after_run, load_for_run
 
     unknown = unknown_api_message(args.api or ())
     if unknown:
@@ -131,7 +130,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     for line in notes:
         print(line)
     failing = [r for r in results if r.outcome in FAILING and r.api in served]
-    verdict = f"FAILED: {gate}" if gate else (f"FAILED: {plural(len(failing), 'case')} failing" if failing else "passed")
+    verdict = (
+        f"FAILED: {gate}" if gate else (f"FAILED: {plural(len(failing), 'case')} failing" if failing else "passed")
+    )
     if args.junitxml:
         write_junit(Path(args.junitxml), results, adapter.name)
         print(f"junit xml: {args.junitxml}")
@@ -146,8 +147,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from conformance.outcomes import FAILING
-    from conformance.results import write_results
     from conformance.requests_view import requests_text
+    from conformance.results import write_results
     from conformance.serving import ScenarioServer
     from conformance.textreport import case_text, nothing_judged, summary_table
 
@@ -317,7 +318,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
         if not checked:
             verdict = "nothing checked"
         else:
-            verdict = f"checked {checked}: {lint_verdict(len(report.errors), len(report.violations) - len(report.errors))}"
+            verdict = (
+                f"checked {checked}: {lint_verdict(len(report.errors), len(report.violations) - len(report.errors))}"
+            )
         print(f"{raw}: {report.interactions} interaction(s); {verdict}")
         for line in report.unchecked:
             print(f"  not checked: {line}")
@@ -650,7 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     docs.add_argument(
         "--sdk-results",
         metavar="RESULTS",
-        help="a results JSON of conformance.clients.official_sdks:ADAPTER: its failures become DIR/data/official-sdks.json",
+        help="a results JSON of conformance.clients.official_sdks:ADAPTER: its failures become "
+        "DIR/data/official-sdks.json",
     )
     common(docs)
     docs.set_defaults(func=cmd_docs)

@@ -30,7 +30,9 @@ COMMAND = "conformance docs"
 SDK_DIGEST = Path("data") / "official-sdks.json"
 SDK_NOTES = Path("data") / "official-sdks.notes.yaml"
 _MARKERS = re.compile(
-    r"(<!-- BEGIN generated: (?P<name>[\w-]+) \(conformance docs\) -->\n)(?P<body>.*?)(<!-- END generated: (?P=name) -->)",
+    r"(<!-- BEGIN generated: (?P<name>[\w-]+) \(conformance docs\) -->\n)"
+    r"(?P<body>.*?)"
+    r"(<!-- END generated: (?P=name) -->)",
     re.S,
 )
 
@@ -79,7 +81,7 @@ class _Recorder:
     def addoption(self, *names: str, **attrs: Any) -> None:
         self.options.append((names, attrs))
 
-    def addini(self, name: str, help: str, **_: Any) -> None:  # noqa: A002  # pytest's own keyword
+    def addini(self, name: str, help: str, **_: Any) -> None:  # pytest's own keyword
         self.ini[name] = help
 
 
@@ -107,10 +109,10 @@ def run_options_table() -> str:
     from conformance.cli import build_parser
 
     parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     run = sub.choices["run"]
     lines = ["| option | meaning |", "|---|---|"]
-    for action in run._actions:  # noqa: SLF001  # argparse keeps them here, and nowhere public
+    for action in run._actions:  # argparse keeps them here, and nowhere public
         if not action.option_strings or action.help == argparse.SUPPRESS or "--help" in action.option_strings:
             continue
         value = ""
@@ -132,7 +134,9 @@ def sdk_digest(results: Mapping[str, Any]) -> dict[str, Any]:
     for case in results.get("cases", ()):
         if case.get("outcome") in FAILING:
             codes = sorted({v["code"] for v in case.get("violations", ()) if v.get("severity") == "error"})
-            failures.append({"id": case["id"], "outcome": case["outcome"], "codes": codes, "summary": case.get("summary", "")})
+            failures.append(
+                {"id": case["id"], "outcome": case["outcome"], "codes": codes, "summary": case.get("summary", "")}
+            )
     adapter = results.get("adapter") or {}
     return {
         "format": "toolcall-conformance/sdk-failures",
@@ -228,4 +232,3 @@ def write_sdk_digest(docs: Path, results: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(digest, indent=2) + "\n", encoding="utf-8")
     return target
-

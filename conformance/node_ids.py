@@ -28,7 +28,7 @@ def take_case_args(args: list[str], prefix: str) -> list[str] | None:
     taken: list[str] = []
     kept: list[str] = []
     for arg in args:
-        if arg == bare or arg == prefix:
+        if arg in (bare, prefix):
             taken.append("")
         elif arg.startswith(prefix):
             taken.append(arg[len(prefix) :].strip("/"))
@@ -40,7 +40,9 @@ def take_case_args(args: list[str], prefix: str) -> list[str] | None:
     return taken
 
 
-def named(scenarios: Sequence[Scenario], requested: Sequence[str], known: Collection[str], prefix: str) -> list[Scenario]:
+def named(
+    scenarios: Sequence[Scenario], requested: Sequence[str], known: Collection[str], prefix: str
+) -> list[Scenario]:
     """The scenarios (of those selected) that the requested ids name, in their order. An id that names no
     case of the corpus is an error with the closest ids; one outside the selected APIs names nothing."""
     if "" in requested:

@@ -22,9 +22,9 @@ import pytest
 
 if TYPE_CHECKING:
     from conformance.adapters import Adapter, Resolved
+    from conformance.baseline import Baseline
     from conformance.corpus import BugCase, Corpus, Scenario
     from conformance.outcomes import CaseResult
-    from conformance.baseline import Baseline
     from conformance.results_merge import Written
     from conformance.runner import RunOptions
 
@@ -53,7 +53,10 @@ _SETTINGS = {
         "string",
     ),
     "harness": ("a client in any language: the command that starts its harness (docs/harness.md)", "string"),
-    "api": ("only run cases of these APIs (repeatable); an unknown name is a usage error listing the known ones", "args"),
+    "api": (
+        "only run cases of these APIs (repeatable); an unknown name is a usage error listing the known ones",
+        "args",
+    ),
     "profile": ("rule profile: default, or strict (every violation an error)", "string"),
     "report": (
         "write the results JSON here, relative to the invocation directory (default: "
@@ -241,7 +244,7 @@ class ConformanceSession:
         self.gate: str | None = None  # why the run fails though no case did
         self.requested: list[str] | None = None  # the case ids named on the command line, if any
         self.written: Written | None = None  # where the results file went
-        self._baseline: Baseline | None | bool = False  # False: not loaded yet
+        self._baseline: Baseline | bool | None = False  # False: not loaded yet
         self.baseline_note: str = ""
         self._failed_to_start = False
 
@@ -473,7 +476,8 @@ class ConformanceSession:
         for scenario in self.scenarios():
             if scenario.id in self.results:
                 continue
-            why = "the run stopped before this case" if scenario.id in selected else "deselected (-k, -m, --lf, ...)"
+            stopped = scenario.id in selected
+            why = "the run stopped before this case" if stopped else "deselected (-k, -m, --lf, case ids named, ...)"
             results.append(CaseResult(scenario.id, scenario.api, "not-run", summary=why))
         return results
 

@@ -84,9 +84,16 @@ def violation_text(v: Violation, api: str, quote: Quote | None = None) -> str:
     return "\n".join(lines)
 
 
+# Diff lines shown per case; the results JSON holds the whole diff.
+DIFF_LINES = 30
+
+
 def diff_text(diff: str) -> str:
     lines = ["  What was sent, against what a correct adapter sends (id-bearing fields only):"]
-    lines += [f"    {clip(line)}" for line in diff.splitlines()]
+    changes = diff.splitlines()
+    lines += [f"    {clip(line)}" for line in changes[:DIFF_LINES]]
+    if len(changes) > DIFF_LINES:
+        lines.append(f"    … and {len(changes) - DIFF_LINES} more changes (the results JSON holds them all)")
     if "<minted " in diff:
         lines.append(
             "    (<minted N>: an id minted where the wire had none; any id the API accepts will do, "
@@ -177,11 +184,15 @@ def skip_lines(results: Iterable[CaseResult]) -> list[str]:
 
 def warning_lines(results: Iterable[CaseResult], prefix: str = "") -> list[str]:
     """One line per warning-severity violation: case, code, location and what is wrong."""
+    from conformance.folding import fold
+
     lines = []
     for result in results:
-        for v in result.warnings:
+        for group in fold(list(enumerate(result.warnings))):
+            v = group.first
             title = v.message.splitlines()[0] if v.message else v.code
-            lines.append(f"{prefix}{result.case_id}: warning {v.code} at {clip(v.location)}: {clip(title)}")
+            more = f" (and {len(group.more)} more like it)" if group.more else ""
+            lines.append(f"{prefix}{result.case_id}: warning {v.code} at {clip(v.location)}: {clip(title)}{more}")
     return lines
 
 

@@ -149,7 +149,11 @@ def test_the_action_is_a_composite_with_the_documented_inputs() -> None:
 def test_a_run_that_fails_uploads_its_files_and_fails_the_job(workspace: Path) -> None:
     runner = Runner(workspace, {"adapter": "./mine.py:ADAPTER", "api": "openai-chat"})
     assert runner.run_all() == 1, runner.log
-    assert runner.pip_log.read_text().split() == ["install", "--disable-pip-version-check", "toolcall-conformance==0.1.0"]
+    assert runner.pip_log.read_text().split() == [
+        "install",
+        "--disable-pip-version-check",
+        "toolcall-conformance==0.1.0",
+    ]
     assert runner.outputs["run"]["exit-code"] == "1"
     assert runner.uploaded and all(p.is_file() for p in runner.uploaded), runner.uploaded
     assert {p.name for p in runner.uploaded} == {"results.json", "junit.xml"}
@@ -161,8 +165,10 @@ def test_a_run_that_fails_uploads_its_files_and_fails_the_job(workspace: Path) -
 def test_the_baseline_input_turns_known_failures_into_xfail(workspace: Path) -> None:
     # The user's own first step: write the baseline (this is what they commit).
     subprocess.run(
-        [sys.executable, "-m", "conformance", "run", "--adapter", "./mine.py:ADAPTER", "--api", "openai-chat"]
-        + ["--baseline", "conformance-baseline.yaml", "--update-baseline"],
+        [
+            *(sys.executable, "-m", "conformance", "run", "--adapter", "./mine.py:ADAPTER", "--api", "openai-chat"),
+            *("--baseline", "conformance-baseline.yaml", "--update-baseline"),
+        ],
         cwd=workspace,
         capture_output=True,
         check=False,

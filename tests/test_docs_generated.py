@@ -33,7 +33,9 @@ def test_every_scenario_of_an_api_is_listed_on_its_page(corpus: Corpus) -> None:
             assert f"| `{scenario.id.split('/', 1)[1]}` |" in page, scenario.id
 
 
-def test_a_scenario_list_edited_by_hand_is_stale(docs: Path, corpus: Corpus, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_scenario_list_edited_by_hand_is_stale(
+    docs: Path, corpus: Corpus, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = docs / "apis" / "openai-chat.md"
     page.write_text(page.read_text(encoding="utf-8").replace("| `one-call` |", "| `one-call-renamed` |"), "utf-8")
     assert stale(docs, corpus) == [page]
@@ -47,7 +49,7 @@ def test_every_registered_option_is_in_the_options_table() -> None:
     from conformance import plugin
 
     text = (ROOT / "docs" / "plugin.md").read_text(encoding="utf-8")
-    for name in plugin._SETTINGS:  # noqa: SLF001
+    for name in plugin._SETTINGS:
         assert f"`--conformance-{name}" in text, name
     for flag in ("--conformance-replay", "--conformance-harness", "--conformance-isolate", "--show-requests"):
         assert f"`{flag}" in text

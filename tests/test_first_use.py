@@ -47,7 +47,9 @@ def test_the_node_id_pytest_prints_reruns_that_case(pytester: pytest.Pytester) -
     assert prefix.ret == pytest.ExitCode.OK and prefix.parseoutcomes()["passed"] >= 2
     typo = pytester.runpytest_subprocess("--conformance-adapter=reference", "conformance::openai-chat/one-cal")
     assert typo.ret == pytest.ExitCode.USAGE_ERROR
-    typo.stderr.fnmatch_lines(["*no conformance case conformance::openai-chat/one-cal (did you mean openai-chat/one-call*"])
+    typo.stderr.fnmatch_lines(
+        ["*no conformance case conformance::openai-chat/one-cal (did you mean openai-chat/one-call*"]
+    )
 
 
 def test_an_adapter_given_as_a_file_path_loads_in_pytest(pytester: pytest.Pytester) -> None:

@@ -100,3 +100,19 @@ def test_repeated_violations_of_one_code_fold_into_one_block() -> None:
     assert "… and 299 more pairing/orphan-result like it, at request[1].messages[1].tool_call_id" in text
     assert "and 294 more" in text
     assert len(text.splitlines()) < 20
+
+
+def test_a_long_diff_and_repeated_warnings_are_folded_too() -> None:
+    from conformance.textreport import DIFF_LINES, warning_lines
+
+    diff = "\n".join(f"Value of ['request[1]'][{i}] changed" for i in range(DIFF_LINES + 50))
+    result = CaseResult("openai-chat/x", "openai-chat", "fail", diff=diff)
+    text = case_text(result)
+    assert "… and 50 more changes (the results JSON holds them all)" in text
+    assert len(text.splitlines()) < DIFF_LINES + 10
+    unstable = [
+        Violation(code="decode/unstable-id", severity="warning", location=f"response[{i}]", message="Unstable.")
+        for i in range(40)
+    ]
+    lines = warning_lines([CaseResult("openai-chat/y", "openai-chat", "pass", violations=unstable)])
+    assert lines == ["openai-chat/y: warning decode/unstable-id at response[0]: Unstable. (and 39 more like it)"]
