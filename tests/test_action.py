@@ -8,6 +8,7 @@ the test needs no package index: it checks that the version installed is pinned.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -199,3 +200,14 @@ def test_a_requirement_that_is_not_a_version_is_installed_as_given(workspace: Pa
     )
     assert runner.run_all() == 0, runner.log
     assert runner.pip_log.read_text().split()[-3:] == [str(ROOT), ".", "mylib==1.2"]
+
+
+def test_a_harness_runs_through_the_harness_input(workspace: Path) -> None:
+    harness = f"{sys.executable} {ROOT / 'harnesses' / 'minimal-python' / 'harness.py'}"
+    runner = Runner(workspace, {"harness": harness, "api": "openai-chat", "args": "--timeout 60"})
+    code = runner.run_all()
+    results = json.loads((workspace / "conformance-results" / "results.json").read_text(encoding="utf-8"))
+    assert results["adapter"]["connector"] == "harness", runner.log
+    assert code == int(runner.outputs["run"]["exit-code"]) == 0
+    assert results["counts"]["pass"] >= 10 and results["counts"]["fail"] == 0
+    assert "### Tool-call id conformance:" in runner.summary.read_text(encoding="utf-8")
