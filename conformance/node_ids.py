@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Collection, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,14 +22,14 @@ class NodeIdError(ValueError):
     """A node id that names no case."""
 
 
-def take_case_args(args: list[str], prefix: str) -> list[str] | None:
+def take_case_args(args: list[str], prefix: str, base: Path) -> list[str] | None:
     """Remove the case node ids from `args` (in place); the case ids they name ("" for all), or None
-    when there were none."""
+    when there were none. A bare `conformance` that is a path under `base` stays a path."""
     bare = prefix.rstrip(":")
     taken: list[str] = []
     kept: list[str] = []
     for arg in args:
-        if arg in (bare, prefix):
+        if arg == prefix or (arg == bare and not (base / bare).exists()):
             taken.append("")
         elif arg.startswith(prefix):
             taken.append(arg[len(prefix) :].strip("/"))

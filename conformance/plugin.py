@@ -138,7 +138,7 @@ def pytest_configure(config: pytest.Config) -> None:
         session = ConformanceSession(config, adapter or "", harness=harness)
         # `conformance::<case id>` as pytest printed it names no file: taken out of the paths pytest
         # collects, and kept as the cases to collect.
-        session.requested = take_case_args(config.args, _PREFIX)
+        session.requested = take_case_args(config.args, _PREFIX, Path(config.invocation_params.dir))
         config.pluginmanager.register(session, "conformance-session")
 
 

@@ -166,3 +166,16 @@ def test_a_last_failed_rerun_never_replaces_a_complete_results_file(pytester: py
     assert json.loads((pytester.path / "r.json").read_text(encoding="utf-8")) == merged
     beside = json.loads((pytester.path / "r.partial.json").read_text(encoding="utf-8"))
     assert beside["complete"] is False and beside["adapter"]["name"] == "reference"
+
+
+def test_a_bare_conformance_argument_names_every_case_unless_it_is_a_path(tmp_path: Path) -> None:
+    from conformance.node_ids import take_case_args
+
+    args = ["conformance", "tests/x.py", "conformance::gemini/one-call"]
+    assert take_case_args(args, "conformance::", tmp_path) == ["", "gemini/one-call"]
+    assert args == ["tests/x.py"]
+    (tmp_path / "conformance").mkdir()
+    args = ["conformance", "conformance::gemini"]
+    assert take_case_args(args, "conformance::", tmp_path) == ["gemini"]
+    assert args == ["conformance"]
+    assert take_case_args(["tests"], "conformance::", tmp_path) is None
