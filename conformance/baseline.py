@@ -4,7 +4,7 @@ The file (YAML or JSON, `conformance/schemas/baseline.schema.json`) lists case i
 they fail with and a reason or link. Against it, a result is:
 
 - `xfail` when the case fails with no code outside its entry's (a case failing without violations
-  counts its outcome, `error`, `timeout` or `crash`, as its code);
+  counts its outcome, `error`, `timeout`, `crash` or `fail`, as its code);
 - left `fail` (or `error`, ...) when it fails with a code the entry does not list, or has no entry;
 - `xpass` when an entry's case now passes: the entry is stale, and the run fails until it goes.
 
