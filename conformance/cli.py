@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import __version__
+from conformance.engine.wording import plural
 
 EXIT_OK, EXIT_FOUND, EXIT_INPUT = 0, 1, 2
 
@@ -33,6 +34,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance.connectors.adapters import describe, served_apis
     from conformance.connectors.contract import unknown_api_message
     from conformance.engine.outcomes import FAILING, CaseResult
+    from conformance.engine.requests_view import requests_text
+    from conformance.reports.junit import write_junit
+    from conformance.reports.summary_md import summary_markdown, write_summary_md
     from conformance.reports.textreport import (
         case_text,
         nothing_judged,
@@ -41,13 +45,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         warning_lines,
         warnings_summary,
     )
+    from conformance.running.baseline import summary_lines
+    from conformance.running.baseline_options import after_run, load_for_run
     from conformance.running.known_bugs import run_case
-    from conformance.running.results import results_document, write_results
+    from conformance.running.results import results_document
+    from conformance.running.results_merge import write_run_results
     from conformance.running.runner import RunOptions, select
 
     unknown = unknown_api_message(args.api or ())
     if unknown:
         print(f"conformance run: --api: {unknown}", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        baseline = load_for_run(Path(args.baseline) if args.baseline else None, update=args.update_baseline)
+    except ValueError as exc:
+        print(f"conformance run: --baseline: {exc}", file=sys.stderr)
         return EXIT_INPUT
     corpus = _corpus(args)
     adapter, bug, close = _adapter(args, corpus)
@@ -58,15 +70,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         record_mode=args.record_mode,
         base_url=args.base_url,
         replay=args.replay,
+        show_requests=args.show_requests,
     )
     results: list[CaseResult] = []
     selected = select(corpus, args.api or None)
     try:
         for scenario in selected:
             result = run_case(adapter, scenario, corpus, options, bug)
+            if baseline is not None:
+                baseline.apply(result)
             results.append(result)
             if result.outcome in FAILING:
                 print(case_text(result, adapter.name), end="\n\n", flush=True)
+                if args.show_requests:
+                    print(requests_text(result.requests or ()), end="\n\n", flush=True)
                 continue
             if args.verbose or result.outcome not in ("pass", "skip"):
                 print(f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
@@ -86,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     revision = corpus.revision()  # hashes every corpus file: once
     who = f"{bug.id} (a known bug's reproduction)" if bug else f"{adapter.name} {adapter.version}"
     print(f"adapter: {who}   profile: {args.profile}   corpus: {revision}")
-    print(summary_table(results, served))
+    print(summary_table(results, served, selected=bool(args.api)))
     if not args.verbose:
         for line in skip_lines(r for r in results if r.api in served):
             print(line)
@@ -97,11 +114,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         document = results_document(
             results, adapter=describe(adapter, bug), corpus_revision=revision, profile=args.profile, apis=args.api
         )
-        write_results(Path(args.report), document)
-        print(f"results: {args.report}")
+        written = write_run_results(Path(args.report), document)
+        print(f"results: {written.path}" + (f" ({written.note})" if written.note else ""))
     gate = nothing_judged(results, served)
     if gate is None and args.fail_on_warnings and warned:
         gate = f"--fail-on-warnings: {warned}"
+    notes: list[str] = []
+    if args.baseline:
+        if baseline is not None:
+            notes += summary_lines(baseline, results, corpus.scenarios)
+        stale, note = after_run(
+            baseline, Path(args.baseline), results, corpus.scenarios, update=args.update_baseline, adapter=adapter.name
+        )
+        gate = gate or stale
+        notes += [note] if note else []
+    for line in notes:
+        print(line)
+    failing = [r for r in results if r.outcome in FAILING and r.api in served]
+    verdict = (
+        f"FAILED: {gate}" if gate else (f"FAILED: {plural(len(failing), 'case')} failing" if failing else "passed")
+    )
+    if args.junitxml:
+        write_junit(Path(args.junitxml), results, adapter.name)
+        print(f"junit xml: {args.junitxml}")
+    if args.summary_md:
+        text = summary_markdown(results, adapter=who, served=served, verdict=verdict, notes=notes)
+        write_summary_md(Path(args.summary_md), text)
     if gate:
         print(f"FAILED: {gate}")
         return EXIT_FOUND
@@ -111,7 +149,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from conformance.connectors.serving import ScenarioServer
     from conformance.engine.outcomes import FAILING
-    from conformance.reports.textreport import summary_table
+    from conformance.engine.requests_view import requests_text
+    from conformance.reports.textreport import case_text, nothing_judged, summary_table
     from conformance.running.results import served_document, write_results
 
     corpus = _corpus(args)
@@ -140,13 +179,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
         for listing in listings:
             print(f"{listing.scenario} {listing.api} {listing.base_url}", flush=True)
         _wait_for_stop(stop)
-        results = server.verdicts()
+        results = server.verdicts(show_requests=args.show_requests)
     finally:
         server.stop()
+    for result in results:
+        # Each failing case in full, as `conformance run` prints it: the violations, not counts only.
+        if result.outcome in FAILING:
+            print(case_text(result, "serve"), end="\n\n", file=sys.stderr)
+        if args.show_requests and result.requests is not None and result.outcome != "not-run":
+            print(f"{result.case_id}: the requests received", file=sys.stderr)
+            print(requests_text(result.requests), end="\n\n", file=sys.stderr)
     print(summary_table(results), file=sys.stderr)
     if args.report:
         write_results(Path(args.report), served_document(server, results))
         print(f"results: {args.report}", file=sys.stderr)
+    gate = nothing_judged(results)
+    if gate:
+        # No client came: a CI step that started the server and never reached it has tested nothing.
+        print(f"FAILED: {gate}", file=sys.stderr)
+        return EXIT_FOUND
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
 
 
@@ -258,7 +309,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from conformance.lint import lint_path
+    from conformance.lint import lint_path, lint_verdict
     from conformance.recordings.cassette import CassetteError
     from conformance.reports.textreport import violation_text
 
@@ -278,8 +329,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
         if not checked:
             verdict = "nothing checked"
         else:
-            verdict = "clean" if not report.errors else f"{len(report.errors)} violation(s)"
-            verdict = f"checked {checked}: {verdict}"
+            verdict = (
+                f"checked {checked}: {lint_verdict(len(report.errors), len(report.violations) - len(report.errors))}"
+            )
         print(f"{raw}: {report.interactions} interaction(s); {verdict}")
         for line in report.unchecked:
             print(f"  not checked: {line}")
@@ -422,6 +474,38 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_docs(args: argparse.Namespace) -> int:
+    from conformance.docgen import COMMAND, DocsError, stale, write, write_sdk_digest
+
+    docs = Path(args.docs)
+    try:
+        if args.sdk_results:
+            print(f"wrote {write_sdk_digest(docs, Path(args.sdk_results))}")
+        corpus = _corpus(args)
+        if not args.check:
+            written = write(docs, corpus, run_parser())
+            print(f"{len(written)} page(s) rewritten under {docs}" if written else f"up to date: {docs}")
+            return EXIT_OK
+        found = stale(docs, corpus, run_parser())
+    except (DocsError, ValueError) as exc:
+        print(f"conformance docs: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    for path in found:
+        print(f"{path}: differs from what `{COMMAND}` generates")
+    if found:
+        print(f"stale: run `{COMMAND}`")
+        return EXIT_FOUND
+    print(f"up to date: the generated parts of {docs}")
+    return EXIT_OK
+
+
+def run_parser() -> argparse.ArgumentParser:
+    """The parser of `conformance run`, whose options the docs list."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    run: argparse.ArgumentParser = sub.choices["run"]
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="conformance", description="Tool-call id conformance suite.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -433,27 +517,34 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--profile", choices=("default", "strict"), default="default", help="rule profile")
 
     run = sub.add_parser("run", help="run the suite against an adapter (default: the bundled reference)")
-    run.add_argument("--adapter", default="reference", help="'reference', a bug id, or module:object")
+    run.add_argument(
+        "--adapter",
+        default="reference",
+        metavar="SPEC",
+        help="'reference', a bug id, module:object or path/to/file.py:object (the current directory is importable)",
+    )
     run.add_argument(
         "--harness",
         metavar="COMMAND",
         help="run a client library in any language through the harness protocol (docs/harness.md): the "
         "command that starts its harness, e.g. 'node harnesses/vercel-ai/run.mjs'",
     )
-    run.add_argument("--api", action="append", help="only cases of this API (repeatable)")
+    run.add_argument("--api", action="append", metavar="NAME", help="only cases of this API (repeatable)")
     run.add_argument("--report", metavar="PATH", help="write the results JSON here")
     run.add_argument("-v", "--verbose", action="store_true", help="list every passing and skipped case")
     run.add_argument(
         "--fail-on-warnings", action="store_true", help="exit 1 when a case has a warning-severity violation"
     )
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds a case may run (0: no limit)")
+    run.add_argument(
+        "--timeout", type=float, default=60.0, metavar="SECONDS", help="seconds a case may run (0: no limit)"
+    )
     run.add_argument(
         "--record-mode",
         choices=("none", "once", "new_episodes", "all"),
         default="none",
         help="client adapters: vcrpy record mode (once records cassettes that do not exist yet)",
     )
-    run.add_argument("--base-url", help="client adapters: the provider base URL to use")
+    run.add_argument("--base-url", metavar="URL", help="client adapters: the provider base URL to use")
     run.add_argument(
         "--in-process",
         action="store_true",
@@ -465,6 +556,26 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("in-process", "server"),
         default="in-process",
         help="client adapters: replay through vcrpy in this process (default) or the replay server over HTTP",
+    )
+    run.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="expected failures (YAML or JSON; docs/plugin.md): listed failures are xfail, new ones fail, and an "
+        "entry whose case passes fails the run as stale",
+    )
+    run.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="rewrite the --baseline file from this run: stale entries dropped, new failures added",
+    )
+    run.add_argument("--junitxml", metavar="PATH", help="write a JUnit XML file of the cases here")
+    run.add_argument(
+        "--summary-md", metavar="PATH", help="append the summary as Markdown here (e.g. $GITHUB_STEP_SUMMARY)"
+    )
+    run.add_argument(
+        "--show-requests",
+        action="store_true",
+        help="print every request the adapter sent in a failing case beside the recorded one",
     )
     common(run)
     run.set_defaults(func=cmd_run)
@@ -478,6 +589,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="the port to listen on (default: a free one)")
     serve.add_argument("--report", metavar="PATH", help="write the results JSON here when the server stops")
+    serve.add_argument(
+        "--show-requests",
+        action="store_true",
+        help="when the server stops, print every request received beside the recorded one",
+    )
     common(serve)
     serve.set_defaults(func=cmd_serve)
 
@@ -548,6 +664,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="write nothing; exit 1 naming the files that are not what would be written"
     )
     matrix.set_defaults(func=cmd_matrix)
+
+    docs = sub.add_parser(
+        "docs",
+        help="regenerate the parts of the docs made from data (scenario lists, option tables, the official "
+        "SDKs' failures)",
+    )
+    docs.add_argument("--docs", metavar="DIR", default="docs", help="the docs directory (default: docs)")
+    docs.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 naming the pages whose generated parts are stale"
+    )
+    docs.add_argument(
+        "--sdk-results",
+        metavar="RESULTS",
+        help="a results JSON of conformance.clients.official_sdks:ADAPTER: its failures become "
+        "DIR/data/official-sdks.json",
+    )
+    common(docs)
+    docs.set_defaults(func=cmd_docs)
     return parser
 
 

@@ -20,6 +20,7 @@ from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.faults import describe
 from conformance.engine.rules import CheckContext, check
 from conformance.engine.violations import Violation
+from conformance.engine.wording import plural
 from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
 
 
@@ -87,3 +88,12 @@ def lint_path(path: Path, corpus: Corpus, profile: str = "default") -> LintRepor
         return lint(cassette, corpus, profile)
     except Exception as exc:
         raise CassetteError(str(path), f"the suite failed while linting it: {describe(exc)}") from exc
+
+
+def lint_verdict(errors: int, warnings: int) -> str:
+    """The one-line verdict above the listed violations: never `clean` over warnings it then lists."""
+    if not errors and not warnings:
+        return "clean"
+    if not errors:
+        return f"no errors, {plural(warnings, 'warning')}"
+    return plural(errors, "violation") + (f" and {plural(warnings, 'warning')}" if warnings else "")

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from conformance.connectors.adapters import Adapter, Resolved
     from conformance.corpus.loading import BugCase, Corpus, Scenario
     from conformance.engine.outcomes import CaseResult
+    from conformance.running.baseline import Baseline
+    from conformance.running.results_merge import Written
     from conformance.running.runner import RunOptions
 
 _PROPERTY = "conformance_result"
@@ -45,22 +47,46 @@ _APIS = (
 )
 _SETTINGS = {
     # option/ini name: (help, ini type)
-    "adapter": ("adapter under test: 'reference', a bug id, or module:object", "string"),
+    "adapter": (
+        "adapter under test: 'reference', a bug id (its reproduction, its own scenario expected to fail), "
+        "module:object or path/to/file.py:object (the invocation directory is importable)",
+        "string",
+    ),
     "harness": ("a client in any language: the command that starts its harness (docs/harness.md)", "string"),
-    "api": ("only run cases of these APIs (repeatable)", "args"),
-    "profile": ("rule profile: default or strict", "string"),
+    "api": (
+        "only run cases of these APIs (repeatable); an unknown name is a usage error listing the known ones",
+        "args",
+    ),
+    "profile": ("rule profile: default, or strict (every violation an error)", "string"),
     "report": (
-        "write the results JSON here (default: under pytest's cache directory, .pytest_cache/d/conformance/)",
+        "write the results JSON here, relative to the invocation directory (default: "
+        ".pytest_cache/d/conformance/results.json; not written when the cache is disabled); a partial run "
+        "never replaces a complete file",
         "string",
     ),
     "cases": ("extra case directories (repeatable)", "args"),
     "cassettes": ("extra cassette directories (repeatable)", "args"),
     "timeout": ("seconds a case may run before it is a timeout (default 60; 0: no limit)", "string"),
-    "base-url": ("client adapters: the provider base URL to use instead of the provider's own", "string"),
+    "base-url": ("client adapters: the base URL the client is pointed at (default: the recorded one)", "string"),
     "replay": ("client adapters: in-process (vcrpy, the default) or server (the replay server over HTTP)", "string"),
     "isolate": ("run the adapter in a supervised worker process: its exits, crashes and hangs become outcomes", "bool"),
-    "fail-on-warnings": ("fail the run when a case has a warning-severity violation", "bool"),
+    "fail-on-warnings": (
+        "fail the run (exit 1) when a case has a warning-severity violation; cases keep their verdicts",
+        "bool",
+    ),
+    "baseline": (
+        "a file of expected failures (YAML or JSON, docs/plugin.md): listed failures are xfail, new ones fail, "
+        "and an entry whose case passes fails the run as stale",
+        "string",
+    ),
+    "update-baseline": (
+        "rewrite the --conformance-baseline file from this run: stale entries dropped, new failures added",
+        "bool",
+    ),
+    "show-requests": ("print every request the adapter sent in a failing case beside the recorded one", "bool"),
 }
+# Short forms the issue tracker and the docs use; the --conformance- form is always there too.
+_ALIASES = {"show-requests": ("--show-requests",), "update-baseline": ("--update-baseline",)}
 # The tally pytest's last line shows, so that a run failed by the conformance gate is not shown green.
 _GATE = "conformance gate failed"
 
@@ -73,7 +99,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         if kind == "args":
             group.addoption(flag, action="append", dest=dest, default=None, metavar=name.upper(), help=text)
         elif kind == "bool":
-            group.addoption(flag, action="store_true", dest=dest, default=None, help=text)
+            group.addoption(flag, *_ALIASES.get(name, ()), action="store_true", dest=dest, default=None, help=text)
         elif name == "profile":
             group.addoption(flag, dest=dest, default=None, choices=("default", "strict"), help=text)
         elif name == "replay":
@@ -107,7 +133,12 @@ def pytest_configure(config: pytest.Config) -> None:
     adapter = _setting(config, "adapter")
     harness = _setting(config, "harness")
     if adapter or harness:
+        from conformance.node_ids import take_case_args
+
         session = ConformanceSession(config, adapter or "", harness=harness)
+        # `conformance::<case id>` as pytest printed it names no file: taken out of the paths pytest
+        # collects, and kept as the cases to collect.
+        session.requested = take_case_args(config.args, _PREFIX, Path(config.invocation_params.dir))
         config.pluginmanager.register(session, "conformance-session")
 
 
@@ -157,6 +188,8 @@ class ConformanceItem(pytest.Item):
                 summary=f"the suite raised on this case: {type(exc).__name__}: {exc}",
                 detail=short_traceback(exc),
             )
+        if plugin.baseline is not None:
+            plugin.baseline.apply(result)
         self.user_properties.append((_PROPERTY, json.dumps(result.to_json())))
         if result.outcome == "skip":
             pytest.skip(result.summary)
@@ -169,7 +202,13 @@ class ConformanceItem(pytest.Item):
         if isinstance(excinfo.value, ConformanceFailure):
             from conformance.reports.textreport import case_text
 
-            return case_text(excinfo.value.result, self.session_plugin.adapter.name)
+            result = excinfo.value.result
+            text = case_text(result, self.session_plugin.adapter.name)
+            if result.requests is not None:  # --conformance-show-requests
+                from conformance.engine.requests_view import requests_text
+
+                text += "\n\n" + requests_text(result.requests)
+            return text
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -203,6 +242,10 @@ class ConformanceSession:
         self.selected: list[str] = []
         self.crashed: set[str] = set()
         self.gate: str | None = None  # why the run fails though no case did
+        self.requested: list[str] | None = None  # the case ids named on the command line, if any
+        self.written: Written | None = None  # where the results file went
+        self._baseline: Baseline | bool | None = False  # False: not loaded yet
+        self.baseline_note: str = ""
         self._failed_to_start = False
 
     def run_options(self, item: pytest.Item) -> RunOptions:
@@ -226,6 +269,7 @@ class ConformanceSession:
             vcr_config=vcr_config,
             base_url=_setting(self.config, "base-url"),
             replay=self._replay(),
+            show_requests=bool(_setting(self.config, "show-requests")),
         )
 
     def _replay(self) -> Any:
@@ -285,6 +329,19 @@ class ConformanceSession:
         return self._resolved
 
     @property
+    def baseline(self) -> Baseline | None:
+        if self._baseline is False:
+            from conformance.running.baseline_options import load_for_run
+
+            raw = _setting(self.config, "baseline")
+            path = Path(self.config.invocation_params.dir) / str(raw) if raw else None
+            try:
+                self._baseline = load_for_run(path, update=bool(_setting(self.config, "update-baseline")))
+            except ValueError as exc:
+                raise pytest.UsageError(f"--conformance-baseline: {exc}") from None
+        return self._baseline  # type: ignore[return-value]
+
+    @property
     def adapter(self) -> Adapter:
         return self.resolved.adapter
 
@@ -335,13 +392,22 @@ class ConformanceSession:
             # an adapter that cannot be loaded, or an unknown API, stops the session here with one message.
             self.resolved  # noqa: B018
             self.scenarios()
+            self.baseline  # noqa: B018  # a baseline file with problems stops the session before any case
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, items: list[pytest.Item]) -> None:
         # Added before the keyword, mark and last-failed filters run, so they apply to these too.
         self.adapter  # noqa: B018  # an adapter that cannot be loaded stops the session here, once
+        scenarios = self.scenarios()
+        if self.requested is not None:
+            from conformance.node_ids import NodeIdError, named
+
+            try:
+                scenarios = named(scenarios, self.requested, self.corpus.scenarios, _PREFIX)
+            except NodeIdError as exc:
+                raise pytest.UsageError(str(exc)) from None
         collector = ConformanceCollector.from_parent(
-            session, name="conformance", nodeid="conformance", session_plugin=self, scenarios=self.scenarios()
+            session, name="conformance", nodeid="conformance", session_plugin=self, scenarios=scenarios
         )
         # Through genitems, so that pytest counts and reports the items as collected.
         items.extend(session.genitems(collector))
@@ -411,7 +477,8 @@ class ConformanceSession:
         for scenario in self.scenarios():
             if scenario.id in self.results:
                 continue
-            why = "the run stopped before this case" if scenario.id in selected else "deselected (-k, -m, --lf, ...)"
+            stopped = scenario.id in selected
+            why = "the run stopped before this case" if stopped else "deselected (-k, -m, --lf, case ids named, ...)"
             results.append(CaseResult(scenario.id, scenario.api, "not-run", summary=why))
         return results
 
@@ -445,7 +512,8 @@ class ConformanceSession:
             return
         from conformance.connectors.adapters import describe
         from conformance.reports.textreport import nothing_judged, warnings_summary
-        from conformance.running.results import results_document, write_results
+        from conformance.running.results import results_document
+        from conformance.running.results_merge import write_run_results
 
         results = self._case_results()
         path = self.report_path()
@@ -457,14 +525,33 @@ class ConformanceSession:
                 profile=self.profile,
                 apis=self.apis or None,
             )
-            write_results(path, document)
+            self.written = write_run_results(path, document)
         served = self.served()
         self.gate = nothing_judged(results, served)
+        if self.gate is None:
+            self.gate = self._baseline_gate(results)
         if self.gate is None and self.fail_on_warnings:
             found = warnings_summary(results)
             self.gate = f"--conformance-fail-on-warnings: {found}" if found else None
-        if self.gate and session.exitstatus == pytest.ExitCode.OK:
+        # pytest's own "no tests collected" (5, as after a -k that matches nothing) is a judged-nothing
+        # run too: the documented exit is 1.
+        if self.gate and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _baseline_gate(self, results: list[CaseResult]) -> str | None:
+        """Why the baseline fails the run though no case did (entries for cases the corpus lacks); and,
+        with --conformance-update-baseline, the file rewritten."""
+        from conformance.running.baseline_options import after_run
+
+        raw = _setting(self.config, "baseline")
+        if not raw:
+            return None
+        path = Path(self.config.invocation_params.dir) / str(raw)
+        update = bool(_setting(self.config, "update-baseline"))
+        gate, self.baseline_note = after_run(
+            self.baseline, path, results, self.corpus.scenarios, update=update, adapter=self.adapter.name
+        )
+        return gate
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._reports():
@@ -478,7 +565,7 @@ class ConformanceSession:
         tr.section("tool-call id conformance")
         who = f"{self.bug.id} (a known bug's reproduction)" if self.bug else f"{adapter.name} {adapter.version}"
         tr.write_line(f"adapter: {who}   profile: {self.profile}")
-        for line in summary_table(results, served).splitlines():
+        for line in summary_table(results, served, selected=bool(self.apis)).splitlines():
             tr.write_line(line)
         warned = warning_lines(results, _PREFIX)
         if warned:
@@ -486,8 +573,19 @@ class ConformanceSession:
             for line in warned:
                 tr.write_line(line, yellow=True)
             tr.write_line(str(warnings_summary(results)), yellow=True)
-        path = self.report_path()
-        tr.write_line(f"results: {path}" if path else "results: not written (give --conformance-report=PATH)")
+        if self.baseline is not None:
+            from conformance.running.baseline import summary_lines
+
+            for line in summary_lines(self.baseline, results, self.corpus.scenarios):
+                tr.write_line(line)
+        if self.baseline_note:
+            tr.write_line(self.baseline_note)
+        if self.written is not None:
+            tr.write_line(f"results: {self.written.path}")
+            if self.written.note:
+                tr.write_line(f"  ({self.written.note})")
+        else:
+            tr.write_line("results: not written (give --conformance-report=PATH)")
         if self.gate:
             tr.write_line(f"FAILED: {self.gate}", red=True, bold=True)
             # A report-like entry: other plugins read the tally's entries as reports (hypothesis reads their __dict__).

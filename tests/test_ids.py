@@ -130,3 +130,34 @@ def test_the_reference_gives_repeated_source_ids_distinct_target_ids(api: str, c
     assert codes(ADAPTER.codec(api)) == []
     if api == "openai-chat":
         assert "pairing/duplicate-call-id" in codes(_BySourceId(ADAPTER.codec(api)))
+
+
+def test_a_native_id_comes_back_unchanged_even_empty() -> None:
+    """docs/neutral-model.md: `native=True` returns the id unchanged, whatever it is; only None is minted."""
+    ids_map = IdMap("openai-chat")
+    assert ids_map.call("", "get_weather", native=True) == ""
+    assert ids_map.call("call_x", "get_weather", native=True) == "call_x"
+    minted = ids_map.call(None, "get_weather", native=True)
+    assert minted and minted.startswith("call_")
+
+
+def test_a_codec_that_sends_back_an_empty_id_fails(corpus: Corpus) -> None:
+    """A codec that keeps the wire's `""` ids (instead of minting in decode) must fail: IdMap used to
+    mint over them in encode, and such a codec passed."""
+
+    from conformance import CodecAdapter
+    from conformance.reference.openai_chat import OpenAIChatCodec
+    from conformance.running.runner import run_scenario
+
+    class KeepsEmptyIds(OpenAIChatCodec):
+        # IdMap as docs/neutral-model.md shows it, with the served `""` kept from decode
+        def call_id(self, part: Any) -> Any:
+            return self.ids.call(part["call_id"], part["name"], native=self.native(part))
+
+    scenario = corpus.scenarios["openai-chat/gemini-compat-empty-ids"]
+    buggy = CodecAdapter(name="keeps-empty", version="1", codecs={"openai-chat": KeepsEmptyIds()})
+    result = run_scenario(buggy, scenario, corpus)
+    assert result.outcome == "fail"
+    assert "roundtrip/empty-id" in {v.code for v in result.errors}
+    reference = CodecAdapter(name="reference", version="1", codecs={"openai-chat": OpenAIChatCodec()})
+    assert run_scenario(reference, scenario, corpus).outcome == "pass"

@@ -30,9 +30,11 @@ RANK = {
     "check": 10,
     "importer": 11,
     "lint": 11,
+    "node_ids": 11,
     "plugin": 12,
-    "cli": 13,
-    "__main__": 14,
+    "docgen": 13,
+    "cli": 14,
+    "__main__": 15,
 }
 
 

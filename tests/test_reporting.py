@@ -290,13 +290,15 @@ def test_skips_are_one_line_per_reason() -> None:
     assert skip_lines(results[3:]) == []
 
 
-def test_warnings_are_one_line_each_then_summarised() -> None:
+def test_warnings_are_one_line_per_code_and_case_then_summarised() -> None:
     warning = Violation("decode/unstable-id", "warning", "response[0]", "Decoding twice gave other ids")
+    other = Violation("format/id-length", "warning", "request[1]", "Too long")
+    results = [_result("a", "pass", violations=[warning, warning, other]), _result("b", "pass")]
+    assert warning_lines(results, "conformance::") == [
+        "conformance::a: warning decode/unstable-id at response[0]: Decoding twice gave other ids (and 1 more like it)",
+        "conformance::a: warning format/id-length at request[1]: Too long",
+    ]
     results = [_result("a", "pass", violations=[warning, warning]), _result("b", "pass")]
-    assert (
-        warning_lines(results, "conformance::")
-        == ["conformance::a: warning decode/unstable-id at response[0]: Decoding twice gave other ids"] * 2
-    )
     assert warnings_summary(results) == "2 warnings in 1 case: decode/unstable-id 2"
     assert warnings_summary(results[1:]) is None
 

@@ -105,8 +105,9 @@ def test_a_request_the_provider_rejects_gets_its_error_and_fails_the_report(serv
 
 
 def test_a_scenario_no_client_came_to_is_not_run(served: Served, tmp_path: Path) -> None:
-    code, _ = served.stop("SIGINT")
-    assert code == 0
+    code, err = served.stop("SIGINT")
+    assert code == 1  # it judged nothing: never a green step
+    assert "FAILED: no case was judged: of 1 case, 1 not run" in err
     report = json.loads((tmp_path / "results.json").read_text())
     assert report["cases"][0]["outcome"] == "not-run"
 
@@ -135,3 +136,34 @@ def test_an_unknown_scenario_is_refused() -> None:
     )
     assert completed.returncode == 2
     assert "no scenario 'openai-chat/no-such'" in completed.stderr
+
+
+def test_the_listing_holds_what_curl_needs_to_play_the_scenario(tmp_path: Path) -> None:
+    server = Served("openai-chat/one-call", "--report", str(tmp_path / "results.json"), "--show-requests")
+    try:
+        root = server.first.removeprefix("listening on ")
+        entry = json.loads(_curl(f"{root}/_conformance/scenarios"))["scenarios"][0]
+        assert entry["prompt"] == "What is the weather in Paris?" and entry["model"] == "gpt-4o-mini"
+        assert [t["name"] for t in entry["tools"]] == ["get_weather"]
+        first = entry["first_request"]
+        assert first["url"] == server.base_url("openai-chat/one-call") + "/chat/completions"
+        # A body that is no request of the API: the provider's 400 at once, and no turn spent.
+        refused = json.loads(_curl(first["url"], "-d", '{"messages": 5}'))
+        assert refused["error"]["type"] == "invalid_request_error"
+        assert "not an openai-chat request" in refused["error"]["message"]
+        body = tmp_path / "first.json"
+        body.write_text(json.dumps(first["body"]))
+        answer = json.loads(_curl(first["url"], "-d", f"@{body}"))
+        assert answer["choices"][0]["message"]["tool_calls"][0]["id"] == "call_Vq3XbR0LkS8mJ2tN6yPw4cDe"
+        _, second = _recorded_requests("openai-chat/one-call.yaml")
+        orphan = second.replace('"tool_call_id":"call_Vq3XbR0LkS8mJ2tN6yPw4cDe"', '"tool_call_id":"get_weather"')
+        _curl(first["url"], "-d", orphan)
+    finally:
+        code, err = server.stop()
+    assert code == 1
+    # The violations themselves at stop, not counts only; and the requests beside the recorded ones.
+    assert "[x] pairing/orphan-result (error) at request[1].messages[2].tool_call_id" in err
+    assert "openai-chat/one-call: the requests received" in err
+    assert "request[1] as recorded (- as sent, + as recorded):" in err
+    report = json.loads((tmp_path / "results.json").read_text())
+    assert report["cases"][0]["outcome"] == "fail"

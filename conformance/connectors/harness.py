@@ -171,7 +171,8 @@ class HarnessAdapter:
         fault = None
         if "errored" in answer:
             fault = HarnessFailed(answer["errored"]["message"], answer["errored"].get("detail", ""))
-        return server.verdict(scenario.id, fault, ran=True)
+        # The requests are kept: run_scenario drops them unless --show-requests asked for them.
+        return server.verdict(scenario.id, fault, ran=True, show_requests=True)
 
     def close(self) -> None:
         self.supervisor.tell({"cmd": "stop"})

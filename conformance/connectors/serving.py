@@ -86,7 +86,9 @@ class ScenarioServer:
     def add_all(self, scenarios: Iterable[Scenario]) -> list[Listing]:
         return [self.add(s) for s in scenarios]
 
-    def verdict(self, scenario_id: str, fault: BaseException | None = None, *, ran: bool = False) -> CaseResult:
+    def verdict(
+        self, scenario_id: str, fault: BaseException | None = None, *, ran: bool = False, show_requests: bool = False
+    ) -> CaseResult:
         """The case's outcome from what its client sent so far; `not-run` when no client came (unless
         one is known to have `ran`: then sending nothing fails)."""
         from conformance.replay.verdicts import client_verdict, scenario_context
@@ -101,7 +103,10 @@ class ScenarioServer:
         if not ran and not run.sent and not run.side and fault is None:
             return CaseResult(scenario.id, scenario.api, "not-run", summary="no client sent a request to this scenario")
         ctx = scenario_context(self.corpus, scenario, self.profile)
-        return client_verdict(scenario, run, ctx, session.dialect)
+        result = client_verdict(scenario, run, ctx, session.dialect)
+        if not show_requests:
+            result.requests = None  # kept by the judging; the results file holds them only when asked
+        return result
 
-    def verdicts(self) -> list[CaseResult]:
-        return [self.verdict(i) for i in self._order]
+    def verdicts(self, *, show_requests: bool = False) -> list[CaseResult]:
+        return [self.verdict(i, show_requests=show_requests) for i in self._order]

@@ -146,7 +146,9 @@ class IdMap:
     def call(self, source_id: str | None, name: str, *, native: bool = False) -> str:
         """The target id for the next call of the history, in history order.
 
-        `native`: the target API itself issued this id; it goes back byte for byte, whatever it is.
+        `native`: the target API itself issued this id; it goes back byte for byte, whatever it is,
+        `""` included (a codec that lost the id must show it, not have it papered over by a minted one).
+        Only a missing id (None) is minted.
         """
         ordinal = self._ordinal
         self._ordinal += 1
@@ -156,7 +158,7 @@ class IdMap:
             # that restart every turn (Kimi-style `name:index` from servers that count per response)
             # repeat across turns. It gets its own target; its results answer it, not the earlier call.
             key = f"{key}\0{ordinal}"
-        target = source_id if native and source_id else self._target(source_id, name, ordinal, key)
+        target = source_id if native and source_id is not None else self._target(source_id, name, ordinal, key)
         self._by_source[key] = target
         self._used[target] = key
         if source_id:

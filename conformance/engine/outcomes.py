@@ -33,6 +33,10 @@ class CaseResult:
     link: str = ""  # xfail and xpass: the report of the known bug that makes the case expected to fail
     # violation index -> its provider error with the case's ids in place of the quoted report's
     quotes: dict[int, Quote] = field(default_factory=dict)
+    # judged against a baseline of expected failures: {"expected": codes, "found": codes, "why": text}
+    baseline: dict[str, Any] | None = None
+    # --show-requests: each turn's request as sent and as recorded ({"turn", "sent", "recorded"})
+    requests: list[dict[str, Any]] | None = None
 
     @property
     def errors(self) -> list[Violation]:
@@ -59,6 +63,10 @@ class CaseResult:
             data["expected_codes"] = list(self.expected_codes)
         if self.link:
             data["link"] = self.link
+        if self.baseline is not None:
+            data["baseline"] = self.baseline
+        if self.requests is not None:
+            data["requests"] = self.requests
         data["duration"] = round(self.duration, 4)
         return data
 
@@ -91,6 +99,8 @@ class CaseResult:
             expected_codes=tuple(data.get("expected_codes", ())),
             link=data.get("link", ""),
             quotes=quotes,
+            baseline=data.get("baseline"),
+            requests=data.get("requests"),
         )
 
 

@@ -95,7 +95,9 @@ class ChatMessagesEncoder:
         return str(part.get("wire_type", "")).startswith(f"{self.api}/")
 
     def call_id(self, part: ToolCallPart) -> str | None:
-        return self.ids.call(part["call_id"], part["name"], native=self.native(part))
+        # A served `""` is no id (Gemini's compatible endpoint): minted, since IdMap sends a native id
+        # back as it is, `""` included.
+        return self.ids.call(part["call_id"] or None, part["name"], native=self.native(part))
 
     def result_id(self, part: ToolResultPart) -> str | None:
         return self.ids.result(part["call_id"], part.get("name")) or part["call_id"]

@@ -116,13 +116,10 @@ class ReplayServer:
         if what.startswith("/tools/"):
             return self._tool(what[len("/tools/") :], body)
         if what in ("", "/", "/scenarios"):
+            from conformance.replay.serve_listing import scenario_entry
+
             listing = [
-                {
-                    "id": s.scenario.id,
-                    "api": s.scenario.api,
-                    "base_url": self.base_url(s.scenario.id),
-                    "tools_url": self.tools_url(s.scenario.id),
-                }
+                scenario_entry(s, self.url, self.base_url(s.scenario.id), self.tools_url(s.scenario.id))
                 for s in self.sessions()
             ]
             return Answer.json(200, {"url": self.url, "scenarios": listing})

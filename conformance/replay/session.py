@@ -128,7 +128,15 @@ class ReplaySession:
                 f"this is turn {index + 1}."
             )
             return self.transport.error(400, message)
-        refusal = self._refusal(index)
+        try:
+            refusal = self._refusal(index)
+        except DialectError as exc:
+            # Not a request of the API (curl sent the wrong file, a client of another API): answered at
+            # once, as the provider answers a malformed request, and no turn spent, so that the client
+            # can send the request again.
+            self.turns.pop()
+            self.side.append(f"{what} (refused: not {_an(self.scenario.api)} request)")
+            return self.transport.error(400, f"The request body is not {_an(self.scenario.api)} request: {exc}")
         if refusal is not None:
             return refusal
         interaction = self.recorded.interactions[index]
@@ -140,13 +148,11 @@ class ReplaySession:
             return self.transport.error(501, f"The replay cannot serve this response as {form}: {exc}")
 
     def _refusal(self, index: int) -> Answer | None:
-        """The provider's error, when the provider would reject the request just sent."""
+        """The provider's error, when the provider would reject the request just sent. Raises DialectError
+        for a body that is no request of the API at all (whoever recorded the traffic)."""
+        found = self.judge(self.exchange(expected=False))
         if not self.authoritative or self.refused:
             return None
-        try:
-            found = self.judge(self.exchange(expected=False))
-        except DialectError:
-            return None  # a body that is no request: judged when the run ends
         here = [
             v
             for v in found
@@ -201,6 +207,12 @@ def _json(body: bytes | None) -> Any:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def _an(api: str) -> str:
+    from conformance.engine.wording import a
+
+    return a(api)
 
 
 def listed(requests: Sequence[str], limit: int = 3) -> str:

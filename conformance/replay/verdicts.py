@@ -16,6 +16,7 @@ from conformance.engine.exchange import Exchange
 from conformance.engine.faults import describe, short_traceback
 from conformance.engine.outcomes import CaseResult
 from conformance.engine.quoting import quotes_for
+from conformance.engine.requests_view import requests_of
 from conformance.engine.rules import CheckContext, check
 from conformance.engine.wording import a
 from conformance.replay.session import ClientRun, listed
@@ -65,10 +66,12 @@ def judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: D
             scenario.api,
             "error",
             summary=f"the {who} sent a body that is not {a(scenario.api)} request: {exc}",
+            requests=requests_of(exchange),
         )
     errors = [v for v in violations if v.severity == "error"]
     result = CaseResult(scenario.id, scenario.api, "fail" if errors else "pass", violations=violations)
     result.quotes = quotes_for(violations, exchange)
+    result.requests = requests_of(exchange)
     if errors:
         codes = sorted({v.code for v in errors})
         result.summary = f"{len(errors)} violation(s): {', '.join(codes)}"

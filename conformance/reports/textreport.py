@@ -84,9 +84,16 @@ def violation_text(v: Violation, api: str, quote: Quote | None = None) -> str:
     return "\n".join(lines)
 
 
+# Diff lines shown per case; the results JSON holds the whole diff.
+DIFF_LINES = 30
+
+
 def diff_text(diff: str) -> str:
     lines = ["  What was sent, against what a correct adapter sends (id-bearing fields only):"]
-    lines += [f"    {clip(line)}" for line in diff.splitlines()]
+    changes = diff.splitlines()
+    lines += [f"    {clip(line)}" for line in changes[:DIFF_LINES]]
+    if len(changes) > DIFF_LINES:
+        lines.append(f"    … and {len(changes) - DIFF_LINES} more changes (the results JSON holds them all)")
     if "<minted " in diff:
         lines.append(
             "    (<minted N>: an id minted where the wire had none; any id the API accepts will do, "
@@ -103,8 +110,13 @@ def case_text(result: CaseResult, adapter: str = "") -> str:
     lines = [head]
     shown = [(i, v) for i, v in enumerate(result.violations) if result.outcome != "pass" or v.severity == "warning"]
     if shown:
+        from conformance.reports.folding import fold
+
         lines.append("")
-        lines.extend(violation_text(v, result.api, result.quotes.get(i)) for i, v in shown)
+        for group in fold(shown):
+            lines.append(violation_text(group.first, result.api, result.quotes.get(group.index)))
+            if group.more:
+                lines.append(group.more_line())
     if result.diff:
         lines += ["", diff_text(result.diff)]
     if result.detail:
@@ -117,9 +129,12 @@ def _in_scope(results: Iterable[CaseResult], served: Collection[str] | None) -> 
     return [r for r in results if served is None or r.api in served]
 
 
-def summary_table(results: Iterable[CaseResult], served: Collection[str] | None = None) -> str:
+def summary_table(
+    results: Iterable[CaseResult], served: Collection[str] | None = None, *, selected: bool = False
+) -> str:
     """Outcome counts per API, then the total: the compact matrix a run closes with. With `served` (the APIs
-    the adapter serves), only those APIs are counted, and a last line says what was left out."""
+    the adapter serves, narrowed to the run's selection), only those APIs are counted, and a last line says
+    what was left out; `selected` says the run named its APIs (--api), which the line then speaks of."""
     results = list(results)
     counted = _in_scope(results, served)
     apis = sorted({r.api for r in counted})
@@ -140,7 +155,13 @@ def summary_table(results: Iterable[CaseResult], served: Collection[str] | None 
     left_out = [r for r in results if r not in counted]
     if served is not None:
         others = sorted({r.api for r in left_out})
-        scope = f"counted: the {plural(len(apis), 'API')} the adapter serves" if apis else "counted: none"
+        whose = "selected" if selected else "the adapter serves"
+        if not apis:
+            scope = "counted: none"
+        elif selected:
+            scope = f"counted: the {plural(len(apis), f'{whose} API')}"
+        else:
+            scope = f"counted: the {plural(len(apis), 'API')} {whose}"
         if others:
             names = f" ({', '.join(others)})" if len(others) <= 3 else ""
             scope += f"; not counted: {plural(len(left_out), 'case')} of {plural(len(others), 'other API')}{names}"
@@ -163,11 +184,15 @@ def skip_lines(results: Iterable[CaseResult]) -> list[str]:
 
 def warning_lines(results: Iterable[CaseResult], prefix: str = "") -> list[str]:
     """One line per warning-severity violation: case, code, location and what is wrong."""
+    from conformance.reports.folding import fold
+
     lines = []
     for result in results:
-        for v in result.warnings:
+        for group in fold(list(enumerate(result.warnings))):
+            v = group.first
             title = v.message.splitlines()[0] if v.message else v.code
-            lines.append(f"{prefix}{result.case_id}: warning {v.code} at {clip(v.location)}: {clip(title)}")
+            more = f" (and {len(group.more)} more like it)" if group.more else ""
+            lines.append(f"{prefix}{result.case_id}: warning {v.code} at {clip(v.location)}: {clip(title)}{more}")
     return lines
 
 

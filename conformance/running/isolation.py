@@ -91,6 +91,7 @@ class IsolatedAdapter:
             "record_mode": options.record_mode,
             "base_url": options.base_url,
             "replay": options.replay,
+            "show_requests": options.show_requests,
         }
         limit = (options.timeout + self.grace) if options.timeout else HARD_LIMIT_SECONDS
         answer = self.worker.ask({"cmd": "run", "adapter": self.spec, "case": scenario.id, "options": settings}, limit)

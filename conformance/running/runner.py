@@ -37,6 +37,7 @@ class RunOptions:
     vcr_config: Mapping[str, Any] = field(default_factory=dict)
     base_url: str | None = None
     replay: Replay = "in-process"  # client adapters: vcrpy in this process, or the replay server over HTTP
+    show_requests: bool = False  # keep each request sent (and the recorded one) on the result
 
 
 def run_scenario(
@@ -51,6 +52,8 @@ def run_scenario(
 
     def done(result: CaseResult) -> CaseResult:
         result.duration = time.perf_counter() - started
+        if not options.show_requests:
+            result.requests = None  # kept by the judging; the results file holds them only when asked
         return result
 
     if isinstance(adapter, OutOfProcess):

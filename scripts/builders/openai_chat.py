@@ -52,7 +52,8 @@ def _chat_request(scenario: Scenario, upto: int) -> dict[str, Any]:
             messages.append({"role": "assistant", "content": turn.text})
             continue
         # Ids this API served go back verbatim, whatever they look like; a history's are mapped.
-        mapped = [ids.call(c.id, c.name, native=k >= len(prior)) for c in turn.calls]
+        # A served "" is no id: a correct client mints one (IdMap sends a native "" back as it is).
+        mapped = [ids.call(c.id or None, c.name, native=k >= len(prior)) for c in turn.calls]
         messages.append(
             {
                 "role": "assistant",
