@@ -295,6 +295,13 @@ def cmd_import(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT
+    if args.no_revoice and args.source_repo:
+        print(
+            "conformance import: a third-party recording enters a corpus re-voiced; --no-revoice is for your "
+            "own recordings",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
     if args.source_path and len(args.cassettes_to_import) > 1:
         print("conformance import: --source-path names one file; import one cassette at a time", file=sys.stderr)
         return EXIT_INPUT
@@ -314,6 +321,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         conversations=tuple(args.conversation or ()),
         description=args.description,
         force=args.force,
+        revoice=not args.no_revoice,
     )
     reports, unreadable = import_paths([Path(p) for p in args.cassettes_to_import], _corpus(args), options)
     for path, exc in unreadable:
@@ -504,6 +512,11 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--licence", help="the repository's licence (SPDX: MIT, Apache-2.0, BSD-2-Clause, BSD-3-Clause)")
     imp.add_argument("--read", metavar="YYYY-MM-DD", help="the date the recording was read (default: today)")
     imp.add_argument("--edited", metavar="TEXT", help="how the recording was changed by hand, if it was")
+    imp.add_argument(
+        "--no-revoice",
+        action="store_true",
+        help="keep the recording's texts as recorded (your own recordings only; a third-party one is re-voiced)",
+    )
     common(imp)
     imp.set_defaults(func=cmd_import)
 

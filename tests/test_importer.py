@@ -35,7 +35,7 @@ def _written(tmp_path: Path) -> Corpus:
 
 def test_a_recording_becomes_the_scenario_it_records(tmp_path: Path, corpus: Corpus) -> None:
     source = _write(tmp_path / "weather.yaml", bundled_interactions("openai-chat/parallel-same-tool.yaml"))
-    report = _import(tmp_path, source, corpus)
+    report = _import(tmp_path, source, corpus, revoice=False)  # a user's own recording, texts as recorded
     assert [i.case_id for i in report.imported] == ["openai-chat/recorded/weather"] and not report.refused
     written = _written(tmp_path)
     scenario = written.scenarios["openai-chat/recorded/weather"]
