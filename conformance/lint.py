@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.cassette import Cassette, CassetteError, load_cassette
+from conformance.cassette import Cassette, CassetteError
 from conformance.conversations import Conversation, split
 from conformance.corpus import Corpus
 from conformance.dialects.base import DialectError
@@ -82,7 +82,9 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
 
 def lint_path(path: Path, corpus: Corpus, profile: str = "default") -> LintReport:
     """Raises CassetteError when the file cannot be read as a cassette, and nothing else."""
-    cassette = load_cassette(path)
+    from conformance.importer.formats import load_recording  # every recording format import reads
+
+    cassette = load_recording(path)
     try:
         return lint(cassette, corpus, profile)
     except Exception as exc:

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from conformance.cassette import Cassette, CassetteError, load_cassette
+from conformance.cassette import Cassette, CassetteError
+from conformance.importer.formats import load_recording, requests_held
 from conformance.conversations import Conversation, split
 from conformance.corpus import Corpus
 from conformance.importer.derive import Refused, derive
@@ -185,7 +186,17 @@ def _revoice(cassette: Cassette) -> _Voiced:
 
 def import_cassette(path: Path, corpus: Corpus, options: Options) -> Report:
     """Raises CassetteError when the file cannot be read as a cassette."""
-    original = load_cassette(path)
+    original = load_recording(path)
+    if not requests_held(original):
+        report = Report(path=str(path))
+        report.refused.append(
+            Refusal(
+                [i.index for i in original],
+                "the recording holds responses only (a Vercel AI SDK fixture): `conformance lint` checks them, "
+                "but a scenario needs the requests the client sent",
+            )
+        )
+        return report
     voiced = _revoice(original) if options.revoice else _Voiced(original, {}, {})
     cassette = voiced.cassette
     report = Report(path=str(path))
