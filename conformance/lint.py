@@ -82,10 +82,14 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
 
 def lint_path(path: Path, corpus: Corpus, profile: str = "default") -> LintReport:
     """Raises CassetteError when the file cannot be read as a cassette, and nothing else."""
-    from conformance.importer.formats import load_recording  # every recording format import reads
+    from conformance.importer.formats import ids_redacted, load_recording  # every format import reads
 
     cassette = load_recording(path)
     try:
-        return lint(cassette, corpus, profile)
+        report = lint(cassette, corpus, profile)
+        if ids_redacted(cassette):
+            # The recorder's stand-in ids say nothing about the provider's id format.
+            report.violations[:] = [(a, v) for a, v in report.violations if not v.code.startswith("format/id-")]
+        return report
     except Exception as exc:
         raise CassetteError(str(path), f"the suite failed while linting it: {describe(exc)}") from exc

@@ -40,6 +40,12 @@ def load_recording(path: Path) -> Cassette:
     return load_cassette(path)
 
 
+def ids_redacted(cassette: Cassette) -> bool:
+    """Whether the recorder replaced the provider's ids (rig's `call_REDACTED_1`): the rules on an id's
+    shape and length cannot judge them; pairing and round trips still can."""
+    return bool(cassette.provenance.get("ids_redacted"))
+
+
 def requests_held(cassette: Cassette) -> bool:
     """Whether a recording holds the client's requests (a fixture of responses alone does not)."""
     return not cassette.provenance.get("responses_only")
@@ -53,4 +59,4 @@ def read_text(path: Path) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-__all__ = ["load_recording", "read_text", "requests_held"]
+__all__ = ["ids_redacted", "load_recording", "read_text", "requests_held"]
