@@ -42,6 +42,7 @@ COPYRIGHTS = {
     "crewAIInc/crewAI": "Copyright (c) 2025 crewAI, Inc.",
     "pydantic/logfire": "Copyright (c) 2023 - present Pydantic Services inc.",
     "jackmpcollins/magentic": "Copyright (c) 2023 Jack Collins",
+    "langchain-ai/langchain-aws": "Copyright (c) 2024 LangChain",
 }
 
 MIT = """Permission is hereby granted, free of charge, to any person obtaining a copy of this software and

@@ -67,6 +67,34 @@ def test_a_vercel_fixture_of_an_api_without_tool_calls_is_refused_with_the_reaso
         load_recording(path)
 
 
+LANGCHAIN = DATA / "test_agent_loop_streaming.yaml.gz"
+
+
+def test_a_langchain_tests_cassette_pairs_requests_and_responses(corpus: Corpus) -> None:
+    cassette = load_recording(LANGCHAIN)
+    assert len(cassette) == 2 and all(i.request.host.startswith("bedrock-runtime.") for i in cassette)
+    # Its serializer redacted every header value: the redacted headers are dropped, the body tells.
+    assert all("content-type" not in i.response.headers for i in cassette)
+    report = lint_path(LANGCHAIN, corpus)
+    assert report.checked == {"bedrock-converse": 2} and not report.unreadable and not report.violations
+
+
+def test_a_langchain_tests_cassette_whose_lists_differ_is_refused(tmp_path: Path) -> None:
+    odd = tmp_path / "odd.yaml.gz"
+    odd.write_bytes(gzip.compress(b"requests: [{uri: 'http://x', method: POST}]\nresponses: []\n"))
+    with pytest.raises(CassetteError, match="pair by position"):
+        load_recording(odd)
+
+
+def test_an_httprr_head_ended_by_a_bare_line_feed_is_read(tmp_path: Path) -> None:
+    request = b"GET https://en.wikipedia.org/w/api.php?q=1 HTTP/1.1\r\nHost: en.wikipedia.org\r\nUser-Agent: x\n\r\n"
+    response = b"HTTP/2.0 200 OK\r\nContent-Type: application/json\r\n\r\n{}"
+    path = tmp_path / "t.httprr"
+    path.write_bytes(b"httprr trace v1\n" + f"{len(request)} {len(response)}\n".encode() + request + response)
+    (interaction,) = load_recording(path)
+    assert interaction.request.headers["user-agent"] == ("x",) and interaction.response.body == b"{}"
+
+
 def test_a_gzipped_cassette_is_read_as_the_cassette_it_holds(corpus: Corpus, tmp_path: Path) -> None:
     plain = next((ROOT / "cassettes" / "recorded").rglob("*.yaml"))
     zipped = tmp_path / "test_tool_calling.yaml.gz"

@@ -15,14 +15,15 @@ from conformance.cassette import Cassette, CassetteError, HttpRequest, HttpRespo
 
 MAGIC = b"httprr trace v1\n"
 _SIZES = re.compile(rb"(\d+) (\d+)\n")
+_BLANK = re.compile(rb"\r?\n\r?\n")
 
 
 def _head_and_body(raw: bytes, what: str) -> tuple[list[str], dict[str, tuple[str, ...]], bytes]:
-    head, sep, body = raw.partition(b"\r\n\r\n")
-    if not sep:
-        head, sep, body = raw.partition(b"\n\n")
-    if not sep:
+    # Recorders end header lines with CRLF, some with a bare LF: the first empty line ends the head.
+    end = _BLANK.search(raw)
+    if end is None:
         raise ValueError(f"{what} has no blank line after its headers")
+    head, body = raw[: end.start()], raw[end.end() :]
     lines = head.decode("latin-1").replace("\r\n", "\n").split("\n")
     headers: dict[str, tuple[str, ...]] = {}
     for line in lines[1:]:
