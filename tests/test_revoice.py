@@ -52,6 +52,15 @@ def test_a_text_gets_the_same_voice_every_time_and_keeps_its_shape() -> None:
     assert voice("2025-01-01 12:00") == "2025-01-01 12:00"
 
 
+def test_a_schema_property_named_like_a_fact_still_has_its_description_revoiced() -> None:
+    body = json.dumps({"tools": [{"name": "get_info", "input_schema": {"type": "object", "properties": {
+        "name": {"type": "string", "description": "The name of the computer"}}}}]}).encode()
+    out = json.loads(revoice_body(body, "application/json", __import__("collections").Counter(), "prompts"))
+    prop = out["tools"][0]["input_schema"]["properties"]["name"]
+    assert prop["type"] == "string" and prop["description"] != "The name of the computer"
+    assert out["tools"][0]["name"] == "get_info"
+
+
 def test_a_json_text_stays_json_with_its_keys_and_literals() -> None:
     inner = json.dumps({"summary": "rain later today", "ok": True})
     text = json.dumps({"city": "Paris", "forecast": "Sunny with a light breeze", "n": 3, "x": None, "raw": inner,
@@ -89,7 +98,8 @@ def _compare(a: Any, b: Any, path: str, key: str | None, fact: bool, changed: li
         assert list(a) == list(b), f"{path}: keys {list(a)} became {list(b)}"
         kind = a.get("type") if isinstance(a.get("type"), str) else ""
         for k in a:
-            is_fact = fact or k in FACT_KEYS or k in ARGUMENT_KEYS or k.endswith(("_id", "Id"))
+            named = key in ("properties", "$defs", "definitions")  # a schema's property names are not fields
+            is_fact = fact or (not named and (k in FACT_KEYS or k in ARGUMENT_KEYS or k.endswith(("_id", "Id"))))
             # A tool use's input is its arguments (Anthropic, Bedrock, Responses custom tools).
             is_fact |= k == "input" and (kind.endswith(("tool_use", "_call")) or key in ("toolUse", "custom"))
             # Code a call runs is its input; a streamed input or arguments delta too.
@@ -212,7 +222,7 @@ def _many_words(text: str) -> bool:
 def test_an_imported_scenario_keeps_no_sentence_of_its_source(tmp_path: Path, corpus: Corpus, case_id: str) -> None:
     cassette = corpus.cassette_path(corpus.scenarios[case_id])
     plain, voiced = _import_both(tmp_path, cassette, corpus)
-    (a,), (b,) = ([s for s in c.scenarios.values() if s.recorded] for c in (plain, voiced))
+    (a,), (b,) = ([s for s in c.scenarios.values() if s.id.endswith("/recorded/x")] for c in (plain, voiced))
     assert b.source is not None and b.source.revoiced and (a.source is None or not a.source.revoiced)
     facts = lambda s: [(c.id, c.name, dict(c.arguments)) for t in s.all_calls() for c in [t]]  # noqa: E731
     assert facts(a) == facts(b) and a.features == b.features and a.wire_types == b.wire_types

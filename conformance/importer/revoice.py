@@ -56,6 +56,8 @@ PROSE_KEYS = frozenset(
 # Fields of a stream event that say which text its delta extends.
 _CHANNEL_FIELDS = ("index", "output_index", "content_index", "summary_index", "item_id", "contentBlockIndex")
 
+# JSON Schema mappings whose keys are names the schema's author chose (`properties: {name: {...}}`).
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
 # Where a call's code is its input (Gemini's code execution).
 _CODE_CALLS = ("executableCode", "executable_code")
 
@@ -76,7 +78,11 @@ def _is_fact_key(key: str) -> bool:
 
 def _child(parent: dict[str, Any], key: str, ctx: str, parent_key: str | None) -> str:
     """The context of `parent[key]`."""
-    if ctx == FACT or _keeps(key):
+    if ctx == FACT:
+        return FACT
+    if parent_key in _SCHEMA_MAPS:
+        return OTHER  # a property's name, not a field's: its schema is walked like any other
+    if _keeps(key):
         return FACT
     kind = parent.get("type") if isinstance(parent.get("type"), str) else ""
     value = parent[key]
