@@ -37,8 +37,18 @@ from conformance.violations import Violation
 # Headers that describe one hop, not the message: never forwarded either way.
 _HOP = frozenset(
     {
-        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailers",
-        "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "content-encoding",
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+        "content-encoding",
     }
 )
 
@@ -103,7 +113,7 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # the violations are the output, not an access log
 
         def _forward(self) -> None:
@@ -113,7 +123,7 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
             request = urllib.request.Request(url, data=body or None, headers=headers, method=self.command)
             try:
-                with urllib.request.urlopen(request, timeout=600) as answer:  # noqa: S310 - the user's upstream
+                with urllib.request.urlopen(request, timeout=600) as answer:
                     status, answer_headers, answer_body = answer.status, answer.headers, answer.read()
             except urllib.error.HTTPError as exc:
                 status, answer_headers, answer_body = exc.code, exc.headers, exc.read()
@@ -153,7 +163,7 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
                 }
             )
 
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _forward  # noqa: N815 - the stdlib's names
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _forward
 
     return Handler
 
@@ -184,8 +194,8 @@ class Proxy:
 
     @property
     def url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        port = self.server.server_address[1]
+        return f"http://127.0.0.1:{port}"
 
     def start(self) -> None:
         self._thread.start()

@@ -70,7 +70,14 @@ def notices(licences: dict[str, str]) -> list[str]:
     for repo in sorted(licences, key=str.lower):
         licence = licences[repo]
         if licence == "MIT":
-            lines += [f"### {repo} (MIT)", "", COPYRIGHTS.get(repo, f"Copyright (c) the authors of {repo}"), "", MIT, ""]
+            lines += [
+                f"### {repo} (MIT)",
+                "",
+                COPYRIGHTS.get(repo, f"Copyright (c) the authors of {repo}"),
+                "",
+                MIT,
+                "",
+            ]
         elif licence == "Apache-2.0":
             lines += [f"### {repo} (Apache-2.0)", "", APACHE, ""]
         else:
@@ -88,7 +95,13 @@ def render(corpus: Corpus) -> str:
     apis = Counter(s.api for s in recorded)
     lines += ["", f"{len(recorded)} scenarios over {len(apis)} APIs: "]
     lines[-1] += ", ".join(f"{api} {n}" for api, n in sorted(apis.items())) + "."
-    lines += ["", "## Scenarios", "", "| scenario | source file | commit | licence | holds | re-voiced |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Scenarios",
+        "",
+        "| scenario | source file | commit | licence | holds | re-voiced |",
+        "|---|---|---|---|---|---|",
+    ]
     for s in recorded:
         source = s.source
         assert source is not None and source.repository and source.commit

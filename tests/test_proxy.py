@@ -36,8 +36,16 @@ def _completion(message: dict[str, Any], reason: str) -> dict[str, Any]:
 
 
 CALLS = [
-    {"id": "call_Qh3kT9wZp2LmX7vB4nR8sYc1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}},
-    {"id": "call_Fj7SxA2vNu5GkR0pHt8Zq4Ey", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Tokyo"}'}},
+    {
+        "id": "call_Qh3kT9wZp2LmX7vB4nR8sYc1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+    },
+    {
+        "id": "call_Fj7SxA2vNu5GkR0pHt8Zq4Ey",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Tokyo"}'},
+    },
 ]
 
 
@@ -51,7 +59,7 @@ def upstream() -> Iterator[tuple[str, list[dict[str, Any]], str]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
             seen.append({"headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
             if len(seen) == 1:
@@ -81,12 +89,16 @@ def _post(base: str, key: str, body: dict[str, Any]) -> dict[str, Any]:
         headers={"content-type": "application/json", "authorization": f"Bearer {key}"},
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 - 127.0.0.1 only
+    with urllib.request.urlopen(request, timeout=30) as answer:
         return json.loads(answer.read())
 
 
 def _conversation(base: str, key: str, *, rename_second_id: bool) -> None:
-    first = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris and Tokyo?"}], "tools": TOOLS}
+    first = {
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": "Weather in Paris and Tokyo?"}],
+        "tools": TOOLS,
+    }
     served = _post(base, key, first)["choices"][0]["message"]
     calls = json.loads(json.dumps(served["tool_calls"]))
     if rename_second_id:

@@ -19,7 +19,7 @@ from conformance.cassette import Cassette, Interaction, load_cassette
 from conformance.cli import main
 from conformance.conversations import split
 from conformance.corpus import Corpus, load_corpus
-from conformance.importer import Options, Source, import_cassette
+from conformance.importer import Options, import_cassette
 from conformance.importer.revoice import ARGUMENT_KEYS, FACT_KEYS, RevoiceError, revoice_body, revoice_interaction
 from conformance.importer.voice import voice, voice_json
 from conformance.reference import ADAPTER as REFERENCE
@@ -53,8 +53,19 @@ def test_a_text_gets_the_same_voice_every_time_and_keeps_its_shape() -> None:
 
 
 def test_a_schema_property_named_like_a_fact_still_has_its_description_revoiced() -> None:
-    body = json.dumps({"tools": [{"name": "get_info", "input_schema": {"type": "object", "properties": {
-        "name": {"type": "string", "description": "The name of the computer"}}}}]}).encode()
+    body = json.dumps(
+        {
+            "tools": [
+                {
+                    "name": "get_info",
+                    "input_schema": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string", "description": "The name of the computer"}},
+                    },
+                }
+            ]
+        }
+    ).encode()
     out = json.loads(revoice_body(body, "application/json", __import__("collections").Counter(), "prompts"))
     prop = out["tools"][0]["input_schema"]["properties"]["name"]
     assert prop["type"] == "string" and prop["description"] != "The name of the computer"
@@ -63,8 +74,17 @@ def test_a_schema_property_named_like_a_fact_still_has_its_description_revoiced(
 
 def test_a_json_text_stays_json_with_its_keys_and_literals() -> None:
     inner = json.dumps({"summary": "rain later today", "ok": True})
-    text = json.dumps({"city": "Paris", "forecast": "Sunny with a light breeze", "n": 3, "x": None, "raw": inner,
-                       "id": "call_abc", "url": "https://example.com/a b"})
+    text = json.dumps(
+        {
+            "city": "Paris",
+            "forecast": "Sunny with a light breeze",
+            "n": 3,
+            "x": None,
+            "raw": inner,
+            "id": "call_abc",
+            "url": "https://example.com/a b",
+        }
+    )
     out = voice_json(text, lambda key: key in FACT_KEYS)
     value = json.loads(out)
     assert list(value) == ["city", "forecast", "n", "x", "raw", "id", "url"]
@@ -142,8 +162,10 @@ def _check_interaction(original: Interaction, revoiced: Interaction) -> list[str
 def _calls(cassette: Cassette) -> list[Any]:
     found = split(cassette)
     return [
-        (c.indices, [(s.served.stream, [(k.call_id, k.name, k.arguments, k.item_id) for k in s.served.calls])
-                     for s in c.steps])
+        (
+            c.indices,
+            [(s.served.stream, [(k.call_id, k.name, k.arguments, k.item_id) for k in s.served.calls]) for s in c.steps],
+        )
         for c in found.conversations
     ]
 
@@ -228,7 +250,9 @@ def test_an_imported_scenario_keeps_no_sentence_of_its_source(tmp_path: Path, co
     assert facts(a) == facts(b) and a.features == b.features and a.wire_types == b.wire_types
     texts = [(a.prompt, b.prompt)] + [(x.output, y.output) for x, y in zip(a.all_calls(), b.all_calls(), strict=True)]
     texts += [(x.text or "", y.text or "") for x, y in zip(a.turns, b.turns, strict=True)]
-    texts += [(str(x.get("description", "")), str(y.get("description", ""))) for x, y in zip(a.tools, b.tools, strict=True)]
+    texts += [
+        (str(x.get("description", "")), str(y.get("description", ""))) for x, y in zip(a.tools, b.tools, strict=True)
+    ]
     assert [x for x, y in texts if _many_words(x) and x == y] == []
     assert any(x != y for x, y in texts)
     for profile in ("default", "strict"):
@@ -254,7 +278,8 @@ def test_the_corpus_check_wants_a_bundled_third_party_recording_revoiced() -> No
     _check_source(scenario, ROOT / "cases", lambda *a: problems.append(a[-1]))  # type: ignore[arg-type]
     assert any("re-voiced" in p for p in problems)
     problems.clear()
-    voiced = RecordedSource(path="a.yaml", read="2026-01-01", repository="o/n", commit="0" * 40, licence="MIT",
-                            revoiced=("prompts (1)",))
+    voiced = RecordedSource(
+        path="a.yaml", read="2026-01-01", repository="o/n", commit="0" * 40, licence="MIT", revoiced=("prompts (1)",)
+    )
     _check_source(type("S", (), {"id": "x", "source": voiced})(), ROOT / "cases", lambda *a: problems.append(a[-1]))  # type: ignore[arg-type]
     assert problems == []

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cassette import Cassette, CassetteError
-from conformance.importer.formats import load_recording, requests_held
 from conformance.conversations import Conversation, split
 from conformance.corpus import Corpus
 from conformance.importer.derive import Refused, derive
+from conformance.importer.formats import load_recording, requests_held
 from conformance.importer.revoice import RevoiceError, revoice_interaction, summary
 from conformance.importer.write import dump_case, dump_cassette, plain_interaction
 

@@ -31,16 +31,77 @@ from conformance.importer.voice import Path, is_url, json_container, rewrite, vo
 # Keys whose values are facts of the traffic, whatever they hold.
 FACT_KEYS = frozenset(
     {
-        "id", "type", "role", "model", "name", "object", "status", "url", "uri", "href", "signature",
-        "thoughtSignature", "thought_signature", "encrypted_content", "encrypted_index", "data", "mime_type",
-        "mimeType", "media_type", "format", "enum", "const", "pattern", "required", "finish_reason",
-        "finishReason", "stop_reason", "stop_sequence", "system_fingerprint", "service_tier", "tool_choice",
-        "event", "index", "created", "created_at", "modelVersion", "responseId", "cache_control", "stop",
-        "effort", "reasoning_effort", "truncation", "fileUri", "file_uri", "$schema", "$ref", "$id",
-        "webSearchQueries", "page_age", "filename", "file_id", "vector_store_ids", "server_label",
-        "server_url", "container", "provider", "stopReason", "toolUseId", "tool_use_id", "call_id",
-        "tool_call_id", "item_id", "previous_response_id", "user", "metadata", "prompt_cache_key",
-        "safety_identifier", "x-stainless-lang", "keep_alive", "done_reason", "created_by",
+        "id",
+        "type",
+        "role",
+        "model",
+        "name",
+        "object",
+        "status",
+        "url",
+        "uri",
+        "href",
+        "signature",
+        "thoughtSignature",
+        "thought_signature",
+        "encrypted_content",
+        "encrypted_index",
+        "data",
+        "mime_type",
+        "mimeType",
+        "media_type",
+        "format",
+        "enum",
+        "const",
+        "pattern",
+        "required",
+        "finish_reason",
+        "finishReason",
+        "stop_reason",
+        "stop_sequence",
+        "system_fingerprint",
+        "service_tier",
+        "tool_choice",
+        "event",
+        "index",
+        "created",
+        "created_at",
+        "modelVersion",
+        "responseId",
+        "cache_control",
+        "stop",
+        "effort",
+        "reasoning_effort",
+        "truncation",
+        "fileUri",
+        "file_uri",
+        "$schema",
+        "$ref",
+        "$id",
+        "webSearchQueries",
+        "page_age",
+        "filename",
+        "file_id",
+        "vector_store_ids",
+        "server_label",
+        "server_url",
+        "container",
+        "provider",
+        "stopReason",
+        "toolUseId",
+        "tool_use_id",
+        "call_id",
+        "tool_call_id",
+        "item_id",
+        "previous_response_id",
+        "user",
+        "metadata",
+        "prompt_cache_key",
+        "safety_identifier",
+        "x-stainless-lang",
+        "keep_alive",
+        "done_reason",
+        "created_by",
     }
 )
 # Keys whose values are a call's arguments: facts the rules compare.
@@ -48,9 +109,28 @@ ARGUMENT_KEYS = frozenset({"arguments", "args", "partial_json", "parsed_argument
 # Keys whose string values are a text of the conversation, however short.
 PROSE_KEYS = frozenset(
     {
-        "content", "text", "thinking", "reasoning_content", "reasoning", "refusal", "instructions", "system",
-        "description", "tool_plan", "code", "summary", "prompt", "cited_text", "renderedContent", "input",
-        "transcript", "redacted_reason", "explanation", "logs", "stdout", "stderr",
+        "content",
+        "text",
+        "thinking",
+        "reasoning_content",
+        "reasoning",
+        "refusal",
+        "instructions",
+        "system",
+        "description",
+        "tool_plan",
+        "code",
+        "summary",
+        "prompt",
+        "cited_text",
+        "renderedContent",
+        "input",
+        "transcript",
+        "redacted_reason",
+        "explanation",
+        "logs",
+        "stdout",
+        "stderr",
     }
 )
 # Fields of a stream event that say which text its delta extends.
@@ -76,6 +156,11 @@ def _is_fact_key(key: str) -> bool:
     return _keeps(key)
 
 
+def _kind(node: dict[str, Any]) -> str:
+    kind = node.get("type")
+    return kind if isinstance(kind, str) else ""
+
+
 def _child(parent: dict[str, Any], key: str, ctx: str, parent_key: str | None) -> str:
     """The context of `parent[key]`."""
     if ctx == FACT:
@@ -84,7 +169,7 @@ def _child(parent: dict[str, Any], key: str, ctx: str, parent_key: str | None) -
         return OTHER  # a property's name, not a field's: its schema is walked like any other
     if _keeps(key):
         return FACT
-    kind = parent.get("type") if isinstance(parent.get("type"), str) else ""
+    kind = _kind(parent)
     value = parent[key]
     if key == "input" and (kind.endswith("tool_use") or kind.endswith("_call") or parent_key in ("toolUse",)):
         return FACT  # a tool use's input is its arguments
@@ -115,7 +200,7 @@ def _child(parent: dict[str, Any], key: str, ctx: str, parent_key: str | None) -
 
 def _label(parent: dict[str, Any], key: str, ctx: str, inherited: str) -> str:
     if ctx == OUTPUT:
-        kind = parent.get("type") if isinstance(parent.get("type"), str) else ""
+        kind = _kind(parent)
         return "server tool results" if "search" in kind or "server" in inherited else "tool outputs"
     if inherited in ("tool outputs", "server tool results"):
         return inherited
@@ -167,9 +252,10 @@ def _texts(value: Any, default_label: str) -> list[_Text]:
         elif isinstance(node, list):
             for i, child in enumerate(node):
                 walk(child, (*path, i), ctx, label, parent_key)
-        elif isinstance(node, str):
-            if ctx in (PROSE, OUTPUT) or (ctx == OTHER and words(node) >= 3 and not is_url(node)):
-                found.append(_Text(path, node, ctx, label if ctx != OTHER else "other texts"))
+        elif isinstance(node, str) and (
+            ctx in (PROSE, OUTPUT) or (ctx == OTHER and words(node) >= 3 and not is_url(node))
+        ):
+            found.append(_Text(path, node, ctx, label if ctx != OTHER else "other texts"))
 
     walk(value, (), OTHER, default_label, None)
     return found
@@ -257,19 +343,21 @@ def _stream(events: list[str | None], counts: Counter[str]) -> list[str | None]:
         if len(new) != len(whole):
             new = voice(whole)  # a JSON text whose escapes changed length: cut the plain voice instead
         at = 0
-        for n, path, fragment, label in fragments:
+        for n, path, fragment, _ in fragments:
             cuts[n][path] = new[at : at + len(fragment)]
             at += len(fragment)
         if new != whole:
             counts[fragments[0][3]] += 1
     out: list[str | None] = []
-    for n, text in enumerate(events):
-        if text is None:
+    for n, event in enumerate(events):
+        if event is None:
             out.append(None)
             continue
         plan, cut = plans[n], cuts[n]
 
-        def replace_one(path: Path, value: str, plan: dict[Path, _Text] = plan, cut: dict[Path, str] = cut) -> str | None:
+        def replace_one(
+            path: Path, value: str, plan: dict[Path, _Text] = plan, cut: dict[Path, str] = cut
+        ) -> str | None:
             if path in cut:
                 return cut[path]
             found = plan.get(path)
@@ -280,7 +368,7 @@ def _stream(events: list[str | None], counts: Counter[str]) -> list[str | None]:
                 counts[found.label] += 1
             return new
 
-        out.append(rewrite(text, replace_one) if (plan or cut) else text)
+        out.append(rewrite(event, replace_one) if (plan or cut) else event)
     return out
 
 

@@ -19,6 +19,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
 # Words of the project's domain, by length, so that every run of letters can be matched exactly.
 _VOCABULARY = """
@@ -43,11 +44,11 @@ spindle tapestry underpass windmill
 aerodrome bannister cartridge chronicle distiller esplanade floodgate gatehouse
 harmonica incubator jackknife lamplight meridians notebooks ordinance parchment
 quicksand roundabout sandstone telescope undertow vineyards waterfall
-""".split()
+""".split()  # noqa: SIM905 - one word list, read as text
 
 _BY_LENGTH: dict[int, list[str]] = {}
-for _word in _VOCABULARY:
-    _BY_LENGTH.setdefault(len(_word), []).append(_word)
+for _entry in _VOCABULARY:
+    _BY_LENGTH.setdefault(len(_entry), []).append(_entry)
 _LONGEST = max(_BY_LENGTH)
 
 # A run of letters: any script's (accented, CJK), not digits or the underscore.
@@ -103,7 +104,7 @@ def words(text: str) -> int:
 def json_container(text: str) -> bool:
     """Whether a string holds a JSON object or array (a tool's JSON output, a structured answer)."""
     stripped = text.strip()
-    if not stripped[:1] in ("{", "[") or stripped[-1:] not in ("}", "]"):
+    if stripped[:1] not in ("{", "[") or stripped[-1:] not in ("}", "]"):
         return False
     try:
         json.loads(stripped)
@@ -122,7 +123,7 @@ Path = tuple[str | int, ...]
 def string_tokens(text: str) -> Iterator[tuple[re.Match[str], Path, bool]]:
     """Each string token of a JSON text, with the path of the value it is or names, and whether it is
     a key. The text must be valid JSON (callers parse it first)."""
-    stack: list[list[object]] = []  # [kind, key or index, expecting a key]
+    stack: list[list[Any]] = []  # [kind, key or index, expecting a key]
     for match in _TOKEN.finditer(text):
         token = match.group()
         head = token[0]
@@ -138,14 +139,13 @@ def string_tokens(text: str) -> Iterator[tuple[re.Match[str], Path, bool]]:
             if stack[-1][0] == "o":
                 stack[-1][2] = True
             else:
-                stack[-1][1] = int(stack[-1][1]) + 1  # type: ignore[call-overload]
+                stack[-1][1] = int(stack[-1][1]) + 1
         elif head == '"':
             if stack and stack[-1][0] == "o" and stack[-1][2]:
                 stack[-1][1] = json.loads(token)
-                path = tuple(frame[1] for frame in stack)  # type: ignore[misc]
-                yield match, path, True
+                yield match, tuple(frame[1] for frame in stack), True
             else:
-                yield match, tuple(frame[1] for frame in stack), False  # type: ignore[misc]
+                yield match, tuple(frame[1] for frame in stack), False
 
 
 def encode_like(value: str, original_token: str) -> str:

@@ -6,7 +6,7 @@
 | langchain-tests' gzipped cassettes | a name ending `.yaml.gz` | `langchain_gz` |
 | rig's httpmock YAML (ids redacted as `call_REDACTED_n`) | documents of `when:`/`then:` | `httpmock` |
 | langchaingo's httprr traces | a first line `httprr trace v1` | `httprr` |
-| the Vercel AI SDK's fixtures (responses only) | a `__fixtures__` folder, `*.json` or `*.chunks.txt` | `vercel_fixtures` |
+| the Vercel AI SDK's fixtures (responses only) | `__fixtures__/*.json`, `*.chunks.txt` | `vercel_fixtures` |
 
 A format that cannot give what a conversation needs says so: the Vercel AI SDK's fixtures hold no
 requests, so they can be linted (each response on its own) but not imported as scenarios.

@@ -91,8 +91,11 @@ def parse(text: str, path: Path) -> Cassette:
                         headers=_headers(when.get("header"), "the request"),
                         body=_body(when.get("body")),
                     ),
-                    response=HttpResponse(status=status, headers=_headers(then.get("header"), "the response"),
-                                          body=_body(then.get("body"))),
+                    response=HttpResponse(
+                        status=status,
+                        headers=_headers(then.get("header"), "the response"),
+                        body=_body(then.get("body")),
+                    ),
                 )
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -37,7 +37,7 @@ def _inflate(data: bytes, path: Path) -> bytes:
 def _headers(raw: Any) -> Any:
     if not isinstance(raw, Mapping):
         return raw
-    kept = {}
+    kept: dict[Any, Any] = {}
     for name, values in raw.items():
         listed = values if isinstance(values, list) else [values]
         if any(v != _REDACTED for v in listed):
@@ -50,8 +50,10 @@ def _paired(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     if not isinstance(requests, list) or not isinstance(responses, list):
         raise CassetteError(str(path), "not a langchain-tests cassette: no 'requests' and 'responses' lists")
     if len(requests) != len(responses):
-        raise CassetteError(str(path), f"{len(requests)} requests but {len(responses)} responses: they pair by position")
-    interactions = []
+        raise CassetteError(
+            str(path), f"{len(requests)} requests but {len(responses)} responses: they pair by position"
+        )
+    interactions: list[dict[str, Any]] = []
     for request, response in zip(requests, responses, strict=True):
         if not isinstance(request, Mapping) or not isinstance(response, Mapping):
             raise CassetteError(str(path), "a request or response is not a mapping", len(interactions))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from conformance import eventstream
 from conformance.cassette import Cassette, CassetteError, HttpRequest, HttpResponse, Interaction
@@ -95,9 +96,8 @@ def load(path: Path) -> Cassette:
     else:
         body, content_type = text.encode("utf-8"), "application/json"
     # The stand-in request: an empty history in the API's own shape, so the response is read alone.
-    empty = {"input": []} if plain_path.endswith("/responses") else {"contents": []} if "gemini" in plain_path else {
-        "messages": []
-    }
+    history = "input" if plain_path.endswith("/responses") else "contents" if "gemini" in plain_path else "messages"
+    empty: dict[str, Any] = {history: []}
     request_body = json.dumps({**empty, **({"stream": True} if streamed else {})}).encode("utf-8")
     uri = base + (stream_path if streamed and stream_path else plain_path)
     interaction = Interaction(
