@@ -53,6 +53,11 @@ _HOP = frozenset(
 )
 
 
+# The upstream is reached directly: proxy variables of the environment would send the traffic (and
+# the credentials in it) somewhere the user did not name.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 @dataclass
 class Found:
     """A violation the proxy printed: the API and the violation, in the order found."""
@@ -123,7 +128,7 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
             request = urllib.request.Request(url, data=body or None, headers=headers, method=self.command)
             try:
-                with urllib.request.urlopen(request, timeout=600) as answer:
+                with _DIRECT.open(request, timeout=600) as answer:
                     status, answer_headers, answer_body = answer.status, answer.headers, answer.read()
             except urllib.error.HTTPError as exc:
                 status, answer_headers, answer_body = exc.code, exc.headers, exc.read()

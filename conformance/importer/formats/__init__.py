@@ -29,10 +29,11 @@ def load_recording(path: Path) -> Cassette:
         return langchain_gz.load(path)
     if vercel_fixtures.is_fixture(path):
         return vercel_fixtures.load(path)
+    # Read through the bounded reader, which refuses FIFOs and devices without blocking on them.
     try:
-        head = path.open("rb").read(4096)
-    except OSError as exc:
-        raise CassetteError(str(path), f"cannot read: {exc.strerror}") from None
+        head = read_file(path)[:4096]
+    except BoundsError as exc:
+        raise CassetteError(str(path), str(exc)) from None
     if head.startswith(httprr.MAGIC):
         return httprr.load(path)
     if httpmock.looks_like(head):
