@@ -257,3 +257,13 @@ def test_every_shared_real_recording_imports_or_is_refused_with_a_reason(tmp_pat
             assert refusal.reason, path
         for imported in report.imported:
             assert not imported.reference, (path, imported.reference)
+
+
+def test_account_headers_of_a_response_are_scrubbed(tmp_path: Path, corpus: Corpus) -> None:
+    interactions = bundled_interactions("openai-chat/parallel-same-tool.yaml")
+    for interaction in interactions:
+        interaction["response"]["headers"]["openai-project"] = ["proj_2kPLXdwNOjkHt3ifb0aZ4FwU"]
+        interaction["response"]["headers"]["openai-organization"] = ["user-abcdefghijklmnop"]
+    report = _import(tmp_path, _write(tmp_path / "account.yaml", interactions), corpus)
+    written = report.imported[0].cassette_path.read_text()
+    assert "proj_2kPLXdwNOjkHt3ifb0aZ4FwU" not in written and "user-abcdefghijklmnop" not in written
