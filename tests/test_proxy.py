@@ -19,8 +19,6 @@ import pytest
 from conftest import ROOT
 
 from conformance.cassette import load_cassette
-from conformance.corpus import Corpus
-from conformance.proxy import Proxy, Recorder
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
 
@@ -111,51 +109,8 @@ def _conversation(base: str, key: str, *, rename_second_id: bool) -> None:
     _post(base, key, {**first, "messages": history})
 
 
-def test_the_proxy_forwards_records_scrubbed_and_reports_each_violation_as_it_occurs(
-    tmp_path: Path, corpus: Corpus, upstream: tuple[str, list[dict[str, Any]], str]
-) -> None:
-    url, seen, key = upstream
-    printed: list[tuple[int, str]] = []
-    cassette = tmp_path / "rec.yaml"
-    recorder = Recorder(url, cassette, corpus, report=lambda text: printed.append((len(recorder.interactions), text)))
-    proxy = Proxy(recorder)
-    proxy.start()
-    try:
-        _conversation(proxy.url, key, rename_second_id=True)
-    finally:
-        proxy.stop()
-    # Forwarded as sent, credentials included: the upstream is the user's.
-    assert len(seen) == 2 and seen[0]["headers"]["authorization"] == f"Bearer {key}"
-    # The renamed id was reported when the second exchange happened, not before.
-    codes = [f.violation.code for f in recorder.found]
-    assert any(code.startswith(("roundtrip/", "pairing/")) for code in codes), codes
-    assert printed and all(n == 2 for n, _ in printed)
-    assert any("get_weather" in text for _, text in printed)
-    # The cassette is whole, readable, and holds no credential in any form.
-    text = cassette.read_text()
-    assert key not in text and key[8:30] not in text and "<scrubbed>" in text
-    assert len(load_cassette(cassette)) == 2
-
-
-def test_a_correct_client_through_the_proxy_gets_no_violation(
-    tmp_path: Path, corpus: Corpus, upstream: tuple[str, list[dict[str, Any]], str]
-) -> None:
-    url, _, key = upstream
-    recorder = Recorder(url, tmp_path / "ok.yaml", corpus, report=lambda text: None)
-    proxy = Proxy(recorder)
-    proxy.start()
-    try:
-        _conversation(proxy.url, key, rename_second_id=False)
-    finally:
-        proxy.stop()
-    assert recorder.found == [] and len(recorder.interactions) == 2
-
-
-def test_the_command_prints_violations_and_exits_1_on_an_error(
-    tmp_path: Path, upstream: tuple[str, list[dict[str, Any]], str]
-) -> None:
-    url, _, key = upstream
-    cassette = tmp_path / "cli.yaml"
+def _start(url: str, cassette: Path) -> tuple[subprocess.Popen[str], str]:
+    # In a process of its own: other tests of this session may have patched this process's HTTP.
     process = subprocess.Popen(
         [sys.executable, "-m", "conformance", "proxy", "--upstream", url, "--cassette", str(cassette)],
         stdin=subprocess.PIPE,
@@ -163,17 +118,55 @@ def test_the_command_prints_violations_and_exits_1_on_an_error(
         text=True,
         cwd=ROOT,
     )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.startswith("listening on http://127.0.0.1:"), line
+    return process, line.split()[2].rstrip(",")
+
+
+def _stop(process: subprocess.Popen[str]) -> tuple[int, str]:
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.close()  # closing standard input stops the proxy
+    out = process.stdout.read()
+    return process.wait(timeout=60), out
+
+
+def test_the_proxy_forwards_records_scrubbed_and_reports_each_violation_as_it_occurs(
+    tmp_path: Path, upstream: tuple[str, list[dict[str, Any]], str]
+) -> None:
+    url, seen, key = upstream
+    cassette = tmp_path / "rec.yaml"
+    process, base = _start(url, cassette)
     try:
-        assert process.stdout is not None and process.stdin is not None
-        line = process.stdout.readline()
-        assert line.startswith("listening on http://127.0.0.1:"), line
-        base = line.split()[2].rstrip(",")
         _conversation(base, key, rename_second_id=True)
-        process.stdin.close()  # closing standard input stops the proxy
-        out = process.stdout.read()
-        assert process.wait(timeout=60) == 1, out
+        # Printed when the second exchange happened, while the proxy still runs.
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("exchange 1: openai-chat"), first
+        assert process.poll() is None
+        code, rest = _stop(process)
     finally:
         if process.poll() is None:
             process.kill()
-    assert "exchange 1:" in out and "2 exchange(s) recorded" in out
-    assert key not in cassette.read_text()
+    out = first + rest
+    assert code == 1 and "get_weather" in out and ("roundtrip/" in out or "pairing/" in out), out
+    # Forwarded as sent, credentials included: the upstream is the user's.
+    assert len(seen) == 2 and seen[0]["headers"]["authorization"] == f"Bearer {key}"
+    # The cassette is whole, readable, and holds no credential in any form.
+    text = cassette.read_text()
+    assert key not in text and key[8:30] not in text and "<scrubbed>" in text
+    assert len(load_cassette(cassette)) == 2
+
+
+def test_a_correct_client_through_the_proxy_gets_no_violation(
+    tmp_path: Path, upstream: tuple[str, list[dict[str, Any]], str]
+) -> None:
+    url, _, key = upstream
+    process, base = _start(url, tmp_path / "ok.yaml")
+    try:
+        _conversation(base, key, rename_second_id=False)
+        code, out = _stop(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert code == 0 and "2 exchange(s) recorded; 0 violation(s), 0 error(s)" in out, out
