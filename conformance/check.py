@@ -329,6 +329,13 @@ def _check_source(scenario: Scenario, root: Path, at: Callable[..., None]) -> No
         return
     if bundled and not source.repository:
         at(scenario.id, ["source"], "source", "a bundled recorded scenario names the repository it was imported from")
+    if bundled and source.repository and not source.revoiced:
+        at(
+            scenario.id,
+            ["source", "revoiced"],
+            "source",
+            "a bundled third-party recording is re-voiced (`conformance import` without --no-revoice)",
+        )
     allowed = vocabulary("licence")
     if source.repository and source.licence not in allowed:
         at(scenario.id, ["source", "licence"], "source", f"licence {source.licence!r}: use one of {', '.join(allowed)}")

@@ -358,6 +358,13 @@ def cmd_import(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT
+    if args.no_revoice and args.source_repo:
+        print(
+            "conformance import: a third-party recording enters a corpus re-voiced; --no-revoice is for your "
+            "own recordings",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
     if args.source_path and len(args.cassettes_to_import) > 1:
         print("conformance import: --source-path names one file; import one cassette at a time", file=sys.stderr)
         return EXIT_INPUT
@@ -377,6 +384,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         conversations=tuple(args.conversation or ()),
         description=args.description,
         force=args.force,
+        revoice=not args.no_revoice,
     )
     reports, unreadable = import_paths([Path(p) for p in args.cassettes_to_import], _corpus(args), options)
     for path, exc in unreadable:
@@ -401,6 +409,30 @@ def cmd_import(args: argparse.Namespace) -> int:
     if unreadable:
         return EXIT_INPUT
     return EXIT_OK if all(r.imported for r in reports) else EXIT_FOUND
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    from conformance.proxy import Proxy, Recorder
+
+    if not args.upstream.startswith(("http://", "https://")):
+        print(f"conformance proxy: --upstream {args.upstream!r} is not an http(s) URL", file=sys.stderr)
+        return EXIT_INPUT
+    stop = _stop_on_signals()
+    recorder = Recorder(args.upstream, Path(args.cassette), _corpus(args), args.profile)
+    try:
+        proxy = Proxy(recorder, args.port)
+    except OSError as exc:
+        print(f"conformance proxy: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    proxy.start()
+    print(f"listening on {proxy.url}, forwarding to {args.upstream}, recording to {args.cassette}", flush=True)
+    try:
+        _wait_for_stop(stop)
+    finally:
+        proxy.stop()
+    errors = sum(1 for f in recorder.found if f.violation.severity == "error")
+    print(f"{len(recorder.interactions)} exchange(s) recorded; {len(recorder.found)} violation(s), {errors} error(s)")
+    return EXIT_FOUND if errors else EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -637,8 +669,24 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--licence", help="the repository's licence (SPDX: MIT, Apache-2.0, BSD-2-Clause, BSD-3-Clause)")
     imp.add_argument("--read", metavar="YYYY-MM-DD", help="the date the recording was read (default: today)")
     imp.add_argument("--edited", metavar="TEXT", help="how the recording was changed by hand, if it was")
+    imp.add_argument(
+        "--no-revoice",
+        action="store_true",
+        help="keep the recording's texts as recorded (your own recordings only; a third-party one is re-voiced)",
+    )
     common(imp)
     imp.set_defaults(func=cmd_import)
+
+    proxy = sub.add_parser(
+        "proxy", help="forward to an upstream on 127.0.0.1, record a scrubbed cassette, report violations as they occur"
+    )
+    proxy.add_argument("--upstream", required=True, metavar="URL", help="where requests are forwarded")
+    proxy.add_argument(
+        "--cassette", default="proxy-recording.yaml", metavar="PATH", help="the scrubbed cassette written"
+    )
+    proxy.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
+    common(proxy)
+    proxy.set_defaults(func=cmd_proxy)
 
     check = sub.add_parser("check", help="validate the corpus")
     check.add_argument("--no-examples", action="store_true", help="skip validating examples against SDK models")

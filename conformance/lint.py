@@ -21,7 +21,7 @@ from conformance.engine.faults import describe
 from conformance.engine.rules import CheckContext, check
 from conformance.engine.violations import Violation
 from conformance.engine.wording import plural
-from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
+from conformance.recordings.cassette import Cassette, CassetteError
 
 
 @dataclass
@@ -83,9 +83,15 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
 
 def lint_path(path: Path, corpus: Corpus, profile: str = "default") -> LintReport:
     """Raises CassetteError when the file cannot be read as a cassette, and nothing else."""
-    cassette = load_cassette(path)
+    from conformance.importer.formats import ids_redacted, load_recording  # every format import reads
+
+    cassette = load_recording(path)
     try:
-        return lint(cassette, corpus, profile)
+        report = lint(cassette, corpus, profile)
+        if ids_redacted(cassette):
+            # The recorder's stand-in ids say nothing about the provider's id format.
+            report.violations[:] = [(a, v) for a, v in report.violations if not v.code.startswith("format/id-")]
+        return report
     except Exception as exc:
         raise CassetteError(str(path), f"the suite failed while linting it: {describe(exc)}") from exc
 

@@ -35,7 +35,7 @@ def _written(tmp_path: Path) -> Corpus:
 
 def test_a_recording_becomes_the_scenario_it_records(tmp_path: Path, corpus: Corpus) -> None:
     source = _write(tmp_path / "weather.yaml", bundled_interactions("openai-chat/parallel-same-tool.yaml"))
-    report = _import(tmp_path, source, corpus)
+    report = _import(tmp_path, source, corpus, revoice=False)  # a user's own recording, texts as recorded
     assert [i.case_id for i in report.imported] == ["openai-chat/recorded/weather"] and not report.refused
     written = _written(tmp_path)
     scenario = written.scenarios["openai-chat/recorded/weather"]
@@ -257,3 +257,13 @@ def test_every_shared_real_recording_imports_or_is_refused_with_a_reason(tmp_pat
             assert refusal.reason, path
         for imported in report.imported:
             assert not imported.reference, (path, imported.reference)
+
+
+def test_account_headers_of_a_response_are_scrubbed(tmp_path: Path, corpus: Corpus) -> None:
+    interactions = bundled_interactions("openai-chat/parallel-same-tool.yaml")
+    for interaction in interactions:
+        interaction["response"]["headers"]["openai-project"] = ["proj_2kPLXdwNOjkHt3ifb0aZ4FwU"]
+        interaction["response"]["headers"]["openai-organization"] = ["user-abcdefghijklmnop"]
+    report = _import(tmp_path, _write(tmp_path / "account.yaml", interactions), corpus)
+    written = report.imported[0].cassette_path.read_text()
+    assert "proj_2kPLXdwNOjkHt3ifb0aZ4FwU" not in written and "user-abcdefghijklmnop" not in written

@@ -4,21 +4,23 @@ Where a recording shows the real provider answering a request with success, no r
 that request as one the provider rejects (an error-severity violation quoting a provider error), and
 the reference adapter passes the scenario the recording makes.
 
-The project commits no third-party traffic. The recordings are imported here, with `conformance
-import`, into a temporary corpus: every recording of the shared real traffic beside the checkout
-(as in CI), and the corpora named by CONFORMANCE_RECORDED (directories holding `cases/` and
-`cassettes/`, separated by the path separator), such as one imported from the public test suites
-listed in docs/public-recordings.md.
+The bundled recorded scenarios (re-voiced imports of public test suites' recordings, listed in
+cassettes/recorded/SOURCES.md) are checked here, and beside them, imported with `conformance import`
+into a temporary corpus: every recording of the shared real traffic beside the checkout (as in CI),
+and the corpora named by CONFORMANCE_RECORDED (directories holding `cases/` and `cassettes/`,
+separated by the path separator).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REAL_TRAFFIC
+from conftest import REAL_TRAFFIC, ROOT
 
 from conformance.corpus.loading import Corpus, Scenario, load_corpus
 from conformance.importer import Options, import_cassette, slug
@@ -32,8 +34,6 @@ MORE = [Path(p) for p in os.environ.get("CONFORMANCE_RECORDED", "").split(os.pat
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Corpus, list[Scenario]]]:
-    if not REAL_TRAFFIC.is_dir() and not MORE:
-        pytest.skip("no recorded traffic: neither ../shared/real-traffic nor CONFORMANCE_RECORDED is there")
     bundled = load_corpus()
     cases, cassettes = [p / "cases" for p in MORE], [p / "cassettes" for p in MORE]
     if REAL_TRAFFIC.is_dir():
@@ -46,6 +46,39 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Corpus,
     corpus = load_corpus(cases, cassettes)
     scenarios = sorted((s for s in corpus.scenarios.values() if s.recorded), key=lambda s: s.id)
     yield corpus, scenarios
+
+
+def test_the_bundled_recorded_corpus_covers_the_apis_and_shapes() -> None:
+    recorded = [s for s in load_corpus().scenarios.values() if s.recorded]
+    apis = Counter(s.api for s in recorded)
+    assert len(recorded) >= 100 and len(apis) >= 8, apis
+    features = {f for s in recorded for f in s.features}
+    assert {"parallel-calls", "streaming", "server-tool", "multi-turn", "cross-provider"} <= features, features
+    for scenario in recorded:
+        source = scenario.source
+        assert source is not None and source.repository and source.commit and source.revoiced, scenario.id
+        assert source.repository.split("/")[0].lower() not in ("pydantic", "simonw") or source.repository == (
+            "pydantic/logfire"
+        ), f"{scenario.id}: pydantic-ai's and llm's recordings validate the suite and stay out of it"
+
+
+def test_the_sources_table_is_current() -> None:
+    # cassettes/recorded/SOURCES.md is generated from the case files; regenerate it with
+    # `python scripts/recorded_sources.py . --output cassettes/recorded/SOURCES.md`.
+    spec = importlib.util.spec_from_file_location("recorded_sources", ROOT / "scripts" / "recorded_sources.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (ROOT / "cassettes" / "recorded" / "SOURCES.md").read_text(encoding="utf-8") == module.render(load_corpus())
+
+
+def test_the_cases_doc_counts_recorded_and_constructed_apart() -> None:
+    scenarios = load_corpus().scenarios.values()
+    text = (ROOT / "docs" / "cases.md").read_text(encoding="utf-8")
+    for api in {s.api for s in scenarios}:
+        constructed = sum(1 for s in scenarios if s.api == api and not s.recorded)
+        recorded = sum(1 for s in scenarios if s.api == api and s.recorded)
+        assert f"| `{api}` | {constructed} | {recorded} |" in text, api
 
 
 def test_recorded_traffic_of_several_apis_becomes_scenarios(recorded: tuple[Corpus, list[Scenario]]) -> None:

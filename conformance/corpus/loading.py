@@ -145,6 +145,7 @@ class RecordedSource:
     licence: str | None = None
     url: str | None = None
     edited: str | None = None
+    revoiced: tuple[str, ...] = ()  # what `conformance import` re-voiced, by kind
 
 
 @dataclass(frozen=True)
@@ -366,6 +367,7 @@ def _source(d: Mapping[str, Any]) -> RecordedSource:
         licence=d.get("licence"),
         url=d.get("url"),
         edited=d.get("edited"),
+        revoiced=tuple(d.get("revoiced") or ()),
     )
 
 

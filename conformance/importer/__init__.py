@@ -5,22 +5,29 @@ Reads any cassette `conformance.recordings.cassette` reads, splits it into conve
 case file and a scrubbed copy of the conversation's interactions (`importer.write`), with
 `provenance: recorded` and the `source` they came from. What it writes is then checked as
 `conformance check` checks the corpus; a file that fails is removed and the conversation refused.
+
+Every text of the recording is re-voiced first (`importer.revoice`), unless `revoice` is off (a
+user's own recording): the facts of the traffic stay, the prose is the project's, and the scenario
+is derived from the re-voiced traffic, so its prompt and canned outputs are the cassette's.
 """
 
 from __future__ import annotations
 
 import datetime
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from conformance.corpus.loading import Corpus
 from conformance.engine.conversations import Conversation, split
 from conformance.importer.derive import Refused, derive
+from conformance.importer.formats import load_recording, requests_held
+from conformance.importer.revoice import RevoiceError, revoice_interaction, summary
 from conformance.importer.write import dump_case, dump_cassette, plain_interaction
-from conformance.recordings.cassette import CassetteError, load_cassette
+from conformance.recordings.cassette import Cassette, CassetteError
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,7 @@ class Options:
     conversations: tuple[int, ...] = ()  # 1-based: only these conversations
     description: str | None = None
     force: bool = False  # overwrite existing files
+    revoice: bool = True  # replace the recording's texts by the project's (off: a user's own recording)
 
 
 @dataclass
@@ -153,11 +161,59 @@ def _description(options: Options, path: Path, document: dict[str, Any], n: int)
     return head + tail
 
 
+@dataclass
+class _Voiced:
+    cassette: Cassette
+    counts: dict[int, Counter[str]]  # what was re-voiced, by interaction
+    failed: dict[int, str]  # interactions whose texts could not all be found, and why
+
+
+def _revoice(cassette: Cassette) -> _Voiced:
+    interactions = []
+    counts: dict[int, Counter[str]] = {}
+    failed: dict[int, str] = {}
+    for interaction in cassette:
+        try:
+            done = revoice_interaction(interaction)
+        except RevoiceError as exc:
+            failed[interaction.index] = str(exc)
+            interactions.append(interaction)
+            continue
+        interactions.append(done.interaction)
+        counts[interaction.index] = done.counts
+    return _Voiced(replace(cassette, interactions=tuple(interactions)), counts, failed)
+
+
 def import_cassette(path: Path, corpus: Corpus, options: Options) -> Report:
     """Raises CassetteError when the file cannot be read as a cassette."""
-    cassette = load_cassette(path)
+    original = load_recording(path)
+    if not requests_held(original):
+        report = Report(path=str(path))
+        report.refused.append(
+            Refusal(
+                [i.index for i in original],
+                "the recording holds responses only (a Vercel AI SDK fixture): `conformance lint` checks them, "
+                "but a scenario needs the requests the client sent",
+            )
+        )
+        return report
+    voiced = _revoice(original) if options.revoice else _Voiced(original, {}, {})
+    cassette = voiced.cassette
     report = Report(path=str(path))
     found = split(cassette)
+    if options.revoice:
+        before = [c.indices for c in split(original).conversations]
+        if before != [c.indices for c in found.conversations]:
+            # The texts that tie a request to the turn it follows no longer match: importing would
+            # put requests in the wrong conversations.
+            report.refused.append(
+                Refusal(
+                    sorted(i.index for i in original),
+                    f"re-voicing changes how the recording splits into conversations ({before} before, "
+                    f"{[c.indices for c in found.conversations]} after)",
+                )
+            )
+            return report
     report.skipped = [f"interaction[{u.index}]: {u.reason}" for u in found.unread if u.api is None]
     # An LLM API's interaction whose bodies cannot be read belongs to a conversation it would break.
     report.refused = [
@@ -171,6 +227,10 @@ def import_cassette(path: Path, corpus: Corpus, options: Options) -> Report:
     for number, conversation in enumerate(chosen, start=1):
         if options.conversations and number not in options.conversations:
             continue
+        unvoiced = [f"interaction[{i}]: {voiced.failed[i]}" for i in conversation.indices if i in voiced.failed]
+        if unvoiced:
+            report.refused.append(Refusal(conversation.indices, f"cannot re-voice {'; '.join(unvoiced)}"))
+            continue
         try:
             derived = derive(conversation, found, corpus)
         except Refused as exc:
@@ -179,8 +239,11 @@ def import_cassette(path: Path, corpus: Corpus, options: Options) -> Report:
         n += 1
         case_id, cassette_name = _names(path, options, conversation.api, n)
         try:
+            revoiced = sum((voiced.counts.get(i, Counter()) for i in conversation.indices), Counter())
             report.imported.append(
-                _write(path, conversation, derived.document, derived.notes, case_id, cassette_name, options, n)
+                _write(
+                    path, conversation, derived.document, derived.notes, case_id, cassette_name, options, n, revoiced
+                )
             )
         except Refused as exc:
             n -= 1
@@ -198,8 +261,11 @@ def _write(
     cassette_name: str,
     options: Options,
     n: int,
+    revoiced: Counter[str],
 ) -> Imported:
     source = options.source.document(path.name)
+    if options.revoice:
+        source["revoiced"] = summary(revoiced) or ["nothing: the recording holds no text"]
     document: dict[str, Any] = {
         "id": case_id,
         "kind": derived["kind"],
@@ -224,7 +290,12 @@ def _write(
         "source": source,
         "interactions": conversation.indices,
         "how": "Recorded against the live provider by the source's authors; imported by `conformance import`: "
-        "this conversation's interactions, bodies decompressed, credentials scrubbed.",
+        "this conversation's interactions, bodies decompressed, credentials scrubbed"
+        + (
+            ", every text re-voiced (the facts of the traffic kept; see `source.revoiced`)."
+            if options.revoice
+            else "; texts as recorded."
+        ),
     }
     depth = "../" * (len(case_path.relative_to(options.output).parts) - 1)
     case_path.parent.mkdir(parents=True, exist_ok=True)

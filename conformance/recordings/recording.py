@@ -67,7 +67,7 @@ SECRET_QUERY_PARAMETERS = (
     "client_secret",
     "password",
 )
-SECRET_RESPONSE_HEADERS = ("set-cookie", "openai-organization", "anthropic-organization-id")
+SECRET_RESPONSE_HEADERS = ("set-cookie", "openai-organization", "openai-project", "anthropic-organization-id")
 # JSON and form body fields, compared lower-case without `-` and `_`.
 SECRET_BODY_FIELDS = (
     "api_key",

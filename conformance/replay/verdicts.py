@@ -53,6 +53,12 @@ def codec_only(scenario: Scenario) -> str | None:
         return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
     if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
         return "a session of several runs, which only a codec adapter can be handed run by run"
+    if scenario.recorded and scenario.turns and any(not c.provider_executed for c in scenario.turns[-1].calls):
+        # The recording stops where the client would send the results: a tool loop goes past it.
+        return (
+            "a recording that ends on the provider's calls, before their results were sent; "
+            "only a codec adapter can be handed it"
+        )
     return None
 
 

@@ -1,0 +1,87 @@
+"""langchaingo's httprr traces (`.httprr`): HTTP/1.1 exchanges as the wire carried them.
+
+The file starts `httprr trace v1`; each record is a line `N M`, then N bytes of the request
+(request line, headers, blank line, body) and M bytes of the response (status line, headers,
+blank line, body). The request line holds the full URL, so the host is known.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conformance.recordings.bounds import BoundsError, read_file
+from conformance.recordings.cassette import Cassette, CassetteError, HttpRequest, HttpResponse, Interaction
+
+MAGIC = b"httprr trace v1\n"
+_SIZES = re.compile(rb"(\d+) (\d+)\n")
+_BLANK = re.compile(rb"\r?\n\r?\n")
+
+
+def _head_and_body(raw: bytes, what: str) -> tuple[list[str], dict[str, tuple[str, ...]], bytes]:
+    # Recorders end header lines with CRLF, some with a bare LF: the first empty line ends the head.
+    end = _BLANK.search(raw)
+    if end is None:
+        raise ValueError(f"{what} has no blank line after its headers")
+    head, body = raw[: end.start()], raw[end.end() :]
+    lines = head.decode("latin-1").replace("\r\n", "\n").split("\n")
+    headers: dict[str, tuple[str, ...]] = {}
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if not colon:
+            raise ValueError(f"{what} header line {line[:60]!r} has no colon")
+        key = name.strip().lower()
+        headers[key] = (*headers.get(key, ()), value.strip())
+    if "chunked" in ",".join(headers.get("transfer-encoding", ())).lower():
+        body = _unchunk(body)
+    return lines[0].split(" "), headers, body
+
+
+def _unchunk(body: bytes) -> bytes:
+    out = b""
+    while body:
+        size_line, _, rest = body.partition(b"\r\n")
+        size = int(size_line.split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            break
+        out += rest[:size]
+        body = rest[size + 2 :]
+    return out
+
+
+def parse(data: bytes, path: str) -> Cassette:
+    if not data.startswith(MAGIC):
+        raise CassetteError(path, "not an httprr trace: the first line is not `httprr trace v1`")
+    at = len(MAGIC)
+    interactions: list[Interaction] = []
+    while at < len(data):
+        sizes = _SIZES.match(data, at)
+        if sizes is None:
+            raise CassetteError(path, f"byte {at}: expected a record's `N M` sizes line", len(interactions))
+        n, m = int(sizes.group(1)), int(sizes.group(2))
+        start = sizes.end()
+        if start + n + m > len(data):
+            raise CassetteError(path, f"byte {at}: the record runs past the end of the file", len(interactions))
+        try:
+            first, req_headers, req_body = _head_and_body(data[start : start + n], "the request")
+            status_line, resp_headers, resp_body = _head_and_body(data[start + n : start + n + m], "the response")
+            method, uri = first[0], first[1]
+            status = int(status_line[1])
+        except (ValueError, IndexError) as exc:
+            raise CassetteError(path, f"unreadable record: {exc}", len(interactions)) from None
+        interactions.append(
+            Interaction(
+                index=len(interactions),
+                request=HttpRequest(method=method.upper(), uri=uri, headers=req_headers, body=req_body),
+                response=HttpResponse(status=status, headers=resp_headers, body=resp_body),
+            )
+        )
+        at = start + n + m
+    return Cassette(path=path, interactions=tuple(interactions))
+
+
+def load(path: Path) -> Cassette:
+    try:
+        return parse(read_file(path), str(path))
+    except BoundsError as exc:
+        raise CassetteError(str(path), str(exc)) from None

@@ -1,0 +1,513 @@
+"""Re-voicing: a recording's facts kept, its natural-language and code texts replaced by the project's.
+
+What is a fact and stays byte for byte: the JSON structure, every key and its order, ids, names,
+types, roles, models, URLs, opaque fields (signatures, encrypted content), numbers, enums, status
+codes, headers, a stream's events and how it is cut, and every tool call's arguments (`arguments`,
+`args`, `input` of a tool use, `partial_json`, a server tool's `action`), which the rules compare.
+
+What is text and is re-voiced (`importer.voice`): prompts and messages, system instructions, model
+answers, reasoning, tool and parameter descriptions, tool outputs (a JSON output keeps its keys and
+is voiced inside), server tools' results, code a model wrote, and any other string of three words
+or more. A text streamed in deltas is voiced whole and cut at the same offsets, so the deltas still
+add up to the text the next request carries back.
+
+`revoice_interaction` returns the interaction with new bodies and what was re-voiced, by kind; a
+body it cannot read (an SSE event that is not JSON) raises `RevoiceError`, since text left in it
+would be the source's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from conformance.importer.voice import Path, is_url, json_container, rewrite, voice, voice_json, words
+from conformance.recordings import eventstream
+from conformance.recordings.cassette import Interaction
+
+# Keys whose values are facts of the traffic, whatever they hold.
+FACT_KEYS = frozenset(
+    {
+        "id",
+        "type",
+        "role",
+        "model",
+        "name",
+        "object",
+        "status",
+        "url",
+        "uri",
+        "href",
+        "signature",
+        "thoughtSignature",
+        "thought_signature",
+        "encrypted_content",
+        "encrypted_index",
+        "data",
+        "mime_type",
+        "mimeType",
+        "media_type",
+        "format",
+        "enum",
+        "const",
+        "pattern",
+        "required",
+        "finish_reason",
+        "finishReason",
+        "stop_reason",
+        "stop_sequence",
+        "system_fingerprint",
+        "service_tier",
+        "tool_choice",
+        "event",
+        "index",
+        "created",
+        "created_at",
+        "modelVersion",
+        "responseId",
+        "cache_control",
+        "stop",
+        "effort",
+        "reasoning_effort",
+        "truncation",
+        "fileUri",
+        "file_uri",
+        "$schema",
+        "$ref",
+        "$id",
+        "webSearchQueries",
+        "page_age",
+        "filename",
+        "file_id",
+        "vector_store_ids",
+        "server_label",
+        "server_url",
+        "container",
+        "provider",
+        "stopReason",
+        "toolUseId",
+        "tool_use_id",
+        "call_id",
+        "tool_call_id",
+        "item_id",
+        "previous_response_id",
+        "user",
+        "metadata",
+        "prompt_cache_key",
+        "safety_identifier",
+        "x-stainless-lang",
+        "keep_alive",
+        "done_reason",
+        "created_by",
+    }
+)
+# Keys whose values are a call's arguments: facts the rules compare.
+ARGUMENT_KEYS = frozenset({"arguments", "args", "partial_json", "parsed_arguments", "action", "queries"})
+# Keys whose string values are a text of the conversation, however short.
+PROSE_KEYS = frozenset(
+    {
+        "content",
+        "text",
+        "thinking",
+        "reasoning_content",
+        "reasoning",
+        "refusal",
+        "instructions",
+        "system",
+        "description",
+        "tool_plan",
+        "code",
+        "summary",
+        "prompt",
+        "cited_text",
+        "renderedContent",
+        "input",
+        "transcript",
+        "redacted_reason",
+        "explanation",
+        "logs",
+        "stdout",
+        "stderr",
+    }
+)
+# Fields of a stream event that say which text its delta extends.
+_CHANNEL_FIELDS = ("index", "output_index", "content_index", "summary_index", "item_id", "contentBlockIndex")
+
+# JSON Schema mappings whose keys are names the schema's author chose (`properties: {name: {...}}`).
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions")
+# Where a call's code is its input (Gemini's code execution).
+_CODE_CALLS = ("executableCode", "executable_code")
+
+FACT, OUTPUT, PROSE, OTHER = "fact", "output", "prose", "other"
+
+
+class RevoiceError(ValueError):
+    """A body whose texts cannot all be found, so it cannot be re-voiced."""
+
+
+def _keeps(key: str) -> bool:
+    return key in FACT_KEYS or key in ARGUMENT_KEYS or key.endswith(("_id", "Id", "_ids", "Ids"))
+
+
+def _is_fact_key(key: str) -> bool:
+    return _keeps(key)
+
+
+def _kind(node: dict[str, Any]) -> str:
+    kind = node.get("type")
+    return kind if isinstance(kind, str) else ""
+
+
+def _child(parent: dict[str, Any], key: str, ctx: str, parent_key: str | None) -> str:
+    """The context of `parent[key]`."""
+    if ctx == FACT:
+        return FACT
+    if parent_key in _SCHEMA_MAPS:
+        return OTHER  # a property's name, not a field's: its schema is walked like any other
+    if _keeps(key):
+        return FACT
+    kind = _kind(parent)
+    value = parent[key]
+    if key == "input" and (kind.endswith("tool_use") or kind.endswith("_call") or parent_key in ("toolUse",)):
+        return FACT  # a tool use's input is its arguments
+    if parent_key == "toolUse" or (key == "input" and (parent_key == "custom" or kind.endswith("tool_call"))):
+        return FACT
+    if key == "code" and (kind.endswith("_call") or kind == "program" or parent_key in _CODE_CALLS):
+        return FACT  # code a call runs is its arguments; code written as an answer is text
+    if key == "delta" and isinstance(value, str):
+        return FACT if ("argument" in kind or "input" in kind) else PROSE
+    if key == "content" and parent.get("role") in ("tool", "function", "ipython", "tool_result"):
+        return OUTPUT
+    if (kind.endswith("tool_result") or kind.endswith("_output") or kind in ("mcp_call", "code_interpreter_call")) and (
+        key in ("content", "output", "outputs", "result", "results", "error")
+    ):
+        return OUTPUT
+    if parent_key in ("functionResponse", "function_response", "toolResult", "tool_result") and key in (
+        "response",
+        "content",
+        "output",
+    ):
+        return OUTPUT
+    if ctx == OUTPUT:
+        return OUTPUT
+    if key in PROSE_KEYS:
+        return PROSE
+    return OTHER
+
+
+def _label(parent: dict[str, Any], key: str, ctx: str, inherited: str) -> str:
+    if ctx == OUTPUT:
+        kind = _kind(parent)
+        return "server tool results" if "search" in kind or "server" in inherited else "tool outputs"
+    if inherited in ("tool outputs", "server tool results"):
+        return inherited
+    if key in ("system", "instructions", "systemInstruction", "system_instruction"):
+        return "system instructions"
+    if key == "description":
+        return "tool descriptions"
+    if key in ("thinking", "reasoning_content", "reasoning", "summary", "tool_plan") or parent.get("thought") is True:
+        return "reasoning"
+    if key == "code":
+        return "code"
+    return inherited
+
+
+def _role_label(node: dict[str, Any], inherited: str) -> str:
+    role = node.get("role")
+    if role in ("system", "developer"):
+        return "system instructions"
+    if role == "user":
+        return "prompts"
+    if role in ("assistant", "model", "CHATBOT", "chatbot"):
+        return "model answers"
+    kind = node.get("type")
+    if isinstance(kind, str) and ("search" in kind or kind.startswith("server")) and kind.endswith("result"):
+        return "server tool results"
+    return inherited
+
+
+@dataclass
+class _Text:
+    path: Path
+    text: str
+    ctx: str
+    label: str
+
+
+def _texts(value: Any, default_label: str) -> list[_Text]:
+    """The strings of a JSON value that are texts to re-voice, with their path and kind."""
+    found: list[_Text] = []
+
+    def walk(node: Any, path: Path, ctx: str, label: str, parent_key: str | None) -> None:
+        if isinstance(node, dict):
+            label = _role_label(node, label)
+            for key, child in node.items():
+                child_ctx = _child(node, key, ctx, parent_key)
+                if child_ctx == FACT:
+                    continue
+                walk(child, (*path, key), child_ctx, _label(node, key, child_ctx, label), key)
+        elif isinstance(node, list):
+            for i, child in enumerate(node):
+                walk(child, (*path, i), ctx, label, parent_key)
+        elif isinstance(node, str) and (
+            ctx in (PROSE, OUTPUT) or (ctx == OTHER and words(node) >= 3 and not is_url(node))
+        ):
+            found.append(_Text(path, node, ctx, label if ctx != OTHER else "other texts"))
+
+    walk(value, (), OTHER, default_label, None)
+    return found
+
+
+def voiced(text: str) -> str:
+    """A text in the project's words: a JSON text keeps its keys and literals (voiced inside), else
+    every run of letters is replaced; a URL stays."""
+    if is_url(text):
+        return text
+    if json_container(text):
+        return voice_json(text, _is_fact_key)
+    return voice(text)
+
+
+# --- documents and streams -----------------------------------------------------------------------
+
+
+def _document(text: str, label: str, counts: Counter[str]) -> str:
+    value = json.loads(text)
+    plan = {t.path: t for t in _texts(value, label)}
+    if not plan:
+        return text
+
+    def replace_one(path: Path, value: str) -> str | None:
+        found = plan.get(path)
+        if found is None:
+            return None
+        new = voiced(value)
+        if new != value:
+            counts[found.label] += 1
+        return new
+
+    return rewrite(text, replace_one)
+
+
+def _channel(event: Any, text: _Text, deltas: bool) -> tuple[Any, ...] | None:
+    """The text a stream fragment extends, or None for a whole text."""
+    if not isinstance(event, dict):
+        return None
+    if deltas:
+        if "delta" not in text.path:
+            return None
+        fields = tuple(str(event.get(f)) for f in _CHANNEL_FIELDS)
+        return (fields, str(event.get("type")), tuple(str(p) for p in text.path))
+    if text.ctx != PROSE:
+        return None
+    # A stream of whole chunks (Gemini, Ollama): each chunk's text extends the last one's, part by part.
+    path = tuple("*" if i > 0 and text.path[i - 1] == "parts" else str(p) for i, p in enumerate(text.path))
+    node: Any = event
+    for step in text.path[:-1]:
+        node = node[step]
+    thought = node.get("thought") is True if isinstance(node, dict) else False
+    return (path, thought)
+
+
+def _has_deltas(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "delta" in value or any(_has_deltas(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_deltas(v) for v in value)
+    return False
+
+
+def _stream(events: list[str | None], counts: Counter[str]) -> list[str | None]:
+    """The JSON texts of a stream's events re-voiced together (None: an event with no JSON, kept)."""
+    values = [json.loads(e) if e is not None else None for e in events]
+    deltas = any(_has_deltas(v) for v in values)
+    plans: list[dict[Path, _Text]] = []
+    channels: dict[tuple[Any, ...], list[tuple[int, Path, str, str]]] = {}
+    for n, value in enumerate(values):
+        plan: dict[Path, _Text] = {}
+        for text in _texts(value, "model answers") if value is not None else ():
+            key = _channel(value, text, deltas)
+            if key is None:
+                plan[text.path] = text
+            else:
+                channels.setdefault(key, []).append((n, text.path, text.text, text.label))
+        plans.append(plan)
+    # A channel's text is voiced whole, then cut where the provider cut it.
+    cuts: list[dict[Path, str]] = [{} for _ in values]
+    for fragments in channels.values():
+        whole = "".join(f[2] for f in fragments)
+        new = voiced(whole)
+        if len(new) != len(whole):
+            new = voice(whole)  # a JSON text whose escapes changed length: cut the plain voice instead
+        at = 0
+        for n, path, fragment, _ in fragments:
+            cuts[n][path] = new[at : at + len(fragment)]
+            at += len(fragment)
+        if new != whole:
+            counts[fragments[0][3]] += 1
+    out: list[str | None] = []
+    for n, event in enumerate(events):
+        if event is None:
+            out.append(None)
+            continue
+        plan, cut = plans[n], cuts[n]
+
+        def replace_one(
+            path: Path, value: str, plan: dict[Path, _Text] = plan, cut: dict[Path, str] = cut
+        ) -> str | None:
+            if path in cut:
+                return cut[path]
+            found = plan.get(path)
+            if found is None:
+                return None
+            new = voiced(value)
+            if new != value:
+                counts[found.label] += 1
+            return new
+
+        out.append(rewrite(event, replace_one) if (plan or cut) else event)
+    return out
+
+
+def _json_or_none(text: str, where: str) -> str | None:
+    stripped = text.strip()
+    if not stripped or stripped == "[DONE]":
+        return None
+    try:
+        json.loads(stripped)
+    except ValueError:
+        raise RevoiceError(f"{where} is not JSON: {stripped[:60]!r}") from None
+    return text
+
+
+def _sse(body: str, counts: Counter[str]) -> str:
+    lines = body.splitlines(keepends=True)
+    slots: list[int] = []
+    payloads: list[str | None] = []
+    for n, line in enumerate(lines):
+        if line.startswith("data:"):
+            content = line[5:].rstrip("\r\n")
+            payloads.append(_json_or_none(content, f"SSE line {n + 1}"))
+            slots.append(n)
+    new = _stream(payloads, counts)
+    for n, payload, before in zip(slots, new, payloads, strict=True):
+        if payload is None or payload == before:
+            continue
+        line = lines[n]
+        ending = line[len(line.rstrip("\r\n")) :]
+        lines[n] = "data:" + payload + ending
+    return "".join(lines)
+
+
+def _ndjson(body: str, counts: Counter[str]) -> str:
+    lines = body.splitlines(keepends=True)
+    payloads = [_json_or_none(line.rstrip("\r\n"), f"line {n + 1}") for n, line in enumerate(lines)]
+    new = _stream(payloads, counts)
+    out = []
+    for line, payload, before in zip(lines, new, payloads, strict=True):
+        if payload is None or payload == before:
+            out.append(line)
+        else:
+            out.append(payload + line[len(line.rstrip("\r\n")) :])
+    return "".join(out)
+
+
+def _json_array_stream(body: str, counts: Counter[str]) -> str:
+    """Gemini's JSON-array stream: one JSON document whose elements are the chunks."""
+    value = json.loads(body)
+    elements = [json.dumps(v) for v in value]
+    new = _stream(list(elements), counts)
+    planned = {i: json.loads(t) for i, t in enumerate(new) if t is not None}
+
+    def replace_one(path: Path, text: str) -> str | None:
+        node: Any = planned[int(path[0])]
+        for step in path[1:]:
+            node = node[step]
+        return node if node != text else None
+
+    return rewrite(body, replace_one)
+
+
+def _event_stream(body: bytes, counts: Counter[str]) -> bytes:
+    messages = eventstream.decode(body)
+    payloads: list[str | None] = []
+    for m in messages:
+        text = m.payload.decode("utf-8") if m.payload else ""
+        payloads.append(_json_or_none(text, f"event-stream message[{m.index}]"))
+    new = _stream(payloads, counts)
+    ends = [m.offset for m in messages[1:]] + [len(body)]
+    # A message whose payload is unchanged keeps its bytes; a changed one is framed again (new CRCs).
+    return b"".join(
+        body[m.offset : end] if p is None or p == before else eventstream.encode(m.headers, p.encode("utf-8"))
+        for m, end, p, before in zip(messages, ends, new, payloads, strict=True)
+    )
+
+
+def revoice_body(body: bytes, content_type: str, counts: Counter[str], label: str) -> bytes:
+    """A request or response body re-voiced; an empty or binary non-stream body is kept."""
+    if not body.strip():
+        return body
+    if eventstream.looks_like_event_stream(body):
+        return _event_stream(body, counts)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RevoiceError("a body that is neither UTF-8 text nor an event stream") from None
+    head = text.lstrip()[:6]
+    if content_type == "text/event-stream" or head.startswith(("data:", "event:", "id:", ":")):
+        return _sse(text, counts).encode("utf-8")
+    if "ndjson" in content_type or "jsonl" in content_type:
+        return _ndjson(text, counts).encode("utf-8")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        if all(_line_is_json(line) for line in text.splitlines() if line.strip()):
+            return _ndjson(text, counts).encode("utf-8")
+        raise RevoiceError(f"a body that is not JSON: {text[:60]!r}") from None
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "candidates" in v for v in value):
+        return _json_array_stream(text, counts).encode("utf-8")
+    return _document(text, label, counts).encode("utf-8")
+
+
+def _line_is_json(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Revoiced:
+    interaction: Interaction
+    counts: Counter[str]
+
+
+def revoice_interaction(interaction: Interaction) -> Revoiced:
+    counts: Counter[str] = Counter()
+    request = interaction.request
+    response = interaction.response
+    request_type = ",".join(request.headers.get("content-type", ())).lower()
+    new_request = revoice_body(request.body, request_type, counts, "prompts")
+    new_response = revoice_body(response.body, response.content_type, counts, "model answers")
+    return Revoiced(
+        replace(
+            interaction,
+            request=replace(request, body=new_request),
+            response=replace(response, body=new_response),
+        ),
+        counts,
+    )
+
+
+def summary(counts: Counter[str]) -> list[str]:
+    """What was re-voiced, for the scenario's source: `KIND (N)`, by kind."""
+    return [f"{kind} ({n})" for kind, n in sorted(counts.items())]
+
+
+Keep = Callable[[str], bool]
+
+__all__ = ["RevoiceError", "Revoiced", "revoice_body", "revoice_interaction", "summary", "voiced"]

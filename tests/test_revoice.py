@@ -1,0 +1,285 @@
+"""Re-voicing: no sentence of a recording survives its import, and no fact of its traffic changes.
+
+Checked on every cassette of the bundled corpus (all APIs, streams of every shape, Bedrock's binary
+event streams) and on the shared real recordings beside the checkout when they are there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import REAL_TRAFFIC, ROOT
+
+from conformance.cli import main
+from conformance.corpus.loading import Corpus, load_corpus
+from conformance.engine.conversations import split
+from conformance.importer import Options, import_cassette
+from conformance.importer.revoice import ARGUMENT_KEYS, FACT_KEYS, RevoiceError, revoice_body, revoice_interaction
+from conformance.importer.voice import voice, voice_json
+from conformance.recordings import eventstream
+from conformance.recordings.cassette import Cassette, Interaction, load_cassette
+from conformance.recordings.sse import parse_events
+from conformance.reference import ADAPTER as REFERENCE
+from conformance.running.runner import run_scenario
+
+A_FEW_WORDS = 4
+
+
+def _bundled_cassettes() -> list[Path]:
+    root = ROOT / "cassettes"
+    return sorted(p for p in root.rglob("*.yaml") if "recorded" not in p.relative_to(root).parts)
+
+
+def _real() -> list[Path]:
+    return sorted(REAL_TRAFFIC.rglob("*.yaml")) if REAL_TRAFFIC.is_dir() else []
+
+
+# --- the voice ---------------------------------------------------------------------------------
+
+
+def test_a_text_gets_the_same_voice_every_time_and_keeps_its_shape() -> None:
+    text = "Compare the weather in Paris and in Tokyo, please!\nIt's 22°C here (72F)."
+    out = voice(text)
+    assert out == voice(text) and out != text and len(out) == len(text)
+    keep = [(a, b) for a, b in zip(text, out, strict=True) if not a.isalpha()]
+    assert all(a == b for a, b in keep)  # spaces, punctuation, digits, line breaks stay in place
+    assert [w[0].isupper() for w in out.split()] == [w[0].isupper() for w in text.split()]
+    assert voice("Compare the weather in Paris and in Tokyo") != voice("Compare the weather in Paris and in Lima")
+    assert voice("2025-01-01 12:00") == "2025-01-01 12:00"
+
+
+def test_a_schema_property_named_like_a_fact_still_has_its_description_revoiced() -> None:
+    body = json.dumps(
+        {
+            "tools": [
+                {
+                    "name": "get_info",
+                    "input_schema": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string", "description": "The name of the computer"}},
+                    },
+                }
+            ]
+        }
+    ).encode()
+    out = json.loads(revoice_body(body, "application/json", __import__("collections").Counter(), "prompts"))
+    prop = out["tools"][0]["input_schema"]["properties"]["name"]
+    assert prop["type"] == "string" and prop["description"] != "The name of the computer"
+    assert out["tools"][0]["name"] == "get_info"
+
+
+def test_a_json_text_stays_json_with_its_keys_and_literals() -> None:
+    inner = json.dumps({"summary": "rain later today", "ok": True})
+    text = json.dumps(
+        {
+            "city": "Paris",
+            "forecast": "Sunny with a light breeze",
+            "n": 3,
+            "x": None,
+            "raw": inner,
+            "id": "call_abc",
+            "url": "https://example.com/a b",
+        }
+    )
+    out = voice_json(text, lambda key: key in FACT_KEYS)
+    value = json.loads(out)
+    assert list(value) == ["city", "forecast", "n", "x", "raw", "id", "url"]
+    assert value["n"] == 3 and value["x"] is None and value["id"] == "call_abc"
+    assert value["forecast"] != "Sunny with a light breeze" and len(value["forecast"]) == 25
+    nested = json.loads(value["raw"])  # a JSON text inside a string stays JSON, voiced inside
+    assert nested["ok"] is True and nested["summary"] != "rain later today"
+
+
+# --- the facts ---------------------------------------------------------------------------------
+
+
+def _documents(body: bytes, content_type: str) -> list[tuple[str | None, Any]]:
+    """A body's JSON documents in order: each event of a stream (with its name), or the one body."""
+    if not body.strip():
+        return []
+    if eventstream.looks_like_event_stream(body):
+        return [(m.header(":event-type"), json.loads(m.payload)) for m in eventstream.decode(body) if m.payload]
+    text = body.decode("utf-8")
+    if content_type == "text/event-stream" or text.lstrip().startswith(("data:", "event:")):
+        return [(e.event, e.data) for e in parse_events(body)]
+    try:
+        return [(None, json.loads(text))]
+    except ValueError:
+        return [(None, json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+def _compare(a: Any, b: Any, path: str, key: str | None, fact: bool, changed: list[str], kept: list[str]) -> None:
+    assert type(a) is type(b), f"{path}: {type(a).__name__} became {type(b).__name__}"
+    if isinstance(a, dict):
+        assert list(a) == list(b), f"{path}: keys {list(a)} became {list(b)}"
+        kind = a.get("type") if isinstance(a.get("type"), str) else ""
+        for k in a:
+            named = key in ("properties", "$defs", "definitions")  # a schema's property names are not fields
+            is_fact = fact or (not named and (k in FACT_KEYS or k in ARGUMENT_KEYS or k.endswith(("_id", "Id"))))
+            # A tool use's input is its arguments (Anthropic, Bedrock, Responses custom tools).
+            is_fact |= k == "input" and (kind.endswith(("tool_use", "_call")) or key in ("toolUse", "custom"))
+            # Code a call runs is its input; a streamed input or arguments delta too.
+            is_fact |= k == "code" and (kind.endswith("_call") or kind == "program" or key == "executableCode")
+            is_fact |= k == "delta" and ("argument" in kind or "input" in kind)
+            _compare(a[k], b[k], f"{path}.{k}", k, is_fact, changed, kept)
+    elif isinstance(a, list):
+        assert len(a) == len(b), f"{path}: {len(a)} items became {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _compare(x, y, f"{path}[{i}]", key, fact, changed, kept)
+    elif isinstance(a, str):
+        if fact:
+            assert a == b, f"{path}: a fact changed: {a[:60]!r} became {b[:60]!r}"
+        elif a != b:
+            assert abs(len(a) - len(b)) <= max(2, len(a) // 10), f"{path}: {len(a)} characters became {len(b)}"
+            changed.append(path)
+        elif len([w for w in a.split() if any(c.isalpha() for c in w)]) >= A_FEW_WORDS:
+            kept.append(f"{path}: {a[:80]!r}")
+    else:
+        assert a == b, f"{path}: {a!r} became {b!r}"
+
+
+def _check_interaction(original: Interaction, revoiced: Interaction) -> list[str]:
+    """Facts equal, stream cut the same; returns the texts of a few words or more left as they were."""
+    kept: list[str] = []
+    assert (original.request.method, original.request.uri) == (revoiced.request.method, revoiced.request.uri)
+    assert original.response.status == revoiced.response.status
+    assert original.response.headers == revoiced.response.headers
+    for side, a, b, kind in (
+        ("request", original.request.body, revoiced.request.body, ""),
+        ("response", original.response.body, revoiced.response.body, original.response.content_type),
+    ):
+        before, after = _documents(a, kind), _documents(b, kind)
+        assert [e for e, _ in before] == [e for e, _ in after], f"{side}: the stream's events changed"
+        for n, ((_, x), (_, y)) in enumerate(zip(before, after, strict=True)):
+            _compare(x, y, f"interaction[{original.index}].{side}[{n}]", None, False, [], kept)
+    return kept
+
+
+def _calls(cassette: Cassette) -> list[Any]:
+    found = split(cassette)
+    return [
+        (
+            c.indices,
+            [(s.served.stream, [(k.call_id, k.name, k.arguments, k.item_id) for k in s.served.calls]) for s in c.steps],
+        )
+        for c in found.conversations
+    ]
+
+
+def _revoiced(cassette: Cassette) -> Cassette:
+    from dataclasses import replace
+
+    return replace(cassette, interactions=tuple(revoice_interaction(i).interaction for i in cassette))
+
+
+@pytest.mark.parametrize("path", _bundled_cassettes(), ids=lambda p: str(p.relative_to(ROOT / "cassettes")))
+def test_revoicing_a_cassette_keeps_every_fact_and_leaves_no_sentence(path: Path) -> None:
+    cassette = load_cassette(path)
+    revoiced = _revoiced(cassette)
+    kept: list[str] = []
+    for a, b in zip(cassette, revoiced, strict=True):
+        kept += _check_interaction(a, b)
+    assert kept == []
+    # Ids, names, arguments and item ids of every served call, and the conversations, as before.
+    assert _calls(revoiced) == _calls(cassette)
+
+
+@pytest.mark.skipif(not _real(), reason="no shared real recordings beside the checkout")
+@pytest.mark.parametrize("path", _real(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_revoicing_real_traffic_keeps_every_fact_and_leaves_no_sentence(path: Path) -> None:
+    test_revoicing_a_cassette_keeps_every_fact_and_leaves_no_sentence(path)
+
+
+def test_a_stream_is_cut_where_the_provider_cut_it() -> None:
+    body = (
+        'data: {"choices":[{"index":0,"delta":{"content":"The weather "}}]}\n\n'
+        'data: {"choices":[{"index":0,"delta":{"content":"in Paris is sunny"}}]}\n\n'
+        'data: {"choices":[{"index":0,"delta":{"content":" today."}}]}\n\ndata: [DONE]\n\n'
+    )
+    out = revoice_body(body.encode(), "text/event-stream", __import__("collections").Counter(), "model answers")
+    deltas = [e.data["choices"][0]["delta"]["content"] for e in parse_events(out)]
+    assert [len(d) for d in deltas] == [12, 17, 7]
+    whole = "The weather in Paris is sunny today."
+    assert "".join(deltas) == voice(whole) != whole  # the deltas add up to the voice of the whole text
+
+
+def test_an_sse_event_that_is_not_json_cannot_be_revoiced() -> None:
+    with pytest.raises(RevoiceError, match="not JSON"):
+        revoice_body(b"data: the weather is fine\n\n", "text/event-stream", __import__("collections").Counter(), "")
+
+
+# --- an import ---------------------------------------------------------------------------------
+
+_SCENARIOS = (
+    "openai-chat/parallel-same-tool",
+    "anthropic-messages/streamed-parallel-calls",
+    "anthropic-messages/web-search-beside-client-call",
+    "gemini/streamed-sse-parallel-calls",
+    "gemini/streamed-json-array",
+    "openai-responses/streamed-reasoning-then-parallel-calls",
+    "bedrock-converse/streamed-parallel-calls",
+    "ollama-chat/parallel-same-tool",
+    "cohere-v2/parallel-same-tool",
+)
+
+
+def _import_both(tmp_path: Path, cassette: Path, corpus: Corpus) -> tuple[Corpus, Corpus]:
+    for name, revoice in (("plain", False), ("voiced", True)):
+        report = import_cassette(cassette, corpus, Options(output=tmp_path / name, case_id="x", revoice=revoice))
+        assert report.imported, report.refused
+    return tuple(  # type: ignore[return-value]
+        load_corpus([tmp_path / n / "cases"], [tmp_path / n / "cassettes"]) for n in ("plain", "voiced")
+    )
+
+
+def _many_words(text: str) -> bool:
+    return len([w for w in text.split() if any(c.isalpha() for c in w)]) >= A_FEW_WORDS
+
+
+@pytest.mark.parametrize("case_id", _SCENARIOS)
+def test_an_imported_scenario_keeps_no_sentence_of_its_source(tmp_path: Path, corpus: Corpus, case_id: str) -> None:
+    cassette = corpus.cassette_path(corpus.scenarios[case_id])
+    plain, voiced = _import_both(tmp_path, cassette, corpus)
+    (a,), (b,) = ([s for s in c.scenarios.values() if s.id.endswith("/recorded/x")] for c in (plain, voiced))
+    assert b.source is not None and b.source.revoiced and (a.source is None or not a.source.revoiced)
+    facts = lambda s: [(c.id, c.name, dict(c.arguments)) for t in s.all_calls() for c in [t]]  # noqa: E731
+    assert facts(a) == facts(b) and a.features == b.features and a.wire_types == b.wire_types
+    texts = [(a.prompt, b.prompt)] + [(x.output, y.output) for x, y in zip(a.all_calls(), b.all_calls(), strict=True)]
+    texts += [(x.text or "", y.text or "") for x, y in zip(a.turns, b.turns, strict=True)]
+    texts += [
+        (str(x.get("description", "")), str(y.get("description", ""))) for x, y in zip(a.tools, b.tools, strict=True)
+    ]
+    assert [x for x, y in texts if _many_words(x) and x == y] == []
+    assert any(x != y for x, y in texts)
+    for profile in ("default", "strict"):
+        assert run_scenario(REFERENCE, b, voiced, profile).outcome == "pass"
+
+
+def test_the_cli_revoices_a_third_party_recording_and_refuses_not_to(tmp_path: Path, corpus: Corpus) -> None:
+    cassette = corpus.cassette_path(corpus.scenarios["openai-chat/parallel-same-tool"])
+    third = ["--source-repo", "someone/thing", "--source-commit", "0" * 40, "--licence", "MIT"]
+    assert main(["import", str(cassette), "--output", str(tmp_path), "--no-revoice", *third]) == 2
+    assert main(["import", str(cassette), "--output", str(tmp_path), "--id", "w", *third]) == 0
+    case = yaml.safe_load((tmp_path / "cases/scenarios/openai-chat/recorded/w.yaml").read_text())
+    assert case["source"]["revoiced"] and all("(" in line for line in case["source"]["revoiced"])
+
+
+def test_the_corpus_check_wants_a_bundled_third_party_recording_revoiced() -> None:
+    from conformance.check import _check_source
+    from conformance.corpus.loading import RecordedSource
+
+    problems: list[str] = []
+    source = RecordedSource(path="a.yaml", read="2026-01-01", repository="o/n", commit="0" * 40, licence="MIT")
+    scenario = type("S", (), {"id": "openai-chat/recorded/x", "source": source})()
+    _check_source(scenario, ROOT / "cases", lambda *a: problems.append(a[-1]))  # type: ignore[arg-type]
+    assert any("re-voiced" in p for p in problems)
+    problems.clear()
+    voiced = RecordedSource(
+        path="a.yaml", read="2026-01-01", repository="o/n", commit="0" * 40, licence="MIT", revoiced=("prompts (1)",)
+    )
+    _check_source(type("S", (), {"id": "x", "source": voiced})(), ROOT / "cases", lambda *a: problems.append(a[-1]))  # type: ignore[arg-type]
+    assert problems == []
