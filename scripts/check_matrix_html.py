@@ -214,7 +214,8 @@ function metaOf(th) { return meta[th.closest("[class*='in-g']").className.match(
 return {sections: sections, rows: rows.length, cases: rows.map(function (r) { return r.getAttribute('data-case'); }),
         columns: heads.map(metaOf),
         outcomes: rows.map(function (r) {
-          return Array.prototype.filter.call(r.querySelectorAll('td.o'), shown).map(function (td) { return td.className.split(' ')[1]; }); })};"""
+          return Array.prototype.filter.call(r.querySelectorAll('td.o'), shown).map(function (td) {
+            return td.className.split(' ')[1]; }); })};"""
 FILTER = """
 var rows = document.querySelectorAll('table.cases tr.case');
 var hidden = 0, problems = 0, shownProblems = 0;
