@@ -34,7 +34,7 @@ def _matrix(corpus: Corpus, tmp_path: Path) -> tuple[dict[str, Any], str]:
         _write(tmp_path / "g12.json", corpus, ["pass", "pass", "pass"], name="gk", version="1.12.0", language="go"),
         _write(tmp_path / "g4.json", corpus, ["pass", "fail", "pass"], name="gk", version="1.4.0", language="go"),
         _write(tmp_path / "g0.json", corpus, ["fail", "error", "pass"], name="gk", version="0.6.2", language="go"),
-        _write(tmp_path / "v7.json", corpus, ["pass", "skip"], name="vx", version="7.0.1", language="javascript"),
+        _write(tmp_path / "v7.json", corpus, ["pass"], name="vx", version="7.0.1", language="javascript"),
         _write(tmp_path / "v5.json", corpus, ["fail", "skip"], name="vx-v5", version="5.0.2", language="javascript"),
         _write(tmp_path / "py.json", corpus, ["pass"], name="pylib", version="2.0", language=None),
     ]
@@ -84,6 +84,9 @@ def test_the_cases_whose_outcome_changes_between_versions_come_first(corpus: Cor
         ["error", "fail", "pass"],
     ]
     assert (vx["library"], vx["differ"], len(vx["cases"])) == ("vx", 1, 2)
+    # a case only one version holds does not differ: the grid shows which APIs a version serves
+    assert [[r["outcomes"][k] for k in vx["columns"]] for r in vx["cases"]] == [["fail", "pass"], ["skip", None]]
+    assert [r["differs"] for r in vx["cases"]] == [True, False]
 
 
 def test_the_markdown_file_leads_with_the_grid(corpus: Corpus, tmp_path: Path) -> None:

@@ -94,7 +94,8 @@ def versions(
     sections_: Sequence[Mapping[str, Any]], apis: Sequence[Mapping[str, Any]], version: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """Per library with several versions: each case any version ran, its outcome per version; the cases
-    where the versions differ first, then the others, each in API and case order."""
+    whose outcome differs between the versions that ran them first, then the others, each in API and
+    case order."""
     out = []
     for section in sections_:
         if section["kind"] != "adapter":
@@ -115,7 +116,9 @@ def versions(
                                 "id": case["id"],
                                 "api": a["api"],
                                 "outcomes": outcomes,
-                                "differs": len(set(outcomes.values())) > 1,
+                                # among the versions that ran it: a case only newer versions hold (their adapter
+                                # came to serve its API) shows in the grid, not here
+                                "differs": len({o for o in outcomes.values() if o}) > 1,
                             }
                         )
             rows.sort(key=lambda r: not r["differs"])  # stable: API and case order kept within each part
