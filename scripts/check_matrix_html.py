@@ -11,7 +11,8 @@ The page is opened from a file:// URL, as someone would open it offline, and the
 - at 1,400 and at 390 px wide, the API x library grid starts above the fold with its first row in view,
   and the page itself does not scroll sideways (the grid scrolls inside its own box);
 - a `#cell-...` link opens the cell it names: its detail, with the fix hint, shows in the side panel, the
-  cell itself is in view and not covered, and opening it leaves the table as wide as it was;
+  cell itself is in view and not covered, and opening it leaves the table as wide as it was; a cell
+  whose detail the page holds once, in another cell, shows it too;
 - after a case table is scrolled sideways and down, its sticky header and case column cover no data cell;
 - the filters by API, language, library and outcome and the search by case id show only what they select;
 - the page loads within a time bound (its weight and load time are printed).
@@ -158,6 +159,13 @@ for (var i = 0; i < cells.length; i++) {
   if (rank < bestRank) { best = cells[i].id; bestRank = rank; }
 }
 return best;"""
+SHARED_CELL = """
+var details = document.querySelectorAll('table.cases td.o-fail .detail[data-same]');
+for (var i = 0; i < details.length; i++) {
+  var held = document.getElementById(details[i].getAttribute('data-same'));
+  if (held && held.querySelector('.hint')) { return details[i].closest('td').id; }
+}
+return null;"""
 TABLE_WIDTH = "return document.getElementById(arguments[0]).closest('table').offsetWidth"
 CELL_STATE = """
 var td = document.getElementById(arguments[0]), panel = document.getElementById('panel');
@@ -252,6 +260,14 @@ def _deep_link(wd: WebDriver, url: str, shots: Path | None) -> tuple[list[str], 
     cell = wd.run(HINTED_CELL)
     if cell is None:
         return ["no failing cell with a fix hint and a diff"], None
+    shared = wd.run(SHARED_CELL)  # a cell whose detail the page holds once, in another cell
+    if shared is not None:
+        wd.go("about:blank")
+        wd.go(f"{url}#{shared}")
+        state = wd.run(CELL_STATE, shared)
+        if not (state["open"] and state["panel"] and state["hint"].startswith("fix: ")):
+            problems.append(f"#{shared}: the panel does not show the detail held in another cell: {state}")
+    wd.go(url)
     width = wd.run(TABLE_WIDTH, cell)
     for size in WIDTHS:
         wd.size(*size)

@@ -10,7 +10,8 @@ from typing import Any
 from conformance.cli import main
 from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult, Outcome
-from conformance.reports.matrix import JSON_FILE, MARKDOWN_FILE
+from conformance.reports.matrix import HTML_FILE, JSON_FILE, MARKDOWN_FILE
+from conformance.reports.matrix.document import slug
 from conformance.reports.matrix.layout import share, version_key
 from conformance.running.results import results_document, write_results
 
@@ -19,7 +20,10 @@ def _write(
     path: Path, corpus: Corpus, outcomes: list[Outcome], *, name: str, version: str, language: str | None
 ) -> Path:
     scenarios = sorted((s for s in corpus.scenarios.values() if s.api == "openai-chat"), key=lambda s: s.id)
-    results = [CaseResult(s.id, s.api, o, summary="") for s, o in zip(scenarios, outcomes, strict=False)]
+    results = [
+        CaseResult(s.id, s.api, o, summary="" if o == "pass" else f"{o}s as the others do")
+        for s, o in zip(scenarios, outcomes, strict=False)
+    ]
     adapter: dict[str, Any] = {"name": name, "version": version, "apis": ["openai-chat"]}
     adapter["connector"] = "client" if language is None else "harness"
     if language is not None:
@@ -29,7 +33,7 @@ def _write(
     return path
 
 
-def _matrix(corpus: Corpus, tmp_path: Path) -> tuple[dict[str, Any], str]:
+def _matrix(corpus: Corpus, tmp_path: Path) -> tuple[dict[str, Any], str, str]:
     files = [
         _write(tmp_path / "g12.json", corpus, ["pass", "pass", "pass"], name="gk", version="1.12.0", language="go"),
         _write(tmp_path / "g4.json", corpus, ["pass", "fail", "pass"], name="gk", version="1.4.0", language="go"),
@@ -41,7 +45,8 @@ def _matrix(corpus: Corpus, tmp_path: Path) -> tuple[dict[str, Any], str]:
     out = tmp_path / "out"
     assert main(["matrix", *map(str, files), "--output", str(out)]) == 0
     doc = json.loads((out / JSON_FILE).read_text(encoding="utf-8"))
-    return doc["groups"][0], (out / MARKDOWN_FILE).read_text(encoding="utf-8")
+    html = (out / HTML_FILE).read_text(encoding="utf-8")
+    return doc["groups"][0], (out / MARKDOWN_FILE).read_text(encoding="utf-8"), html
 
 
 def test_versions_sort_by_their_numbers() -> None:
@@ -56,7 +61,7 @@ def test_a_grid_cell_is_the_pass_share_of_the_cases_run() -> None:
 
 
 def test_libraries_are_grouped_by_language_with_their_versions_side_by_side(corpus: Corpus, tmp_path: Path) -> None:
-    group, _ = _matrix(corpus, tmp_path)
+    group, _, _ = _matrix(corpus, tmp_path)
     columns = {c["key"]: c for c in group["columns"]}
     layout = [
         (s["title"], [(lib["library"], [columns[k]["version"] for k in lib["columns"]]) for lib in s["libraries"]])
@@ -75,7 +80,7 @@ def test_libraries_are_grouped_by_language_with_their_versions_side_by_side(corp
 
 
 def test_the_cases_whose_outcome_changes_between_versions_come_first(corpus: Corpus, tmp_path: Path) -> None:
-    group, _ = _matrix(corpus, tmp_path)
+    group, _, _ = _matrix(corpus, tmp_path)
     gk, vx = group["versions"]  # pylib has one version: no table
     assert (gk["library"], gk["versions"], gk["differ"]) == ("gk", ["0.6.2", "1.4.0", "1.12.0"], 2)
     assert [r["differs"] for r in gk["cases"]] == [True, True, False]
@@ -90,9 +95,20 @@ def test_the_cases_whose_outcome_changes_between_versions_come_first(corpus: Cor
 
 
 def test_the_markdown_file_leads_with_the_grid(corpus: Corpus, tmp_path: Path) -> None:
-    _, markdown = _matrix(corpus, tmp_path)
+    _, markdown, _ = _matrix(corpus, tmp_path)
     first_table = next(line for line in markdown.splitlines() if line.startswith("|"))
     assert first_table.startswith("|  | library | openai-chat |")
     assert markdown.index("API by library") < markdown.index("Versions side by side") < markdown.index("Summary")
     assert "| go | gk 0.6.2 | 🟥 33% · 1f 1e |" in markdown
     assert "| go | gk 1.12.0 | 🟩 100% |" in markdown
+
+
+def test_a_detail_two_cells_share_is_held_once(corpus: Corpus, tmp_path: Path) -> None:
+    group, _, html = _matrix(corpus, tmp_path)
+    first_case = group["versions"][0]["cases"][0]["id"]  # gk 0.6.2 and vx 5.0.2 both fail it alike
+    case = slug(first_case)
+    assert html.count("fails as the others do") == 1
+    held = f'id="cell-g1-gk-0.6.2-{case}"><details>'
+    assert held in html
+    shared = html[html.index(f'id="cell-g1-vx-v5-{case}"') :]
+    assert shared[: shared.index("</td>")].count(f'data-same="cell-g1-gk-0.6.2-{case}"') == 1

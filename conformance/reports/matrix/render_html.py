@@ -118,5 +118,6 @@ def template() -> jinja2.Template:
 
 
 def render_html(doc: Mapping[str, Any]) -> str:
-    html = template().render(doc=doc, outcomes=doc["outcomes"], legend=LEGEND)
+    # `seen`: each cell's detail -> the first cell that holds it, filled while rendering
+    html = template().render(doc=doc, outcomes=doc["outcomes"], legend=LEGEND, seen={})
     return html.rstrip("\n") + "\n"
