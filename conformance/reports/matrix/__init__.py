@@ -7,6 +7,7 @@ committed results files of client adapters under `reports/results/`. One module 
 - `merge`: results files read into columns, grouped by corpus revision
 - `bundled`: the bundled adapters run into results documents
 - `document`: the report as plain data (what `matrix.json` holds)
+- `layout`: the first screen: columns by language and library, the API x library grid, versions side by side
 - `render_md`, `render_html`: the Markdown file and the self-contained HTML page
 - `badges`: the one-line summary and the SVG badge of each adapter
 - `outputs`: every file of the report, written or checked against what is on disk

@@ -19,7 +19,7 @@ from typing import Any
 from conformance.corpus.caseschema import vocabulary
 from conformance.corpus.loading import Corpus, Scenario
 from conformance.engine.outcomes import ADAPTED, OUTCOMES, SUBSTITUTED
-from conformance.reports.matrix import BADGE_DIR, FORMAT, VERSION
+from conformance.reports.matrix import BADGE_DIR, FORMAT, VERSION, layout
 from conformance.reports.matrix.badges import summary_line
 from conformance.reports.matrix.merge import Column, Group
 
@@ -34,6 +34,7 @@ VIOLATION_FIELDS = (
     "received",
     "provider_error",
     "provider_error_source",
+    "hint",
     ADAPTED,
     SUBSTITUTED,
 )
@@ -100,9 +101,18 @@ def kind_of(column: Column, corpus: Corpus) -> str:
 
 
 def _order(columns: Iterable[Column], corpus: Corpus) -> list[Column]:
+    """The reference, then adapters by language and library (versions in release order), then reproductions."""
     return sorted(
         columns,
-        key=lambda c: (KINDS.index(kind_of(c, corpus)), c.name, c.version, c.profile, c.source),
+        key=lambda c: (
+            KINDS.index(kind_of(c, corpus)),
+            layout.language_of(c.language, c.connector),
+            layout.library_of(c.name),
+            layout.version_key(c.version),
+            c.name,
+            c.profile,
+            c.source,
+        ),
     )
 
 
@@ -196,6 +206,8 @@ def _column_json(column: Column, key: str, label: str, corpus: Corpus, rows: Map
         "connector": column.connector,
         "profile": column.profile,
         "kind": kind,
+        "library": layout.library_of(column.name),
+        "language": layout.language_of(column.language, column.connector),
         "source": column.source,
         "homepage": column.homepage,
         "suite_version": column.suite_version,
@@ -305,10 +317,15 @@ def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Colu
                 ],
             }
         )
+    columns = [_column_json(c, key, label, corpus, rows) for key, label, c in labelled]
+    sections = layout.sections(columns)
     return {
         "corpus_revision": group.revision,
         "current": group.current,
-        "columns": [_column_json(c, key, label, corpus, rows) for key, label, c in labelled],
+        "columns": columns,
+        "sections": sections,
+        "grid": layout.grid(apis),
+        "versions": layout.versions(sections, apis, {str(c["key"]): str(c["version"]) for c in columns}),
         "apis": apis,
         "rollups": {
             "semantics": _rollup(vocabulary("semantics"), by_semantics, keyed),

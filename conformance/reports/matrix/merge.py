@@ -37,6 +37,8 @@ class Column:
     declared: tuple[str, ...] | None = None
     # The APIs the run was narrowed to (`--api`); None when it ran all
     selection: tuple[str, ...] | None = None
+    # The language the harness reports (`adapter.language`); empty for Python client adapters, which do not
+    language: str = ""
 
     @property
     def served(self) -> tuple[str, ...]:
@@ -109,6 +111,7 @@ def column(document: Mapping[str, Any], source: str) -> Column:
         cases={str(c["id"]): c for c in document["cases"]},
         declared=tuple(adapter["apis"]) if "apis" in adapter else None,
         selection=tuple(document["apis"]) if isinstance(document.get("apis"), list) else None,
+        language=str(adapter.get("language") or ""),
     )
 
 

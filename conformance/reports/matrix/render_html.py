@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from conformance.engine.outcomes import FAILING
 from conformance.reports.matrix.document import slug
@@ -51,6 +52,41 @@ def _by_key(columns: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]
     return {str(c["key"]): c for c in columns}
 
 
+def _column_classes(columns: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Column key -> a short class (`k0`, `k1`...) that every cell of the column carries, for the filters."""
+    return {str(c["key"]): f"k{i}" for i, c in enumerate(columns)}
+
+
+def _meta(group: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Column class -> the language (the grid section: a language, the reference, the reproductions) and
+    library it is filtered by."""
+    classes = _column_classes(group["columns"])
+    return {
+        classes[k]: {"language": str(section["title"]), "library": str(library["library"])}
+        for section in group["sections"]
+        for library in section["libraries"]
+        for k in library["columns"]
+    }
+
+
+def _column_meta(doc: Mapping[str, Any]) -> Markup:
+    """Per group (`g1`...), each column's filter values, as JSON safe inside a <script> element."""
+    data = {f"g{i}": _meta(group) for i, group in enumerate(doc["groups"], 1)}
+    text = json.dumps(data, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def _all_apis(doc: Mapping[str, Any]) -> list[str]:
+    seen = dict.fromkeys(a["api"] for group in doc["groups"] for a in group["apis"])
+    return list(seen)
+
+
+def _all_meta(doc: Mapping[str, Any], field: str) -> list[str]:
+    """The values of one filter field over every group, in grid order."""
+    seen = dict.fromkeys(m[field] for group in doc["groups"] for m in _meta(group).values())
+    return list(seen) if field == "language" else sorted(seen)
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -60,7 +96,17 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.ChainableUndefined,
     )
-    env.filters.update(slug=slug, tally=tally_text, failing=_failing, compact=_compact, by_key=_by_key)
+    env.filters.update(
+        slug=slug,
+        tally=tally_text,
+        failing=_failing,
+        compact=_compact,
+        by_key=_by_key,
+        column_classes=_column_classes,
+        column_meta=_column_meta,
+        all_apis=_all_apis,
+        all_meta=_all_meta,
+    )
     env.tests["web"] = _web
     return env
 
@@ -72,5 +118,6 @@ def template() -> jinja2.Template:
 
 
 def render_html(doc: Mapping[str, Any]) -> str:
-    html = template().render(doc=doc, outcomes=doc["outcomes"], legend=LEGEND)
+    # `seen`: each cell's detail -> the first cell that holds it, filled while rendering
+    html = template().render(doc=doc, outcomes=doc["outcomes"], legend=LEGEND, seen={})
     return html.rstrip("\n") + "\n"

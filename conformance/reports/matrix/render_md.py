@@ -55,11 +55,91 @@ def _note(case_id: str, label: str, cell: Mapping[str, Any]) -> str | None:
     return f"- `{case_id}` · {md_cell(label)}: {outcome_text(cell)}{detail}"
 
 
+def grid_text(cell: Mapping[str, Any] | None) -> str:
+    """A grid cell: a coloured square for the pass share (all, half or more, less), the share, fails, errors."""
+    if cell is None:
+        return "·"
+    if cell["percent"] is None:
+        return "skip"
+    mark = "🟩" if cell["percent"] == 100 else "🟨" if cell["percent"] >= 50 else "🟥"
+    counts = " ".join(f"{cell[o]}{o[0]}" for o in ("fail", "error") if cell[o])
+    return f"{mark} {cell['percent']}%" + (f" · {counts}" if counts else "")
+
+
+def _grid(group: Mapping[str, Any]) -> list[str]:
+    """The grid with a row per column (a library version) and a column per API: it reads on a narrow page."""
+    labels = {c["key"]: c for c in group["columns"]}
+    rows = {r["api"]: r["cells"] for r in group["grid"]}
+    apis = [r["api"] for r in group["grid"]]
+    out: list[str] = []
+    for kinds, title in (
+        (("reference", "adapter"), "Reference and libraries, by language"),
+        (("reproduction",), "Bug reproductions"),
+    ):
+        body = []
+        for section in group["sections"]:
+            if section["kind"] not in kinds:
+                continue
+            for library in section["libraries"]:
+                for k in library["columns"]:
+                    name = labels[k]["name"] if section["kind"] == "reproduction" else labels[k]["label"]
+                    body.append([md_cell(section["title"]), md_cell(name), *(grid_text(rows[a].get(k)) for a in apis)])
+        if body:
+            out += [f"**{title}**", ""]
+            out += _table(["", "library", *apis], body)
+    return out
+
+
+def _versions(group: Mapping[str, Any], h: str) -> list[str]:
+    out: list[str] = []
+    for v in group["versions"]:
+        differ = [r for r in v["cases"] if r["differs"]]
+        out += [
+            f"{h}# {v['library']} ({v['language']})",
+            "",
+            f"The outcome of {v['differ']} of {len(v['cases'])} cases changes between versions; the "
+            f"{len(v['cases']) - v['differ']} where every version agrees are left out.",
+            "",
+        ]
+        if differ:
+            out += _table(
+                ["case", "API", *(md_cell(x) for x in v["versions"])],
+                [
+                    [
+                        f"`{r['id']}`",
+                        r["api"],
+                        *(
+                            outcome_text({"outcome": r["outcomes"][k]}) if r["outcomes"][k] else "—"
+                            for k in v["columns"]
+                        ),
+                    ]
+                    for r in differ
+                ],
+            )
+    return out
+
+
 def _group(group: Mapping[str, Any], level: int) -> list[str]:
     h = "#" * level
     columns = group["columns"]
     labels = {c["key"]: c["label"] for c in columns}
-    out = [f"{h} Summary", "", "```text", *(c["summary"] for c in columns), "```", ""]
+    out = [
+        f"{h} API by library",
+        "",
+        "Per library version (a row) and API (a column): the share of the cases run that pass, then fails (f) "
+        "and errors (e). 🟩 all pass, 🟨 half or more, 🟥 less than half, · the adapter does not serve the API.",
+        "",
+        *_grid(group),
+    ]
+    if group["versions"]:
+        out += [
+            f"{h} Versions side by side",
+            "",
+            "Per library with several versions, oldest first: the cases whose outcome changes between versions.",
+            "",
+            *_versions(group, h),
+        ]
+    out += [f"{h} Summary", "", "```text", *(c["summary"] for c in columns), "```", ""]
     out += [
         f"{h} Outcomes",
         "",
