@@ -107,8 +107,8 @@ def grammar_from_cases(corpus: Corpus, api: str) -> tuple[str, int]:
     caps: list[int] = []
     for wire_type, id_field in RESTATES[api]:
         for limit in corpus.limits(wire_type, id_field):
-            if limit.applies is None:
-                continue
+            if limit.applies is None or limit.model_bound:
+                continue  # a limit of some models only is not the API's grammar
             if limit.pattern is not None:
                 patterns.add(limit.pattern)
             if limit.max_length is not None:

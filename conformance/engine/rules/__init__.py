@@ -41,6 +41,13 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _model(body: object) -> str | None:
+    """The model a request body names (the limits of some providers depend on it); None where the
+    model travels in the URL (Gemini, Bedrock) or is absent."""
+    model = body.get("model") if isinstance(body, dict) else None
+    return model if isinstance(model, str) else None
+
+
 def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
     with _collector_paused():
         return _check(exchange, ctx)
@@ -57,7 +64,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(pairing.check_request(ctx, history, echoed))
         found.extend(continuation.check_request(ctx, exchange, turn.index, history))
         found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
-        found.extend(idformat.check_request(ctx, history))
+        found.extend(idformat.check_request(ctx, history, _model(turn.request)))
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))
