@@ -41,6 +41,7 @@ _APIS = (
     "bedrock-converse",
     "ollama-chat",
     "openresponses",
+    "mistral-responses",
     "cohere-v2",
 )
 _SETTINGS = {

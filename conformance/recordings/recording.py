@@ -90,6 +90,7 @@ API_KEY_VARIABLES = {
     "openai-chat": "OPENAI_API_KEY",
     "openai-responses": "OPENAI_API_KEY",
     "openresponses": "OPENAI_API_KEY",
+    "mistral-responses": "MISTRAL_API_KEY",
     "azure-foundry": "AZURE_OPENAI_API_KEY",
     "anthropic-messages": "ANTHROPIC_API_KEY",
     "gemini": "GEMINI_API_KEY",

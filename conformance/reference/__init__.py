@@ -15,6 +15,7 @@ _REGISTRY: dict[str, str] = {
     "openai-responses": "conformance.reference.openai_responses:OpenAIResponsesCodec",
     "azure-foundry": "conformance.reference.azure_foundry:AzureFoundryCodec",
     "openresponses": "conformance.reference.openresponses:OpenResponsesCodec",
+    "mistral-responses": "conformance.reference.mistral_responses:MistralResponsesCodec",
     "anthropic-messages": "conformance.reference.anthropic_messages:AnthropicMessagesCodec",
     "gemini": "conformance.reference.gemini:GeminiCodec",
     "bedrock-converse": "conformance.reference.bedrock_converse:BedrockConverseCodec",

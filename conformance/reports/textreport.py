@@ -23,6 +23,7 @@ PROVIDERS = {
     "bedrock-converse": "Bedrock",
     "ollama-chat": "Ollama",
     "openresponses": "OpenResponses",
+    "mistral-responses": "Mistral",
     "cohere-v2": "Cohere",
 }
 

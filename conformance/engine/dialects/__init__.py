@@ -21,6 +21,7 @@ _REGISTRY: dict[str, str] = {
     "cohere-v2": "conformance.engine.dialects.cohere_v2:CohereV2",
     "azure-foundry": "conformance.engine.dialects.azure_foundry:AzureFoundry",
     "openresponses": "conformance.engine.dialects.openresponses:OpenResponses",
+    "mistral-responses": "conformance.engine.dialects.mistral_responses:MistralResponses",
     "openai-responses": "conformance.engine.dialects.openai_responses:OpenAIResponses",
     "openai-chat": "conformance.engine.dialects.openai_chat:OpenAIChat",
     "anthropic-messages": "conformance.engine.dialects.anthropic_messages:AnthropicMessages",

@@ -69,6 +69,7 @@ _REGISTRY: dict[str, Callable[[], Transport]] = {
         "azure-foundry", ".services.ai.azure.com", ".openai.azure.com", ".cognitiveservices.azure.com"
     ),
     "openresponses": _responses("openresponses"),
+    "mistral-responses": _responses("mistral-responses", "api.mistral.ai"),
     "anthropic-messages": _anthropic,
     "gemini": _gemini,
     "bedrock-converse": _bedrock,
