@@ -42,6 +42,7 @@ _APIS = (
     "ollama-chat",
     "openresponses",
     "mistral-responses",
+    "ollama-responses",
     "cohere-v2",
 )
 _SETTINGS = {

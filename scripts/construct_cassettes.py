@@ -59,6 +59,7 @@ SESSION_BUILDERS = {
     "azure-foundry",
     "openresponses",
     "mistral-responses",
+    "ollama-responses",
 }
 
 

@@ -71,6 +71,10 @@ RESTATES: dict[str, tuple[tuple[str, str], ...]] = {
         ("mistral-responses/FunctionCall", "call_id"),
         ("mistral-responses/FunctionCallOutput", "call_id"),
     ),
+    "ollama-responses": (
+        ("ollama-responses/FunctionCall", "call_id"),
+        ("ollama-responses/FunctionCallOutput", "call_id"),
+    ),
     "anthropic-messages": (
         ("anthropic-messages/ToolUseBlock", "id"),
         ("anthropic-messages/ToolResultBlock", "tool_use_id"),
@@ -93,6 +97,7 @@ GRAMMARS: dict[str, Grammar] = {
     "azure-foundry": Grammar(PORTABLE_PATTERN, 64, "call_"),
     "openresponses": Grammar(PORTABLE_PATTERN, 64, "call_"),
     "mistral-responses": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+    "ollama-responses": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
     "anthropic-messages": Grammar(r"[a-zA-Z0-9_-]+", PORTABLE_MAX, "toolu_"),
     "bedrock-converse": Grammar(r"[a-zA-Z0-9_.:-]+", 64, "tooluse_"),
     "mistral-chat": Grammar(r"[a-zA-Z0-9]{9}", 9, "", 9),

@@ -18,7 +18,7 @@ from conformance.recordings.cassette import HttpRequest
 Tool = dict[str, Any]
 
 _CHAT_LIKE = ("openai-chat", "mistral-chat", "kimi-chat", "ollama-chat", "cohere-v2")
-_RESPONSES_LIKE = ("openai-responses", "azure-foundry", "openresponses", "mistral-responses")
+_RESPONSES_LIKE = ("openai-responses", "azure-foundry", "openresponses", "mistral-responses", "ollama-responses")
 _GEMINI_MODEL = re.compile(r"/models/([^/:]+):")
 _BEDROCK_MODEL = re.compile(r"/model/([^/]+)/converse")
 _ANTHROPIC_VERTEX_MODEL = re.compile(r"/models/([^/:]+):(?:stream)?rawPredict")

@@ -91,6 +91,7 @@ API_KEY_VARIABLES = {
     "openai-responses": "OPENAI_API_KEY",
     "openresponses": "OPENAI_API_KEY",
     "mistral-responses": "MISTRAL_API_KEY",
+    "ollama-responses": "OLLAMA_API_KEY",
     "azure-foundry": "AZURE_OPENAI_API_KEY",
     "anthropic-messages": "ANTHROPIC_API_KEY",
     "gemini": "GEMINI_API_KEY",

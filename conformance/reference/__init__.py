@@ -16,6 +16,7 @@ _REGISTRY: dict[str, str] = {
     "azure-foundry": "conformance.reference.azure_foundry:AzureFoundryCodec",
     "openresponses": "conformance.reference.openresponses:OpenResponsesCodec",
     "mistral-responses": "conformance.reference.mistral_responses:MistralResponsesCodec",
+    "ollama-responses": "conformance.reference.ollama_responses:OllamaResponsesCodec",
     "anthropic-messages": "conformance.reference.anthropic_messages:AnthropicMessagesCodec",
     "gemini": "conformance.reference.gemini:GeminiCodec",
     "bedrock-converse": "conformance.reference.bedrock_converse:BedrockConverseCodec",

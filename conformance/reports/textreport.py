@@ -24,6 +24,7 @@ PROVIDERS = {
     "ollama-chat": "Ollama",
     "openresponses": "OpenResponses",
     "mistral-responses": "Mistral",
+    "ollama-responses": "Ollama",
     "cohere-v2": "Cohere",
 }
 

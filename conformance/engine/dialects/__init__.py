@@ -22,6 +22,7 @@ _REGISTRY: dict[str, str] = {
     "azure-foundry": "conformance.engine.dialects.azure_foundry:AzureFoundry",
     "openresponses": "conformance.engine.dialects.openresponses:OpenResponses",
     "mistral-responses": "conformance.engine.dialects.mistral_responses:MistralResponses",
+    "ollama-responses": "conformance.engine.dialects.ollama_responses:OllamaResponses",
     "openai-responses": "conformance.engine.dialects.openai_responses:OpenAIResponses",
     "openai-chat": "conformance.engine.dialects.openai_chat:OpenAIChat",
     "anthropic-messages": "conformance.engine.dialects.anthropic_messages:AnthropicMessages",

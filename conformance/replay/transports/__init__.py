@@ -70,6 +70,7 @@ _REGISTRY: dict[str, Callable[[], Transport]] = {
     ),
     "openresponses": _responses("openresponses"),
     "mistral-responses": _responses("mistral-responses", "api.mistral.ai"),
+    "ollama-responses": _responses("ollama-responses", "ollama.com"),
     "anthropic-messages": _anthropic,
     "gemini": _gemini,
     "bedrock-converse": _bedrock,
