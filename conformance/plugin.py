@@ -43,6 +43,7 @@ _APIS = (
     "openresponses",
     "mistral-responses",
     "ollama-responses",
+    "ollama-messages",
     "cohere-v2",
 )
 _SETTINGS = {

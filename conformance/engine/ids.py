@@ -79,6 +79,10 @@ RESTATES: dict[str, tuple[tuple[str, str], ...]] = {
         ("anthropic-messages/ToolUseBlock", "id"),
         ("anthropic-messages/ToolResultBlock", "tool_use_id"),
     ),
+    "ollama-messages": (
+        ("ollama-messages/ToolUseBlock", "id"),
+        ("ollama-messages/ToolResultBlock", "tool_use_id"),
+    ),
     "bedrock-converse": (
         ("bedrock-converse/ToolUseBlock", "toolUseId"),
         ("bedrock-converse/ToolResultBlock", "toolUseId"),
@@ -98,6 +102,7 @@ GRAMMARS: dict[str, Grammar] = {
     "openresponses": Grammar(PORTABLE_PATTERN, 64, "call_"),
     "mistral-responses": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
     "ollama-responses": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+    "ollama-messages": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
     "anthropic-messages": Grammar(r"[a-zA-Z0-9_-]+", PORTABLE_MAX, "toolu_"),
     "bedrock-converse": Grammar(r"[a-zA-Z0-9_.:-]+", 64, "tooluse_"),
     "mistral-chat": Grammar(r"[a-zA-Z0-9]{9}", 9, "", 9),

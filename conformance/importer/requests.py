@@ -184,6 +184,7 @@ _READERS: dict[str, Callable[[dict[str, Any]], list[Tool]]] = {
     **{api: _chat_tools for api in _CHAT_LIKE},
     **{api: _responses_tools for api in _RESPONSES_LIKE},
     "anthropic-messages": _anthropic_tools,
+    "ollama-messages": _anthropic_tools,
     "gemini": _gemini_tools,
     "bedrock-converse": _bedrock_tools,
 }

@@ -92,6 +92,7 @@ API_KEY_VARIABLES = {
     "openresponses": "OPENAI_API_KEY",
     "mistral-responses": "MISTRAL_API_KEY",
     "ollama-responses": "OLLAMA_API_KEY",
+    "ollama-messages": "OLLAMA_API_KEY",
     "azure-foundry": "AZURE_OPENAI_API_KEY",
     "anthropic-messages": "ANTHROPIC_API_KEY",
     "gemini": "GEMINI_API_KEY",

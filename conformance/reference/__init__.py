@@ -17,6 +17,7 @@ _REGISTRY: dict[str, str] = {
     "openresponses": "conformance.reference.openresponses:OpenResponsesCodec",
     "mistral-responses": "conformance.reference.mistral_responses:MistralResponsesCodec",
     "ollama-responses": "conformance.reference.ollama_responses:OllamaResponsesCodec",
+    "ollama-messages": "conformance.reference.ollama_messages:OllamaMessagesCodec",
     "anthropic-messages": "conformance.reference.anthropic_messages:AnthropicMessagesCodec",
     "gemini": "conformance.reference.gemini:GeminiCodec",
     "bedrock-converse": "conformance.reference.bedrock_converse:BedrockConverseCodec",

@@ -25,6 +25,7 @@ PROVIDERS = {
     "openresponses": "OpenResponses",
     "mistral-responses": "Mistral",
     "ollama-responses": "Ollama",
+    "ollama-messages": "Ollama",
     "cohere-v2": "Cohere",
 }
 

@@ -25,6 +25,7 @@ _REGISTRY: dict[str, str] = {
     "ollama-responses": "conformance.engine.dialects.ollama_responses:OllamaResponses",
     "openai-responses": "conformance.engine.dialects.openai_responses:OpenAIResponses",
     "openai-chat": "conformance.engine.dialects.openai_chat:OpenAIChat",
+    "ollama-messages": "conformance.engine.dialects.ollama_messages:OllamaMessages",
     "anthropic-messages": "conformance.engine.dialects.anthropic_messages:AnthropicMessages",
     "gemini": "conformance.engine.dialects.gemini:Gemini",
     "bedrock-converse": "conformance.engine.dialects.bedrock_converse:BedrockConverse",
