@@ -43,6 +43,9 @@ _APIS = (
     "bedrock-converse",
     "ollama-chat",
     "openresponses",
+    "mistral-responses",
+    "ollama-responses",
+    "ollama-messages",
     "cohere-v2",
 )
 _SETTINGS = {

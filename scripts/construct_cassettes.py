@@ -52,7 +52,15 @@ _Dumper.add_representer(str, _str)
 
 
 # The builders that write sessions: a turn that opens a new run (prompt), a call whose run was cut off.
-SESSION_BUILDERS = {"openai-chat", "anthropic-messages", "openai-responses", "azure-foundry", "openresponses"}
+SESSION_BUILDERS = {
+    "openai-chat",
+    "anthropic-messages",
+    "openai-responses",
+    "azure-foundry",
+    "openresponses",
+    "mistral-responses",
+    "ollama-responses",
+}
 
 
 def render(scenario: Scenario, of: str | None = None) -> str:

@@ -7,6 +7,8 @@ field, so files cannot silently shadow one another.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,24 @@ class Limit:
     afterwards: str = "ignore"  # past `until`: "ignore", or "warning" where others still enforce it
     error_text: str | None = None  # the provider's verbatim error for this limit
     error_source: str | None = None
+    # The models the limit binds (a provider checks ids by the model's tokenizer or version): patterns
+    # matched in full against the request's model. `models` None binds every model but `except_models`;
+    # a tuple binds only the models it names (none, while no source names one).
+    models: tuple[str, ...] | None = None
+    except_models: tuple[str, ...] = ()
+    versions: str | None = None  # which versions of the provider's checks the models run, in words
+
+    @property
+    def model_bound(self) -> bool:
+        """Whether it binds only the models it names, not an API's every model."""
+        return self.models is not None
+
+    def binds(self, model: str | None) -> bool:
+        """Whether it applies to a request for `model` (None: the request names no model, and only
+        the limits not confined to named models apply)."""
+        if self.models is not None:
+            return model is not None and any(_fullmatch(p, model) for p in self.models)
+        return model is None or not any(_fullmatch(p, model) for p in self.except_models)
 
     @property
     def current(self) -> bool:
@@ -262,6 +282,19 @@ def case_id_for(root: Path, path: Path) -> tuple[str, str] | None:
     return kind, "/".join(parts[1:])
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _fullmatch(pattern: str, value: str) -> bool:
+    return _compiled(pattern).fullmatch(value) is not None
+
+
+def _optional_tuple(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
+
+
 def _limits(raw: Iterable[Mapping[str, Any]]) -> tuple[Limit, ...]:
     return tuple(
         Limit(
@@ -278,6 +311,9 @@ def _limits(raw: Iterable[Mapping[str, Any]]) -> tuple[Limit, ...]:
             afterwards=r.get("afterwards", "ignore"),
             error_text=r["error"]["text"] if r.get("error") else None,
             error_source=r["error"]["source"] if r.get("error") else None,
+            models=_optional_tuple((r.get("models") or {}).get("match")),
+            except_models=tuple((r.get("models") or {}).get("except", ())),
+            versions=(r.get("models") or {}).get("versions"),
         )
         for r in raw
     )

@@ -67,9 +67,21 @@ RESTATES: dict[str, tuple[tuple[str, str], ...]] = {
         ("openresponses/FunctionCall", "call_id"),
         ("openresponses/FunctionCallOutput", "call_id"),
     ),
+    "mistral-responses": (
+        ("mistral-responses/FunctionCall", "call_id"),
+        ("mistral-responses/FunctionCallOutput", "call_id"),
+    ),
+    "ollama-responses": (
+        ("ollama-responses/FunctionCall", "call_id"),
+        ("ollama-responses/FunctionCallOutput", "call_id"),
+    ),
     "anthropic-messages": (
         ("anthropic-messages/ToolUseBlock", "id"),
         ("anthropic-messages/ToolResultBlock", "tool_use_id"),
+    ),
+    "ollama-messages": (
+        ("ollama-messages/ToolUseBlock", "id"),
+        ("ollama-messages/ToolResultBlock", "tool_use_id"),
     ),
     "bedrock-converse": (
         ("bedrock-converse/ToolUseBlock", "toolUseId"),
@@ -88,6 +100,9 @@ GRAMMARS: dict[str, Grammar] = {
     "openai-responses": Grammar(PORTABLE_PATTERN, 64, "call_"),
     "azure-foundry": Grammar(PORTABLE_PATTERN, 64, "call_"),
     "openresponses": Grammar(PORTABLE_PATTERN, 64, "call_"),
+    "mistral-responses": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+    "ollama-responses": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+    "ollama-messages": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
     "anthropic-messages": Grammar(r"[a-zA-Z0-9_-]+", PORTABLE_MAX, "toolu_"),
     "bedrock-converse": Grammar(r"[a-zA-Z0-9_.:-]+", 64, "tooluse_"),
     "mistral-chat": Grammar(r"[a-zA-Z0-9]{9}", 9, "", 9),
@@ -107,8 +122,8 @@ def grammar_from_cases(corpus: Corpus, api: str) -> tuple[str, int]:
     caps: list[int] = []
     for wire_type, id_field in RESTATES[api]:
         for limit in corpus.limits(wire_type, id_field):
-            if limit.applies is None:
-                continue
+            if limit.applies is None or limit.model_bound:
+                continue  # a limit of some models only is not the API's grammar
             if limit.pattern is not None:
                 patterns.add(limit.pattern)
             if limit.max_length is not None:

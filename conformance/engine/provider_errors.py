@@ -39,7 +39,7 @@ def mistral_error_type(message: str) -> tuple[str, str | None]:
 
 
 def _body(api: str, message: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    if api == "anthropic-messages":
+    if api in ("anthropic-messages", "ollama-messages"):  # Ollama answers in Anthropic's error shape
         return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}, {}
     if api == "gemini":
         return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}, {}

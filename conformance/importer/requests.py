@@ -18,7 +18,7 @@ from conformance.recordings.cassette import HttpRequest
 Tool = dict[str, Any]
 
 _CHAT_LIKE = ("openai-chat", "mistral-chat", "kimi-chat", "ollama-chat", "cohere-v2")
-_RESPONSES_LIKE = ("openai-responses", "azure-foundry", "openresponses")
+_RESPONSES_LIKE = ("openai-responses", "azure-foundry", "openresponses", "mistral-responses", "ollama-responses")
 _GEMINI_MODEL = re.compile(r"/models/([^/:]+):")
 _BEDROCK_MODEL = re.compile(r"/model/([^/]+)/converse")
 _ANTHROPIC_VERTEX_MODEL = re.compile(r"/models/([^/:]+):(?:stream)?rawPredict")
@@ -184,6 +184,7 @@ _READERS: dict[str, Callable[[dict[str, Any]], list[Tool]]] = {
     **{api: _chat_tools for api in _CHAT_LIKE},
     **{api: _responses_tools for api in _RESPONSES_LIKE},
     "anthropic-messages": _anthropic_tools,
+    "ollama-messages": _anthropic_tools,
     "gemini": _gemini_tools,
     "bedrock-converse": _bedrock_tools,
 }

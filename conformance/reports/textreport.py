@@ -23,6 +23,9 @@ PROVIDERS = {
     "bedrock-converse": "Bedrock",
     "ollama-chat": "Ollama",
     "openresponses": "OpenResponses",
+    "mistral-responses": "Mistral",
+    "ollama-responses": "Ollama",
+    "ollama-messages": "Ollama",
     "cohere-v2": "Cohere",
 }
 

@@ -110,6 +110,8 @@ class Flavor:
     extra_body: dict[str, Any] = field(default_factory=dict)  # response fields of this API
     extra_request: dict[str, Any] = field(default_factory=dict)  # request fields of this API
     headers: dict[str, str] = field(default_factory=dict)
+    # The response id of turn `index`, where the server mints it its own way (None: `resp_` and hex).
+    response_ids: Callable[[Scenario, int], str] | None = None
 
     def item_type(self, call: ExpectedCall) -> str:
         if call.wire_type:
@@ -263,6 +265,8 @@ def served_items(flavor: Flavor, scenario: Scenario, index: int) -> list[dict[st
 
 
 def response_id(flavor: Flavor, scenario: Scenario, index: int) -> str:
+    if flavor.response_ids is not None:
+        return flavor.response_ids(scenario, index)
     return flavor.new_id("caresp" if flavor.azure_ids else "resp", scenario, index, "response")
 
 

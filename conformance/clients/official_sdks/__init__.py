@@ -5,7 +5,9 @@
 | `openai-chat`, `kimi-chat` | `openai` | `chat.completions.create` / `.stream` |
 | `openai-responses`, `azure-foundry`, `openresponses` | `openai` | `responses.create` / `.stream`, resending |
 |  |  | the items or after `previous_response_id` |
+| `mistral-responses`, `ollama-responses` | `openai` | the same, pointed at Mistral's or Ollama's `/v1` |
 | `anthropic-messages` | `anthropic` | `messages.create` / `.stream`, or the beta tool runner over a message thread |
+| `ollama-messages` | `anthropic` | the same, pointed at an Ollama server |
 | `gemini` | `google-genai` | `models.generate_content` / `_stream`, automatic function calling off |
 | `bedrock-converse` | `boto3` (or `botocore`) | `converse` / `converse_stream` |
 | `mistral-chat` | `mistralai` | `chat.complete` / `chat.stream` |
@@ -58,6 +60,7 @@ def _clients() -> dict[str, Callable[[ToolLoop, Options], Any]]:
     return {
         **openai_family.CLIENTS,
         "anthropic-messages": anthropic_sdk.anthropic_messages,
+        "ollama-messages": anthropic_sdk.anthropic_messages,  # Ollama serves Anthropic's wire
         "gemini": gemini_sdk.gemini,
         "bedrock-converse": bedrock_sdk.bedrock_converse,
         "mistral-chat": mistral_sdk.mistral_chat,

@@ -218,10 +218,18 @@ def openresponses(loop: ToolLoop, options: Options) -> str:
     return _responses_loop(loop, options)
 
 
+def openai_compatible_responses(loop: ToolLoop, options: Options) -> str:
+    """Servers of the Responses wire that publish no SDK of their own for it (Mistral's and Ollama's
+    /v1/responses): openai-python pointed at their base URL."""
+    return _responses_loop(loop, options)
+
+
 CLIENTS: dict[str, Callable[[ToolLoop, Options], Any]] = {
     "openai-chat": openai_chat,
     "kimi-chat": kimi_chat,
     "openai-responses": openai_responses,
     "azure-foundry": azure_foundry,
     "openresponses": openresponses,
+    "mistral-responses": openai_compatible_responses,
+    "ollama-responses": openai_compatible_responses,
 }

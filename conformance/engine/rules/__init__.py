@@ -41,6 +41,13 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _model(body: object) -> str | None:
+    """The model a request body names (the limits of some providers depend on it); None where the
+    model travels in the URL (Gemini, Bedrock) or is absent."""
+    model = body.get("model") if isinstance(body, dict) else None
+    return model if isinstance(model, str) else None
+
+
 def check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
     with _collector_paused():
         return _check(exchange, ctx)
@@ -63,7 +70,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         else:
             found.extend(roundtrip.unserved(ctx, history, echoed, known))
         known.add(turn.served.calls)
-        found.extend(idformat.check_request(ctx, history))
+        found.extend(idformat.check_request(ctx, history, _model(turn.request)))
         found.extend(shape.check_request(ctx, turn.request, history))
         found.extend(turns.check_request(ctx, exchange, turn.index, turn.request))
         found.extend(determinism.check_turn(ctx, turn, history))

@@ -75,6 +75,12 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 _Bounds = tuple[tuple[float, int, Callable[[str], object] | None], ...]
 
 
+def _bound(limits: tuple[Limit, ...], model: str | None) -> tuple[Limit, ...]:
+    """The limits in force for the request's model: a provider that checks ids by the model's
+    tokenizer applies one record to some models and another to the rest."""
+    return tuple(limit for limit in limits if limit.binds(model))
+
+
 def _bounds(limits: tuple[Limit, ...]) -> _Bounds:
     return tuple(
         (
@@ -87,11 +93,13 @@ def _bounds(limits: tuple[Limit, ...]) -> _Bounds:
     )
 
 
-def _violations(ctx: CheckContext, value: str, wire_type: str, field: str, location: str) -> list[Violation]:
+def _violations(
+    ctx: CheckContext, value: str, wire_type: str, field: str, location: str, model: str | None = None
+) -> list[Violation]:
     """What an id that breaks a limit of its field violates."""
     errors: list[Violation] = []
     warnings: list[Violation] = []
-    for limit in ctx.corpus.limits(wire_type, field):
+    for limit in _bound(ctx.corpus.limits(wire_type, field), model):
         applies = limit.applies
         if applies is None:
             continue
@@ -111,7 +119,8 @@ def _violations(ctx: CheckContext, value: str, wire_type: str, field: str, locat
     return errors + [v for v in warnings if v.code not in failed]
 
 
-def check_request(ctx: CheckContext, history: History) -> list[Violation]:
+def check_request(ctx: CheckContext, history: History, model: str | None = None) -> list[Violation]:
+    """`model` is the request's model, where its body names one: it picks the limits in force."""
     out: list[Violation] = []
     known: dict[tuple[str, str], _Bounds] = {}  # each wire type's field, its limits read once a request
 
@@ -121,7 +130,7 @@ def check_request(ctx: CheckContext, history: History) -> list[Violation]:
         key = (wire_type, field)
         bounds = known.get(key)
         if bounds is None:
-            bounds = known[key] = _bounds(ctx.corpus.limits(wire_type, field))
+            bounds = known[key] = _bounds(_bound(ctx.corpus.limits(wire_type, field), model))
         size = len(value)
         for longest, shortest, fullmatch in bounds:
             if size > longest or size < shortest or (fullmatch is not None and fullmatch(value) is None):
@@ -132,10 +141,10 @@ def check_request(ctx: CheckContext, history: History) -> list[Violation]:
     for message in history.messages:
         for call in message.calls:
             if call.call_id and not keeps(call.call_id, call.wire_type, call.id_field):
-                out.extend(_violations(ctx, call.call_id, call.wire_type, call.id_field, call.id_path))
+                out.extend(_violations(ctx, call.call_id, call.wire_type, call.id_field, call.id_path, model))
             if call.item_id and not keeps(call.item_id, call.wire_type, call.item_field):
-                out.extend(_violations(ctx, call.item_id, call.wire_type, call.item_field, call.item_path))
+                out.extend(_violations(ctx, call.item_id, call.wire_type, call.item_field, call.item_path, model))
         for result in message.results:
             if result.call_id and not keeps(result.call_id, result.wire_type, result.id_field):
-                out.extend(_violations(ctx, result.call_id, result.wire_type, result.id_field, result.id_path))
+                out.extend(_violations(ctx, result.call_id, result.wire_type, result.id_field, result.id_path, model))
     return out

@@ -52,6 +52,12 @@ def _ollama() -> Transport:
     return Ollama()
 
 
+def _ollama_messages() -> Transport:
+    from conformance.replay.transports.ollama_messages import OllamaMessages
+
+    return OllamaMessages()
+
+
 def _cohere() -> Transport:
     from conformance.replay.transports.cohere import Cohere
 
@@ -69,7 +75,10 @@ _REGISTRY: dict[str, Callable[[], Transport]] = {
         "azure-foundry", ".services.ai.azure.com", ".openai.azure.com", ".cognitiveservices.azure.com"
     ),
     "openresponses": _responses("openresponses"),
+    "mistral-responses": _responses("mistral-responses", "api.mistral.ai"),
+    "ollama-responses": _responses("ollama-responses", "ollama.com"),
     "anthropic-messages": _anthropic,
+    "ollama-messages": _ollama_messages,
     "gemini": _gemini,
     "bedrock-converse": _bedrock,
     "ollama-chat": _ollama,
