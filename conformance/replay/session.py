@@ -46,6 +46,8 @@ class ClientRun:
     sent: int  # turns the client sent
     fault: BaseException | None = None  # what the client raised, if it raised
     side: list[str] = field(default_factory=list)  # side requests answered ("GET /v1beta/models/m: model")
+    # bodies that were no request of the API, answered with a 400 at once: what the dialect said of each
+    malformed: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)  # requests the recording does not hold
     unservable: str | None = None  # why the recording cannot be served to this client's transport
     unsupported: str | None = None  # why the client declared the scenario unsupported
@@ -84,6 +86,7 @@ class ReplaySession:
         self.side: list[str] = []
         self.extra: list[str] = []
         self.unservable: str | None = None
+        self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
 
@@ -136,6 +139,7 @@ class ReplaySession:
             # can send the request again.
             self.turns.pop()
             self.side.append(f"{what} (refused: not {_an(self.scenario.api)} request)")
+            self.malformed.append(f"{what}: not {_an(self.scenario.api)} request: {exc}")
             return self.transport.error(400, f"The request body is not {_an(self.scenario.api)} request: {exc}")
         if refusal is not None:
             return refusal
@@ -194,6 +198,7 @@ class ReplaySession:
                 sent=len(self.turns),
                 fault=fault,
                 side=list(self.side),
+                malformed=list(self.malformed),
                 extra=list(self.extra),
                 unservable=self.unservable,
                 unsupported=unsupported,

@@ -103,8 +103,12 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
     if run.refused:
         where = run.refused[0].location.split(".", 1)[0]
         notes.append(f"the replay answered {where} with the provider's error, as the provider would")
+    if run.malformed and run.fault is None:
+        notes.append(f"the replay answered 400 to {listed(run.malformed)}")
     if run.fault is not None and not run.refused:
         summary = describe(run.fault)
+        if run.malformed:  # the body itself is what went wrong, before what the client made of the 400
+            summary = f"{summary}, after the replay answered 400 to {listed(run.malformed)}"
         if errors:
             notes.append(f"the client then raised {summary}")
         else:
