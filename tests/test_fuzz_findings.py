@@ -152,7 +152,7 @@ def test_a_gzip_bomb_is_refused_without_inflating_it(tmp_path: Path, capsys: pyt
     finally:
         tracemalloc.stop()
     assert code == 2
-    assert f"decompresses to more than {bounds.MAX_BODY_BYTES} bytes (interaction 0)" in out
+    assert re.search(r"decompresses to more than \d+ bytes \(interaction 0\)", out)
     assert peak < 3 * bounds.MAX_BODY_BYTES
 
 
@@ -428,7 +428,7 @@ def test_a_pattern_that_fails_in_the_rules_is_an_error_outcome_not_a_crash(corpu
     broken.wire_types[case.id] = dataclasses.replace(case, id_fields=fields)
     result = run_scenario(REFERENCE, broken.scenarios["openai-chat/one-call"], broken)
     assert result.outcome == "error"
-    assert result.summary.startswith("the suite failed while running this case (in rules/idformat.py): error:")
+    assert result.summary.startswith("the suite failed while running this case (in engine/rules/idformat.py): error:")
     assert "Traceback" in result.detail
 
 
