@@ -59,7 +59,14 @@ def _retired(case_roots: Sequence[Path], problems: list[Problem]) -> dict[str, P
         except YamlError as exc:
             problems.append(Problem(exc.path, exc.line, "yaml", exc.message))
             continue
-        for i, entry in enumerate(data.get("retired", []) if isinstance(data, dict) else []):
+        entries = (data.get("retired") or []) if isinstance(data, dict) else []  # `retired:` alone: none yet
+        if not isinstance(entries, list):
+            line = line_of(data, ["retired"])
+            problems.append(
+                Problem(str(path), line, "id-retired", "retired is a list of entries with id, date and reason")
+            )
+            continue
+        for i, entry in enumerate(entries):
             if not isinstance(entry, dict) or not {"id", "date", "reason"} <= entry.keys():
                 problems.append(
                     Problem(str(path), line_of(data, ["retired", i]), "id-retired", "entries need id, date and reason")

@@ -152,7 +152,7 @@ def test_a_gzip_bomb_is_refused_without_inflating_it(tmp_path: Path, capsys: pyt
     finally:
         tracemalloc.stop()
     assert code == 2
-    assert f"decompresses to more than {bounds.MAX_BODY_BYTES} bytes (interaction 0)" in out
+    assert re.search(r"decompresses to more than \d+ bytes \(interaction 0\)", out)
     assert peak < 3 * bounds.MAX_BODY_BYTES
 
 

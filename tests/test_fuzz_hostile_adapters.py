@@ -229,3 +229,53 @@ def test_a_part_type_that_is_not_a_string_is_the_adapters_fault(corpus: Corpus) 
     result = run_scenario(adapter, corpus.scenarios[SCENARIO], corpus)
     assert result.outcome == "error"
     assert "returned a part of unknown type a list (known: text, tool_call, tool_result) (parts[0])" in result.summary
+
+
+# --- os._exit(0) inside an in-process adapter ------------------------------------------------
+
+
+class _ExitsZero(OpenAIChatCodec):
+    def decode(self, response: Any) -> Any:
+        import contextlib
+        import os
+
+        with contextlib.suppress(Exception):  # an adapter's own handler: it must not swallow the trap
+            os._exit(0)  # what ended a pytest run with status 0 and no report
+        return super().decode(response)
+
+
+def test_os_exit_zero_in_process_is_the_cases_crash_and_the_run_goes_on(corpus: Corpus) -> None:
+    import os
+
+    adapter = CodecAdapter(name="exits", version="0", codecs={"openai-chat": _ExitsZero()})
+    result = run_scenario(adapter, corpus.scenarios[SCENARIO], corpus)
+    assert result.outcome == "crash", result.summary
+    assert "os._exit(0)" in result.summary
+    from conformance.running import exits
+
+    assert os._exit is exits._original  # the trap is lifted after the case
+
+
+def test_os_exit_zero_under_pytest_fails_the_run_and_writes_the_report(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        exiting=textwrap.dedent(
+            """
+            import os
+            from conformance import CodecAdapter
+            from conformance.reference.openai_chat import OpenAIChatCodec
+
+            class Exits(OpenAIChatCodec):
+                def decode(self, response):
+                    os._exit(0)
+
+            ADAPTER = CodecAdapter(name="exits", version="1", codecs={"openai-chat": Exits()})
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=exiting:ADAPTER", "--conformance-api=openai-chat", "--conformance-report=r.json"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    document = json.loads((pytester.path / "r.json").read_text())
+    assert {c["outcome"] for c in document["cases"]} <= {"crash", "skip"}
+    assert any("os._exit(0)" in c.get("summary", "") for c in document["cases"])

@@ -32,7 +32,7 @@ def worker(monkeypatch: pytest.MonkeyPatch) -> Worker:
         ("EXIT_3", "error", "SystemExit: 3"),
         ("KEYBOARD_INTERRUPT", "error", "KeyboardInterrupt"),
         ("BASE_EXCEPTION", "error", "Interrupted: stop everything"),
-        ("OS_EXIT", "crash", "exited with status 0"),
+        ("OS_EXIT", "crash", "the adapter called os._exit(0)"),
         ("SEGFAULT", "crash", "SIGSEGV"),
         ("SWALLOWS_THE_TIME_LIMIT", "timeout", "its worker process was killed"),
         ("HANGS_IN_C", "timeout", "its worker process was killed"),

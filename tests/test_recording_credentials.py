@@ -9,6 +9,7 @@ the secret's exact bytes, nor its base64 or URL-encoded forms, and must still lo
 from __future__ import annotations
 
 import base64
+import copy
 import gzip
 import json
 import threading
@@ -22,6 +23,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 import yaml
 
+from conformance.corpus.loading import Corpus
 from conformance.recordings import eventstream
 from conformance.recordings.cassette import load_cassette
 from conformance.recordings.recording import SCRUBBED, Scrubber, scrub_cassette, secret_forms, vcr_settings
@@ -89,6 +91,7 @@ class Placement:
     json_body: Any = None
     form_body: str | None = None
     environment: dict[str, str] = field(default_factory=dict)  # the run knows these from its environment
+    userinfo: str = ""  # user:password before the host
 
 
 AKID = "AKIAIOSFODNN7EXAMPLE"
@@ -169,6 +172,45 @@ PLACEMENTS = {
         json_body={"messages": [{"role": "user", "content": "my key is sk-env-only-0123456789abcdef"}]},
         environment={"ANTHROPIC_API_KEY": "sk-env-only-0123456789abcdef"},
     ),
+    "json-request-field-token": Placement(
+        ("tok-field-0123456789abcdef",), json_body={"model": "m", "token": "tok-field-0123456789abcdef"}
+    ),
+    "json-request-field-secret": Placement(
+        ("plain-secret-0123456789abc",), json_body={"model": "m", "options": [{"secret": "plain-secret-0123456789abc"}]}
+    ),
+    "json-request-field-password-deep": Placement(
+        ("deep-password-0123456789",),
+        json_body={"model": "m", "a": {"b": [{"c": {"d": {"password": "deep-password-0123456789"}}}]}},
+    ),
+    "json-inside-a-string": Placement(
+        ("embedded-api-key-0123456789",),
+        json_body={
+            "model": "m",
+            "messages": [
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "login", "arguments": '{"api_key": "embedded-api-key-0123456789"}'},
+                        }
+                    ],
+                }
+            ],
+        },
+    ),
+    "ocp-apim-subscription-key": Placement(
+        ("apim-subscription-0123456789",), headers={"Ocp-Apim-Subscription-Key": "apim-subscription-0123456789"}
+    ),
+    "x-upstream-key": Placement(
+        ("upstream-key-0123456789abc",), headers={"X-Upstream-Key": "upstream-key-0123456789abc"}
+    ),
+    "url-userinfo-password": Placement(("userinfo-password-0123456789",), userinfo="user:userinfo-password-0123456789"),
+    "unknown-provider-key-shape": Placement(
+        ("sk-proj-shapeonly0123456789abcdef",),
+        json_body={"messages": [{"role": "user", "content": "use sk-proj-shapeonly0123456789abcdef please"}]},
+    ),
     "special-characters": Placement(
         ("wJalrXUtnFEMI/K7MDENG+bPxRfiCY=KEY",), headers={"Authorization": "Bearer wJalrXUtnFEMI/K7MDENG+bPxRfiCY=KEY"}
     ),
@@ -192,6 +234,8 @@ def _record(placement: Placement, server: str, path: Path, monkeypatch: pytest.M
         for encoding in ENCODINGS:
             query = "&".join(q for q in (placement.query, f"encoding={encoding}") if q)
             url = f"{server}{placement.path}?{query}"
+            if placement.userinfo:
+                url = url.replace("://", f"://{placement.userinfo}@", 1)
             if placement.form_body is not None:
                 headers = {**placement.headers, "content-type": "application/x-www-form-urlencoded"}
                 client.post(url, content=placement.form_body, headers=headers)
@@ -312,3 +356,59 @@ def test_scrub_cassette_learns_from_every_interaction_before_scrubbing_any() -> 
     assert late not in text
     assert scrubbed["interactions"][1]["request"]["parsed_body"] == {"api_key": SCRUBBED, "messages": []}
     assert data["interactions"][0]["response"]["body"]["string"].count(late) == 1  # the input is left alone
+
+
+# --- `conformance import`: the same placements in a third-party recording -------------------
+
+
+def _placed(interaction: dict[str, Any], placement: Placement) -> dict[str, Any]:
+    """The bundled interaction with the placement's credential where the placement puts it."""
+    from interactions import request_body, with_request_body
+
+    body = request_body(interaction)
+    for key, value in (placement.json_body or {}).items():
+        if key == "messages":
+            body["messages"] = [*body["messages"], *value]
+        elif key != "model":
+            body[key] = value
+    placed = with_request_body(interaction, body)
+    request = placed["request"]
+    for name, value in placement.headers.items():
+        request["headers"][name] = [value]
+    if placement.query:
+        request["uri"] += ("&" if "?" in request["uri"] else "?") + placement.query
+    if placement.userinfo:
+        request["uri"] = request["uri"].replace("://", f"://{placement.userinfo}@", 1)
+    return placed
+
+
+IMPORTABLE = sorted(n for n, p in PLACEMENTS.items() if p.form_body is None and p.path == "/v1/chat/completions")
+
+
+@pytest.mark.parametrize("name", IMPORTABLE)
+def test_import_writes_no_credential_either(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corpus: Corpus
+) -> None:
+    from interactions import bundled_interactions
+
+    from conformance.importer import Options, import_cassette
+
+    placement = PLACEMENTS[name]
+    for variable, value in placement.environment.items():
+        monkeypatch.setenv(variable, value)
+    first, second = bundled_interactions("openai-chat/one-call.yaml")
+    source = tmp_path / "source.yaml"
+    # The credential in the later interaction: learned there, scrubbed from the earlier one too.
+    echoed = copy.deepcopy(first)
+    echoed["response"]["body"]["string"] = echoed["response"]["body"]["string"].replace(
+        '"content": null', f'"content": "echo {" ".join(placement.secrets)}"', 1
+    )
+    source.write_text(yaml.safe_dump({"interactions": [echoed, _placed(second, placement)], "version": 1}))
+    # A user's own recording, imported as it is: the scrubber alone stands between it and the disk.
+    report = import_cassette(source, corpus, Options(output=tmp_path / "out", revoice=False))
+    assert report.imported, report
+    text = report.imported[0].cassette_path.read_text()
+    for secret in placement.secrets:
+        found = sorted(form for form in forbidden_forms(secret) if form in text)
+        assert not found, f"{name}: {secret!r} reached the imported cassette as {found}"
+    assert SCRUBBED in text

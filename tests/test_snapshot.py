@@ -110,3 +110,80 @@ def test_a_snapshot_others_may_write_is_never_read(cache: Path, monkeypatch: pyt
     assert snapshot.read(key) is None
     stored.chmod(0o600)
     assert snapshot.read(key) is not None
+
+
+# --- a snapshot can never run code ---------------------------------------------------------
+
+
+class _Planted:
+    """What an attacker pickles: unpickling it calls a function of their choosing."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
+
+
+def _plant(cache: Path, marker: Path) -> Path:
+    import pickle
+
+    cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+    load_corpus()  # writes the real snapshot: its name is the key the next load reads
+    (real,) = cache.glob("corpus-*.pickle")
+    key = real.name[len("corpus-") : -len(".pickle")]
+    real.write_bytes(pickle.dumps((key, _Planted(marker), {})))
+    return real
+
+
+def test_a_planted_pickle_is_never_run(cache: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    _plant(cache, marker)
+    corpus = load_corpus()  # the planted snapshot is refused and rebuilt
+    assert not marker.exists()
+    assert corpus.scenarios
+
+
+def test_every_name_outside_the_data_classes_is_refused() -> None:
+    import io
+    import pickle
+
+    unpickler = snapshot._DataUnpickler(io.BytesIO(b""))
+    refused = [
+        ("os", "system"),
+        ("builtins", "eval"),
+        ("subprocess", "Popen"),
+        ("pathlib", "os"),  # a module a data module imports
+        ("conformance.corpus.loading", "Path"),  # a class it imports from elsewhere
+        ("conformance.corpus.loading", "load_corpus"),  # a function
+        ("conformance.corpus.loading", "os.system"),
+    ]
+    for module, name in refused:
+        with pytest.raises(pickle.UnpicklingError):
+            unpickler.find_class(module, name)
+    assert unpickler.find_class("pathlib", "PosixPath") is type(Path("/"))
+    assert unpickler.find_class("conformance.corpus.loading", "Corpus") is corpus_module.Corpus
+
+
+@pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="POSIX links")
+def test_a_snapshot_that_is_a_link_is_not_followed(cache: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    real = _plant(cache, marker)
+    elsewhere = tmp_path / "elsewhere.pickle"
+    real.rename(elsewhere)
+    real.symlink_to(elsewhere)  # the swap a stat-then-open reader would follow
+    assert snapshot.read(real.name[len("corpus-") : -len(".pickle")]) is None
+    assert not marker.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX ownership")
+def test_a_directory_others_may_write_is_not_read(cache: Path, tmp_path: Path) -> None:
+    load_corpus()
+    (real,) = cache.glob("corpus-*.pickle")
+    key = real.name[len("corpus-") : -len(".pickle")]
+    assert snapshot.read(key) is not None
+    cache.chmod(0o777)
+    try:
+        assert snapshot.read(key) is None
+    finally:
+        cache.chmod(0o700)

@@ -136,16 +136,16 @@ class HarnessAdapter:
         case = run_case(scenario, listing, server.loops[scenario.id])
         seq = next(self._seq)
         limit = options.timeout or HARD_LIMIT_SECONDS
-        escaped = len(server.server.escapes)
+        escaped = server.server.escaped
         answer = self.supervisor.ask({"cmd": "run", "seq": seq, "case": case}, limit)
         try:
             result = self._outcome(scenario, server, answer, seq, limit)
         finally:
             server.server.remove(scenario.id)
-        past = server.server.escapes[escaped:]
-        if past and result.outcome in ("pass", "fail"):
+        count, past = server.server.escapes_since(escaped)
+        if count and result.outcome in ("pass", "fail"):
             shown = ", ".join(sorted(set(past)))
-            note = f"the library sent {len(past)} request(s) past the replay, to {shown}: refused, never forwarded"
+            note = f"the library sent {count} request(s) past the replay, to {shown}: refused, never forwarded"
             result.outcome = "fail"
             result.summary = "; ".join(p for p in (result.summary, note) if p)
         return result

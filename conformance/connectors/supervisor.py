@@ -10,6 +10,12 @@ per line to the child's stdin and reads one per line from its stdout; the child'
 - `garbage`: the child printed something that is not a JSON object, or answered out of turn.
 
 After a fault the child is stopped; the next `ask` starts a new one, so the run goes on.
+
+A child cannot stall the suite or fill its memory: an answer nested past the JSON bound is garbage,
+an answer to an earlier command (a child that answers twice) is dropped rather than taken for the
+next one, a child that exits while something it started still holds its output is a crash at once,
+stopping kills whatever holds the child's pipes even in a session of its own (`setsid`), and only
+the first few KiB of each stderr line are kept.
 """
 
 from __future__ import annotations
@@ -21,14 +27,21 @@ import queue
 import signal
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any, Literal
+
+from conformance.recordings.bounds import MAX_DEPTH, json_text_depth
 
 FaultKind = Literal["crash", "timeout", "garbage"]
 _EOF = object()
 MAX_LINE = 64 * 1024 * 1024  # one answer; a child printing more without a newline is broken
+STDERR_LINE = 4096  # what is kept of one stderr line: a 300 MB line once took the suite to 3.8 GB
+STDERR_LINES = 60
+EXIT_GRACE = 1.0  # after the child exits, how long an answer still in its pipe may take to arrive
 
 
 @dataclass(frozen=True)
@@ -68,7 +81,9 @@ class Supervisor:
         self.starts = 0  # how many times a process was started
         self._process: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[Any] = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=60)
+        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self._readers: list[threading.Thread] = []
+        self.stale = 0  # answers to earlier commands, dropped
         self._lock = threading.Lock()
 
     @property
@@ -89,8 +104,12 @@ class Supervisor:
             start_new_session=True,  # its own process group: a timeout kills what it started too
         )
         assert self._process.stdout is not None and self._process.stderr is not None
-        threading.Thread(target=self._read_lines, args=(self._process.stdout, self._lines), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self._process.stderr, self._stderr), daemon=True).start()
+        self._readers = [
+            threading.Thread(target=self._read_lines, args=(self._process.stdout, self._lines), daemon=True),
+            threading.Thread(target=self._read_stderr, args=(self._process.stderr, self._stderr), daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
 
     @staticmethod
     def _read_lines(stream: IO[bytes], into: queue.Queue[Any]) -> None:
@@ -106,9 +125,21 @@ class Supervisor:
 
     @staticmethod
     def _read_stderr(stream: IO[bytes], into: deque[str]) -> None:
+        """Each line's first STDERR_LINE bytes; the rest of a longer line is read and dropped."""
+        kept = b""
+        cut = False
         with contextlib.suppress(OSError, ValueError):
-            for raw in iter(stream.readline, b""):
-                into.append(raw.decode("utf-8", errors="replace").rstrip("\n"))
+            for chunk in iter(lambda: stream.readline(STDERR_LINE), b""):
+                if len(kept) < STDERR_LINE:
+                    kept += chunk[: STDERR_LINE - len(kept)]
+                else:
+                    cut = True
+                if chunk.endswith(b"\n"):
+                    text = kept.decode("utf-8", errors="replace").rstrip("\n")
+                    into.append(text + (" [line cut]" if cut else ""))
+                    kept, cut = b"", False
+        if kept:
+            into.append(kept.decode("utf-8", errors="replace") + (" [line cut]" if cut else ""))
 
     def stderr_tail(self, lines: int = 30) -> str:
         return "\n".join(list(self._stderr)[-lines:])
@@ -162,28 +193,74 @@ class Supervisor:
     def _exchange(self, message: Mapping[str, Any], timeout: float | None) -> dict[str, Any] | Fault:
         process = self._process
         assert process is not None and process.stdin is not None
+        if self._drain():
+            return self._crashed("before it read the command")
         try:
             process.stdin.write(json.dumps(message).encode() + b"\n")
             process.stdin.flush()
         except (BrokenPipeError, OSError):
             return self._crashed("before it read the command")
+        seq = message.get("seq")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            line = self._next_line(process, deadline)
+            if line is None:
+                self.stop(kill=True)
+                return Fault("timeout", f"{self.name} gave no answer within {timeout:g} s", self.stderr_tail())
+            if line is _EOF:
+                return self._crashed("before it answered")
+            answer = self._parse(line)
+            if isinstance(answer, Fault):
+                return answer
+            earlier = answer.get("seq")
+            if isinstance(seq, int) and isinstance(earlier, int) and not isinstance(earlier, bool) and earlier < seq:
+                self.stale += 1  # a second answer to an earlier command: not this command's answer
+                continue
+            return answer
+
+    def _parse(self, line: bytes) -> dict[str, Any] | Fault:
         try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            self.stop(kill=True)
-            return Fault("timeout", f"{self.name} gave no answer within {timeout:g} s", self.stderr_tail())
-        if line is _EOF:
-            return self._crashed("before it answered")
-        try:
+            if json_text_depth(line) > MAX_DEPTH:
+                raise ValueError(f"nests deeper than {MAX_DEPTH} levels")
             answer = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             shown = line[:200].decode("utf-8", errors="replace").rstrip()
             self.stop(kill=True)
-            return Fault("garbage", f"{self.name} printed {shown!r}, which is not a JSON message", self.stderr_tail())
+            why = str(exc) if "nests deeper" in str(exc) else "not a JSON message"
+            return Fault("garbage", f"{self.name} printed {shown!r}, which is {why}", self.stderr_tail())
         if not isinstance(answer, dict):
             self.stop(kill=True)
             return Fault("garbage", f"{self.name} answered {line[:200]!r}, which is not a JSON object")
         return answer
+
+    def _drain(self) -> bool:
+        """Drop what the child printed since its last answer (answers to nothing asked); whether it ended."""
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                return False
+            if line is _EOF:
+                return True
+            self.stale += 1
+
+    def _next_line(self, process: subprocess.Popen[bytes], deadline: float | None) -> Any:
+        """The next line, _EOF, or None at the deadline. A child that exited answers within EXIT_GRACE,
+        or never: something it started may hold its output open, so its end of file may never come."""
+        exited_at: float | None = None
+        while True:
+            now = time.monotonic()
+            wait = 0.25 if deadline is None else min(0.25, deadline - now)
+            if wait <= 0:
+                return None
+            try:
+                return self._lines.get(timeout=wait)
+            except queue.Empty:
+                pass
+            if process.poll() is not None:
+                exited_at = exited_at if exited_at is not None else time.monotonic()
+                if time.monotonic() - exited_at > EXIT_GRACE:
+                    return _EOF
 
     def _crashed(self, when: str) -> Fault:
         process = self._process
@@ -219,7 +296,40 @@ class Supervisor:
             os.killpg(process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            with contextlib.suppress(OSError):
-                if stream:
-                    stream.close()
+        # And whatever left the group (`setsid`) but still holds the child's output.
+        readers, self._readers = self._readers, []
+        for reader in readers:
+            reader.join(timeout=0.2)
+        if any(r.is_alive() for r in readers):
+            _kill_holders([s for s in (process.stdout, process.stderr) if s is not None])
+            for reader in readers:
+                reader.join(timeout=2)
+        with contextlib.suppress(OSError):
+            if process.stdin:
+                process.stdin.close()
+        if not any(r.is_alive() for r in readers):
+            # Closing a stream under a reader blocked in it would wait for that reader: only when none is.
+            for stream in (process.stdout, process.stderr):
+                with contextlib.suppress(OSError):
+                    if stream:
+                        stream.close()
+
+
+def _kill_holders(streams: Sequence[IO[bytes]]) -> None:
+    """Kill every process of this user, other than this one, holding the other end of these pipes."""
+    try:
+        pipes = {f"pipe:[{os.fstat(s.fileno()).st_ino}]" for s in streams}
+    except (OSError, ValueError):
+        return
+    me = os.getpid()
+    for entry in Path("/proc").glob("[0-9]*"):
+        pid = int(entry.name)
+        if pid == me:
+            continue
+        try:
+            held = any(os.readlink(fd) in pipes for fd in (entry / "fd").iterdir())
+        except OSError:  # gone, or not ours to look at
+            continue
+        if held:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)

@@ -12,9 +12,15 @@ added, removed, edited or touched changes it. A snapshot that cannot be read is 
 replaced; one that cannot be written (a read-only home) costs nothing but the time it saves.
 
 The snapshots live in `$CONFORMANCE_CACHE_DIR`, else `$XDG_CACHE_HOME/toolcall-conformance`, else
-`~/.cache/toolcall-conformance`; `CONFORMANCE_CACHE_DIR=off` turns them off. They are read with
-pickle, so a snapshot is read only when it and its directory belong to the user and nobody else may
-write to them.
+`~/.cache/toolcall-conformance`; `CONFORMANCE_CACHE_DIR=off` turns them off.
+
+A snapshot can never run code. It is read by an unpickler that builds only the suite's own data
+classes (the corpus's and the cassettes') and paths, and refuses every other name a pickle may
+call (`os.system`, `builtins.eval`, ...), so a planted or swapped file is at worst a snapshot that
+is refused and rebuilt. And it is read only when it and its directory belong to the user and
+nobody else may write to them, checked on what was opened (the directory's descriptor, then the
+file opened under it without following a link), never by a `stat` before an `open` that a swapped
+directory would escape.
 """
 
 from __future__ import annotations
@@ -64,20 +70,75 @@ def fingerprint(case_roots: Sequence[Path], cassette_roots: Sequence[Path]) -> s
     return digest.hexdigest()[:32]
 
 
+# What a snapshot is made of: the classes of these modules, and paths. Nothing else is ever built.
+_DATA_MODULES = ("conformance.corpus.loading", "conformance.recordings.cassette", "conformance.recordings.yamlio")
+_DATA_NAMES = frozenset(
+    {
+        ("pathlib", "Path"),
+        ("pathlib", "PosixPath"),
+        ("pathlib", "WindowsPath"),
+        ("pathlib", "PurePosixPath"),
+        ("pathlib", "PureWindowsPath"),
+        ("builtins", "set"),
+        ("builtins", "frozenset"),
+    }
+)
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """Builds the suite's data classes only: a name outside them is refused, never imported or called."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _DATA_NAMES or (module in _DATA_MODULES and "." not in name):
+            found = getattr(sys.modules.get(module) or __import__(module, fromlist=[name]), name, None)
+            # A class, and one its module defines (not one it imported from elsewhere).
+            if isinstance(found, type) and ((module, name) in _DATA_NAMES or found.__module__ == module):
+                return found
+        raise pickle.UnpicklingError(f"a snapshot holds data only, not {module}.{name}")
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _open_private(where: Path, name: str) -> int | None:
+    """A descriptor of `where/name`, when the directory and the file opened (not a link) are the user's
+    alone; checked on the descriptors, so nothing swapped in between is read."""
+    if not hasattr(os, "getuid") or os.open not in os.supports_dir_fd:
+        return os.open(where / name, os.O_RDONLY)  # no POSIX ownership (Windows): the profile is private
+    directory = os.open(where, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        if not _owned(os.fstat(directory)):
+            return None
+        handle = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=directory)
+    finally:
+        os.close(directory)
+    status = os.fstat(handle)
+    if not (stat.S_ISREG(status.st_mode) and _owned(status)):
+        os.close(handle)
+        return None
+    return handle
+
+
+def _owned(status: os.stat_result) -> bool:
+    return status.st_uid == os.getuid() and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
 def read(key: str) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | None:
     """The snapshot stored under `key`, if there is a readable one: the corpus and its cassettes."""
     where = cache_dir()
     if where is None:
         return None
     path = where / f"corpus-{key}.pickle"
-    if not (_private(where) and _private(path)):
+    try:
+        handle = _open_private(where, path.name)
+    except OSError:  # absent, or a link (O_NOFOLLOW): nothing to read
+        return None
+    if handle is None:
         return None
     try:
-        with open(path, "rb") as handle:
-            found = pickle.load(handle)
-    except FileNotFoundError:
-        return None
-    except Exception:  # truncated, or written by another version: rebuilt below
+        with os.fdopen(handle, "rb") as stream:
+            found = _DataUnpickler(stream).load()
+    except Exception:  # truncated, written by another version, or not data: rebuilt below
         with contextlib.suppress(OSError):
             path.unlink()
         return None
@@ -87,8 +148,7 @@ def read(key: str) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | 
 
 
 def _private(path: Path) -> bool:
-    """Whether only this user can have written `path`: a pickle is code, and one planted by someone
-    else (a cache directory under a shared /tmp) must never be read."""
+    """Whether only this user can have written `path` (where snapshots are written)."""
     if not hasattr(os, "getuid"):
         return True  # no POSIX ownership to check (Windows): the user's profile directory is private
     try:

@@ -50,11 +50,20 @@ def short_traceback(exc: BaseException, limit: int = 6) -> str:
     return text
 
 
+class ProcessExit(BaseException):
+    """An in-process adapter called `os._exit(0)` (conformance/running/exits.py): the case's crash,
+    not a silent end of the run; a BaseException, so that an adapter's `except Exception` cannot swallow it."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"the adapter called os._exit({status})")
+        self.status = status
+
+
 def passes_through(exc: BaseException) -> bool:
     """Whether an exception must end what is running rather than become the case's outcome: the
     harness's own time limit, and an interrupt from the keyboard (the person running the suite
     pressing Ctrl-C; the run stops, and the results so far are still written)."""
-    return isinstance(exc, CaseTimeout | KeyboardInterrupt)
+    return isinstance(exc, CaseTimeout | KeyboardInterrupt | ProcessExit)
 
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the conformance package

@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from conformance.importer.scrub import scrub_interaction
 from conformance.recordings.cassette import Interaction
+from conformance.recordings.recording import Scrubber
 
 # Headers that described the stored bytes as they were on the wire; the copy is decompressed.
 _TRANSPORT_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
@@ -74,7 +74,7 @@ def _text_or_bytes(body: bytes) -> str | bytes:
 
 
 def plain_interaction(interaction: Interaction) -> dict[str, Any]:
-    """An interaction as vcrpy writes one, decompressed and scrubbed."""
+    """An interaction as vcrpy writes one, decompressed; `dump_cassette` scrubs it."""
     request = interaction.request
     response = interaction.response
     try:
@@ -89,18 +89,21 @@ def plain_interaction(interaction: Interaction) -> dict[str, Any]:
             "uri": request.uri,
         },
         "response": {
-            "body": _text_or_bytes(response.body),
+            "body": {"string": _text_or_bytes(response.body)},
             "headers": {
                 name: list(values) for name, values in response.headers.items() if name not in _TRANSPORT_HEADERS
             },
             "status": {"code": response.status, "message": message},
         },
     }
-    scrubbed = scrub_interaction(raw)
-    scrubbed["response"]["body"] = {"string": scrubbed["response"]["body"]}
-    return scrubbed
+    return raw
 
 
 def dump_cassette(provenance: dict[str, Any], interactions: list[dict[str, Any]]) -> str:
-    document = {"provenance": provenance, "interactions": interactions, "version": 1}
-    return yaml.dump(document, Dumper=_CassetteDumper, sort_keys=False, allow_unicode=True, width=100)
+    # Recording's scrubber, over the whole conversation at once: a credential seen in a late
+    # interaction is removed from the early ones too, and from the text as it is written.
+    scrubber = Scrubber()
+    for interaction in interactions:
+        scrubber.interaction(interaction)  # learn
+    document = {"provenance": provenance, "interactions": [scrubber.interaction(i) for i in interactions], "version": 1}
+    return scrubber.text(yaml.dump(document, Dumper=_CassetteDumper, sort_keys=False, allow_unicode=True, width=100))

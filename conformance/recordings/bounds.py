@@ -21,6 +21,12 @@ from typing import Any
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a case file or a cassette
 MAX_BODY_BYTES = 64 * 1024 * 1024  # one HTTP body once decompressed
 MAX_CASSETTE_BODY_BYTES = 256 * 1024 * 1024  # all of a cassette's bodies once decompressed
+# A compressed body inflates to at most this many times its size (and never less than the floor):
+# recorded JSON and event streams compress 5-30 times; a 61 KB gzip that stood for 40 MB of JSON
+# took lint to 2.2 GB once parsed.
+INFLATION_FACTOR = 100
+INFLATION_FLOOR = 4 * 1024 * 1024
+MAX_INTEGER_DIGITS = 1000  # an integer's digits in a case or cassette: far past any JSON number a provider sends
 MAX_DEPTH = 100  # nesting of a YAML document, of a JSON body, of what an adapter returns
 # YAML aliases may repeat a node, but the document they stand for stays within this many
 # nodes and scalar characters: ten times the text, and never less than a mebibyte.

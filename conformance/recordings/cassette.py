@@ -20,6 +20,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance.recordings.bounds import (
+    INFLATION_FACTOR,
+    INFLATION_FLOOR,
     MAX_BODY_BYTES,
     MAX_CASSETTE_BODY_BYTES,
     MAX_DEPTH,
@@ -183,8 +185,9 @@ class _Budget:
     def __init__(self) -> None:
         self.left = MAX_CASSETTE_BODY_BYTES
 
-    def limit(self) -> int:
-        return min(MAX_BODY_BYTES, self.left)
+    def limit(self, compressed: int | None = None) -> int:
+        ratio = max(INFLATION_FACTOR * compressed, INFLATION_FLOOR) if compressed is not None else MAX_BODY_BYTES
+        return min(MAX_BODY_BYTES, self.left, ratio)
 
     def spend(self, size: int) -> None:
         self.left -= size
@@ -192,7 +195,7 @@ class _Budget:
 
 def _inflate(body: bytes, wbits: int, what: str, budget: _Budget) -> bytes:
     """zlib, gzip (every member) or raw deflate data, decompressed no further than the budget allows."""
-    limit = budget.limit()
+    limit = budget.limit(len(body))
     out = bytearray()
     rest = body
     while rest:
@@ -228,13 +231,13 @@ def _decompress(body: bytes, encoding: str | None, budget: _Budget) -> bytes:
         except ImportError:
             raise BodyError("body is brotli-compressed; install 'brotli' to read it") from None
         try:
-            decompressed = bytes(brotli.Decompressor().process(body, output_buffer_limit=budget.limit() + 1))
+            decompressed = bytes(brotli.Decompressor().process(body, output_buffer_limit=budget.limit(len(body)) + 1))
         except TypeError:  # a brotli without an output limit: decompress, then measure
             decompressed = bytes(brotli.decompress(body))
         except brotli.error as exc:
             raise BodyError(f"{what} is not valid brotli data: {exc}") from None
-        if len(decompressed) > budget.limit():
-            raise BodyError(f"{what} (brotli) decompresses to more than {budget.limit()} bytes")
+        if len(decompressed) > budget.limit(len(body)):
+            raise BodyError(f"{what} (brotli) decompresses to more than {budget.limit(len(body))} bytes")
         budget.spend(len(decompressed))
         return decompressed
     return body

@@ -6,10 +6,14 @@ disk, in two ways:
 - by name: request headers that carry credentials (OpenAI and Mistral `Authorization`, Anthropic
   `x-api-key`, Gemini `x-goog-api-key`, Azure `api-key`, cookies, AWS SigV4 headers, gateway
   headers such as Helicone's `helicone-auth`, Portkey's `x-portkey-api-key`, Cloudflare's
-  `cf-aig-authorization`, and any header whose name says auth, token, secret, key or signature),
-  query parameters (`key`, `x-goog-api-key`, presigned `X-Amz-Security-Token`, `X-Amz-Credential`,
-  `X-Amz-Signature`, ...; names compared without regard to case), JSON and form body fields
-  (`api_key`, `password`, ...), and response cookies;
+  `cf-aig-authorization`, Azure API Management's `Ocp-Apim-Subscription-Key`, and any header whose
+  name says auth, token, secret, signature or ends in key), query parameters (`key`,
+  `x-goog-api-key`, presigned `X-Amz-Security-Token`, `X-Amz-Credential`, `X-Amz-Signature`, ...;
+  names compared without regard to case), a URL's userinfo password, JSON and form body fields
+  (`api_key`, `token`, `secret`, `password`, ...) at any depth and inside JSON carried in strings,
+  and response cookies;
+- by shape: anything shaped like a provider key (`sk-...`, `AIza...`, AWS access key ids, ...) or
+  a Bearer token, wherever it stands, known or not;
 - by value: every credential the run knows (the provider key variables of the environment, and
   every value seen in one of the places above) is replaced wherever it appears: URL path
   segments, bodies (gzip and event-stream bodies opened, scrubbed and closed again), echoed in a
@@ -18,7 +22,8 @@ disk, in two ways:
   it is written.
 
 The scrubbing cannot be turned off by a user's `vcr_config`; it is merged under it. `Scrubber`
-and `scrub_cassette` are for any other writer of cassettes (an importer of recordings).
+and `scrub_cassette` are what every other writer of cassettes uses (`conformance import`): one
+scrubber for every path that writes.
 """
 
 from __future__ import annotations
@@ -81,6 +86,16 @@ SECRET_BODY_FIELDS = (
     "session_token",
     "aws_session_token",
     "password",
+    "passwd",
+    "token",
+    "auth_token",
+    "api_token",
+    "bearer_token",
+    "secret",
+    "secret_key",
+    "private_key",
+    "subscription_key",
+    "credentials",
 )
 # A dummy credential: replays never reach a provider, and recordings scrub whatever is sent.
 REPLAY_API_KEY = "conformance-replay-key"
@@ -129,7 +144,26 @@ CREDENTIAL_VARIABLES = (
 MIN_SECRET_LENGTH = 8
 # Scrubbed where they sit, but not secrets to search for (a request's timestamp).
 _NOT_SECRETS = frozenset({"x-amz-date"})
-_CREDENTIAL_NAME = re.compile(r"auth|api[-_]?key|token(?!s)|secret|signature|credential|password|cookie", re.IGNORECASE)
+_CREDENTIAL_NAME = re.compile(
+    r"auth|api[-_]?key|token(?!s)|secret|signature|credential|password|cookie|key$", re.IGNORECASE
+)
+# Shapes of provider keys and tokens: OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), Google (AIza),
+# AWS access key ids, GitHub, Groq, Slack, Hugging Face, and bearer tokens. A key starts a token:
+# not the middle of a longer base64 run (thought signatures, encrypted content).
+KEY_SHAPES = re.compile(
+    r"(?<![A-Za-z0-9_+/=-])(?:"
+    r"sk-(?:ant-|proj-|svcacct-)?[A-Za-z0-9_-]{20,}"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|gh[pousr]_[A-Za-z0-9]{36,}"
+    r"|gsk_[A-Za-z0-9]{40,}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r")"
+)
+_BEARER = re.compile(r"(?i)\b(bearer\s+)(?!<scrubbed>)[A-Za-z0-9._~+/=-]{8,}")
+_KEY_SHAPES_BYTES = re.compile(KEY_SHAPES.pattern.encode())
+_BEARER_BYTES = re.compile(_BEARER.pattern.encode())
 _MAX_INFLATED = 64 * 1024 * 1024
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
@@ -140,6 +174,11 @@ def _field(name: str) -> str:
 
 
 _BODY_FIELDS = frozenset(_field(n) for n in SECRET_BODY_FIELDS)
+# Names that also mean something else (a logprob's `token`): scrubbed where they sit, but searched
+# for elsewhere only when the value looks like a credential, lest a word be cut out of every body.
+_AMBIGUOUS_FIELDS = frozenset({"token", "secret"})
+# A field's name closed by its quote, plain or escaped inside a string.
+_FIELD_KEYS = (*(f'{n}"'.encode() for n in _BODY_FIELDS), *(f'{n}\\"'.encode() for n in _BODY_FIELDS))
 
 
 def _base64_forms(raw: bytes) -> set[str]:
@@ -202,15 +241,17 @@ class Scrubber:
     # --- text and bytes ---------------------------------------------------------------------
 
     def text(self, text: str) -> str:
+        for shaped in KEY_SHAPES.findall(text):  # a provider key nobody named: its encoded forms go too
+            self.learn(shaped)
         for form in self._forms:
             if form in text:
                 text = text.replace(form, SCRUBBED)
-        return text
+        return _BEARER.sub(lambda m: m.group(1) + SCRUBBED, KEY_SHAPES.sub(SCRUBBED, text))
 
     def data(self, data: bytes, content_type: str = "") -> bytes:
         """A body's bytes: compressed and event-stream bodies are opened, scrubbed and closed again,
         so that they stay readable."""
-        if not self._forms_bytes or not data:
+        if not data:
             return data
         if data[:2] == b"\x1f\x8b":
             inflated = _inflate(data)
@@ -225,10 +266,13 @@ class Scrubber:
 
     def _bytes(self, data: bytes) -> bytes:
         replacement = SCRUBBED.encode()
+        for shaped in _KEY_SHAPES_BYTES.findall(data):
+            self.learn(shaped.decode("ascii"))
         for form in self._forms_bytes:
             if form in data:
                 data = data.replace(form, replacement)
-        return data
+        data = _KEY_SHAPES_BYTES.sub(replacement, data)
+        return _BEARER_BYTES.sub(lambda m: m.group(1) + replacement, data)
 
     def _event_stream(self, data: bytes) -> bytes | None:
         from conformance.recordings import eventstream
@@ -251,7 +295,8 @@ class Scrubber:
             out: dict[Any, Any] = {}
             for key, item in value.items():
                 if isinstance(key, str) and _field(key) in _BODY_FIELDS and isinstance(item, str):
-                    self.learn(item)
+                    if _field(key) not in _AMBIGUOUS_FIELDS or _credential_like(item):
+                        self.learn(item)
                     out[key] = SCRUBBED
                 else:
                     out[self.text(key) if isinstance(key, str) else key] = self.value(item)
@@ -259,10 +304,21 @@ class Scrubber:
         if isinstance(value, list):
             return [self.value(item) for item in value]
         if isinstance(value, str):
-            return self.text(value)
+            return self.text(self._embedded(value))
         if isinstance(value, bytes):
             return self.data(value)
         return value
+
+    def _embedded(self, value: str) -> str:
+        """JSON carried in a string (tool arguments, a serialized config), its credential fields scrubbed."""
+        if value.lstrip()[:1] not in ("{", "[") or not _names_a_field(value.lower().encode("utf-8", "replace")):
+            return value
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+        scrubbed = self.value(parsed)
+        return value if scrubbed == parsed else json.dumps(scrubbed, ensure_ascii=False)
 
     # --- the places credentials sit ------------------------------------------------------------
 
@@ -271,8 +327,15 @@ class Scrubber:
         try:
             parts = urlsplit(uri)
             pairs = parse_qsl(parts.query, keep_blank_values=True)
+            password = parts.password
         except ValueError:
             return self.text(uri)
+        if password:
+            self.learn(password)
+            userinfo, _, host = parts.netloc.rpartition("@")
+            user = userinfo.partition(":")[0]
+            parts = parts._replace(netloc=f"{user}:{SCRUBBED}@{host}")
+            uri = urlunsplit(parts)
         if any(_secret_parameter(name) for name, _ in pairs):
             for name, value in pairs:
                 if _secret_parameter(name):
@@ -290,6 +353,9 @@ class Scrubber:
                 for v in values:
                     if isinstance(v, str) and str(name).lower() not in _NOT_SECRETS:
                         self.learn(_cookie_value(v) if str(name).lower() == "set-cookie" else v)
+                    if isinstance(v, str) and str(name).lower() == "cookie":  # each cookie's value on its own
+                        for pair in v.split(";"):
+                            self.learn(pair.partition("=")[2])
                 out[name] = [SCRUBBED] * len(values) if isinstance(value, list) else SCRUBBED
             else:
                 out[name] = [self.text(v) if isinstance(v, str) else v for v in values]
@@ -302,7 +368,7 @@ class Scrubber:
         if body is None:
             return None
         if isinstance(body, str):
-            return self.data(body.encode("utf-8", "surrogatepass"), content_type).decode("utf-8", "surrogatepass")
+            return self.body(body.encode("utf-8", "surrogatepass"), content_type).decode("utf-8", "surrogatepass")
         if not isinstance(body, bytes):
             return body
         fields = self._fields(body, content_type)
@@ -324,14 +390,16 @@ class Scrubber:
             return urlencode([(n, SCRUBBED if n in secret else v) for n, v in pairs]).encode()
         if body.lstrip()[:1] not in (b"{", b"["):
             return None
-        lowered = body.lower().replace(b"_", b"").replace(b"-", b"")
-        if not any(f'"{name}"'.encode() in lowered for name in _BODY_FIELDS):
+        if not _names_a_field(body.lower()):
             return None  # the common case: no credential field, no parse
         try:
             parsed = json.loads(body)
+            scrubbed = self.value(parsed)
         except (ValueError, RecursionError):
             return None
-        return json.dumps(self.value(parsed), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        if scrubbed == parsed:
+            return None
+        return json.dumps(scrubbed, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
     def request(self, request: Any) -> Any:
         """A vcrpy Request, scrubbed in place (vcrpy hands the hooks a copy)."""
@@ -379,6 +447,16 @@ class Scrubber:
             response["parsed_body"] = self.value(response["parsed_body"])
         out["response"] = self.response(response)
         return out
+
+
+def _credential_like(value: str) -> bool:
+    return len(value) >= 16 and not any(c.isspace() for c in value)
+
+
+def _names_a_field(lowered: bytes) -> bool:
+    """Whether JSON text (or JSON escaped inside it) may hold a credential field: a cheap test before parsing."""
+    squeezed = lowered.replace(b"_", b"").replace(b"-", b"")
+    return any(name in squeezed for name in _FIELD_KEYS)
 
 
 def _pieces(value: str) -> list[str]:

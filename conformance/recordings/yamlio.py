@@ -16,6 +16,7 @@ the parser's events, without nodes, unless they hold something only PyYAML's own
 from __future__ import annotations
 
 import codecs
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -25,7 +26,14 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from conformance.recordings.bounds import EXPANSION_FACTOR, EXPANSION_FLOOR, MAX_DEPTH, BoundsError, read_file
+from conformance.recordings.bounds import (
+    EXPANSION_FACTOR,
+    EXPANSION_FLOOR,
+    MAX_DEPTH,
+    MAX_INTEGER_DIGITS,
+    BoundsError,
+    read_file,
+)
 
 try:  # the C loader is several times faster on the corpus; the pure one is the fallback
     from yaml import CSafeLoader as _BaseLoader
@@ -73,6 +81,8 @@ class _BoundsError(yaml.MarkedYAMLError):
 # with its own words), so that the suite's bound, located and worded as the suite's, is met first
 # whatever PyYAML is installed. PyYAML's pure-Python composer recurses two frames a level and
 # reaches Python's recursion limit near 500.
+_INT_TAG = "tag:yaml.org,2002:int"
+_MAX_INTEGER_BITS = int(MAX_INTEGER_DIGITS * math.log2(10))
 _C_COMPOSER_DEPTH = 512
 _PURE_COMPOSER_DEPTH = 200
 _PLAIN_TAGS_KEPT = 65_536  # distinct plain scalars whose resolved tag a composition remembers
@@ -81,6 +91,8 @@ _PLAIN_TAGS_KEPT = 65_536  # distinct plain scalars whose resolved tag a composi
 # key's column), or follows a compact indicator (`- - x`, `? - x`) on the same line. So a text
 # nests at most (flow brackets) + 2 * (longest run of spaces and indicators opening a line) + 2.
 _PREFIX = "[ \t?:-]"
+# Every line break YAML 1.1 knows (PyYAML reads NEL, U+2028 and U+2029 as breaks, and a lone CR).
+_BREAK = "[\n\r\x85\u2028\u2029]"
 
 
 def _may_nest_beyond(text: str, limit: int) -> bool:
@@ -89,13 +101,14 @@ def _may_nest_beyond(text: str, limit: int) -> bool:
         return True
     run = (limit - flow - 2) // 2 + 1  # a line opening with this many would pass the limit
     first = re.match(f"{_PREFIX}*", text)
-    return (first is not None and first.end() >= run) or re.search(f"\n{_PREFIX}{{{run}}}", text) is not None
+    return (first is not None and first.end() >= run) or re.search(f"{_BREAK}{_PREFIX}{{{run}}}", text) is not None
 
 
 def _may_alias(text: str) -> bool:
-    """Whether an alias may appear: one starts a node, after a line start, a space, a bracket or a
-    comma. Without one the document is a tree and cannot be bigger than its text."""
-    return "*" in text and (text.startswith("*") or re.search(r"[\s\[{,]\*", text) is not None)
+    """Whether an alias may appear. An alias needs an anchor to name, and may follow a `:` with no
+    space in flow style (`{"k":*a}`), so any `&` with any `*` counts. Without one the document is a
+    tree and cannot be bigger than its text."""
+    return "*" in text and "&" in text
 
 
 def _children(node: Node) -> Iterator[Node]:
@@ -170,6 +183,8 @@ class _Bounded:
 
     max_depth = MAX_DEPTH
     bounded_text = ""
+    # Case files hold JSON data; a cassette's YAML is read as its recorder wrote it.
+    json_numbers_only = False
 
     def get_single_node(self) -> Node | None:
         text = self.bounded_text
@@ -192,13 +207,28 @@ class _Bounded:
         # PyYAML's scalar constructors trust the text an explicit tag stands on: `!!int twelve`,
         # `!!bool maybe` or `!!timestamp soon` raise ValueError, KeyError or AttributeError from
         # inside the constructor, unlocated.
+        if isinstance(node, ScalarNode) and node.tag == _INT_TAG and len(node.value) > MAX_INTEGER_DIGITS + 3:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of more than {MAX_INTEGER_DIGITS} digits", node.start_mark
+            )
         try:
-            return super().construct_object(node, deep)  # type: ignore[misc]
+            value = super().construct_object(node, deep)  # type: ignore[misc]
         except (ValueError, KeyError, AttributeError, TypeError, OverflowError):
             shown = node.value[:80] if isinstance(node, ScalarNode) else type(node).__name__
             raise yaml.constructor.ConstructorError(
                 None, None, f"{shown!r} is not {node.tag.rsplit(':', 1)[-1]!r} data", node.start_mark
             ) from None
+        # JSON data only: `.inf` and `.nan` have no JSON form, and an integer of thousands of digits
+        # cannot even be printed in decimal (Python refuses past 4,300 digits) by whoever reports it.
+        if self.json_numbers_only and type(value) is float and not math.isfinite(value):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value[:20]!r} is not a JSON number (no infinity or NaN)", node.start_mark
+            )
+        if type(value) is int and value.bit_length() > _MAX_INTEGER_BITS:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"an integer of more than {MAX_INTEGER_DIGITS} digits", node.start_mark
+            )
+        return value
 
     def _single_node_from_events(self) -> tuple[Node | None, bool]:
         """The document's node, and whether it holds an alias."""
@@ -289,7 +319,7 @@ class _Bounded:
 
 
 class _Loader(_Bounded, _BaseLoader):
-    pass
+    json_numbers_only = True
 
 
 class _PlainLoader(_Bounded, _BaseLoader):
@@ -468,7 +498,13 @@ class _BoundedScanner:
 
 def _pure_twin(loader_class: type[Any]) -> type[Any]:
     """The loader with PyYAML's pure-Python parser under it, bounded, constructing the same way."""
-    shared = ("max_depth", "yaml_constructors", "yaml_multi_constructors", "yaml_implicit_resolvers")
+    shared = (
+        "max_depth",
+        "json_numbers_only",
+        "yaml_constructors",
+        "yaml_multi_constructors",
+        "yaml_implicit_resolvers",
+    )
     bases = (_BoundedScanner, _Bounded, yaml.SafeLoader)
     return type(f"{loader_class.__name__}Pure", bases, {k: getattr(loader_class, k) for k in shared})
 

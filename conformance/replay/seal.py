@@ -20,13 +20,16 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
 _lock = threading.RLock()
 _active = 0  # replays running now
 _allowed: set[tuple[str, int]] = set()  # the replay servers' addresses
-_leftover: set[int] = set()  # idents of threads started during a replay that outlived it
+# Threads started during a replay that outlived it, by the thread itself: an ident is reused by the
+# next thread started, which would then be sealed for no reason (a test's own clients were refused).
+_leftover: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
 _refused: list[str] = []  # what was refused, for the reports
 _original_connect = socket.socket.connect
 _original_connect_ex = socket.socket.connect_ex
@@ -42,7 +45,7 @@ def _refuse(address: Any) -> bool:
     if not isinstance(address, tuple) or len(address) < 2:
         return False  # Unix sockets and socket pairs: local, never the network
     with _lock:
-        if not _active and threading.get_ident() not in _leftover:
+        if not _active and threading.current_thread() not in _leftover:
             return False
         host, port = str(address[0]), int(address[1])
         if (host, port) in _allowed or (host in ("localhost", "::1") and ("127.0.0.1", port) in _allowed):
@@ -53,7 +56,7 @@ def _refuse(address: Any) -> bool:
 
 def _sealed_now() -> bool:
     with _lock:
-        return bool(_active) or threading.get_ident() in _leftover
+        return bool(_active) or threading.current_thread() in _leftover
 
 
 def _numeric(host: str) -> bool:
@@ -142,7 +145,7 @@ def _install() -> None:
 def sealed(*allowed: tuple[str, int]) -> Iterator[list[str]]:
     """Refuse outgoing connections while the block runs, but to `allowed`; yields what was refused."""
     global _active
-    before = {t.ident for t in threading.enumerate()}
+    before = set(threading.enumerate())
     with _lock:
         _install()
         _active += 1
@@ -157,6 +160,4 @@ def sealed(*allowed: tuple[str, int]) -> Iterator[list[str]]:
             _allowed.difference_update(allowed)
             seen.extend(_refused[start:])
             # Threads the client started and left running stay sealed for good.
-            _leftover.update(
-                t.ident for t in threading.enumerate() if t.is_alive() and t.ident not in before and t.ident
-            )
+            _leftover.update(t for t in threading.enumerate() if t.is_alive() and t not in before)

@@ -13,16 +13,35 @@ Every request is answered by its scenario's `ReplaySession`; nothing is forwarde
 from __future__ import annotations
 
 import json
+import re
+import socket
+import sys
 import threading
+import zlib
+from collections import deque
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth
 from conformance.replay.session import ReplaySession
 from conformance.replay.transports.base import Answer, Request
 
 CONTROL = "/_conformance"
-MAX_BODY = 64 * 1024 * 1024  # a tool-loop request is never near this; a larger one is refused
+MAX_BODY = MAX_BODY_BYTES  # a tool-loop request is never near this; a larger one is refused, inflated or not
+# Connections waiting to be accepted. The stdlib's 5 refused connections (8-12% of requests failed)
+# once 64 clients connected at the same moment; the kernel caps this at somaxconn.
+BACKLOG = 1024
+MAX_ESCAPES = 100  # proxy requests kept for the report; a client that loops on them adds no memory
+_DIGITS = re.compile(r"[0-9]+")
+
+
+class BodyError(ValueError):
+    """A request body the replay cannot read, with the status the provider answers it with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ReplayServer:
@@ -36,7 +55,8 @@ class ReplayServer:
         self._thread: threading.Thread | None = None
         # Requests sent to this server as a proxy (an absolute URL, or CONNECT): a client that sends its
         # traffic past the replay. Refused, never forwarded, and kept for the report.
-        self.escapes: list[str] = []
+        self.escapes: deque[str] = deque(maxlen=MAX_ESCAPES)  # the latest of them
+        self.escaped = 0  # how many there were
         # What `/_conformance/results` answers: the results document of what was played so far.
         self.results: Callable[[], Any] | None = None
 
@@ -79,6 +99,11 @@ class ReplayServer:
                 self._tools[session.scenario.id] = tools
         return self.base_url(session.scenario.id)
 
+    def escapes_since(self, mark: int) -> tuple[int, list[str]]:
+        """How many requests escaped since `escaped` was `mark`, and the latest of their targets."""
+        count = self.escaped - mark
+        return count, list(self.escapes)[-count:] if count else []
+
     def tools_url(self, scenario_id: str) -> str:
         return f"{self.url}{CONTROL}/tools/{scenario_id}"
 
@@ -99,6 +124,24 @@ class ReplayServer:
         path = target.split("?", 1)[0]
         if path.startswith(CONTROL + "/") or path == CONTROL:
             return self._control(path[len(CONTROL) :], body)
+        if json_text_depth(body) > MAX_DEPTH:
+            # Python's parser would overflow its stack; the provider's parser refuses such a body.
+            message = f"The request body nests deeper than {MAX_DEPTH} levels; it is not valid JSON."
+            return self.refuse(target, 400, message)
+        session, prefix = self._session_at(path)
+        if session is None:
+            served = ", ".join(sorted(self._sessions)) or "none"
+            return Answer.json(404, {"error": {"message": f"no scenario is served at {path}; served: {served}"}})
+        return session.handle(Request.of(method, target[len(prefix) :] or "/", headers, body))
+
+    def refuse(self, target: str, status: int, message: str) -> Answer:
+        """An error for a request that never reached its session, in its provider's shape when one is served there."""
+        session, _ = self._session_at(target.split("?", 1)[0])
+        if session is None:
+            return Answer.json(status, {"error": {"message": message}})
+        return session.transport.error(status, message)
+
+    def _session_at(self, path: str) -> tuple[ReplaySession | None, str]:
         with self._lock:
             ids = sorted(self._sessions, key=len, reverse=True)
             chosen = next((i for i in ids if path == f"/{i}" or path.startswith(f"/{i}/")), None)
@@ -107,10 +150,7 @@ class ReplayServer:
             else:
                 prefix = f"/{chosen}"
             session = self._sessions[chosen][0] if chosen is not None else None
-        if session is None:
-            served = ", ".join(sorted(self._sessions)) or "none"
-            return Answer.json(404, {"error": {"message": f"no scenario is served at {path}; served: {served}"}})
-        return session.handle(Request.of(method, target[len(prefix) :] or "/", headers, body))
+        return session, prefix
 
     def _control(self, what: str, body: bytes = b"") -> Answer:
         if what.startswith("/tools/"):
@@ -144,12 +184,25 @@ class ReplayServer:
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = BACKLOG
     replay: ReplayServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up mid-request is its own business, not a traceback on our stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, which Node's fetch and most SDKs use
     server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        # Without it a keep-alive answer waits for the client's delayed ACK (about 40 ms) whenever
+        # the kernel has something unacknowledged in flight.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -164,6 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command.upper() == "CONNECT" or self.path.lower().startswith(("http://", "https://")):
             # A client configured with this server as its proxy, reaching for a host of its own.
             target = self.path if self.command.upper() != "CONNECT" else f"https://{self.path}"
+            self.server.replay.escaped += 1
             self.server.replay.escapes.append(target.split("?", 1)[0])
             self.close_connection = True
             message = f"the conformance replay lets nothing out: {target.split('?', 1)[0]} was refused"
@@ -171,8 +225,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             body = self._body()
-        except ValueError as exc:
-            self._send(Answer.json(400, {"error": {"message": f"unreadable request body: {exc}"}}))
+        except BodyError as exc:
+            self.close_connection = True  # what is left of the body is not read: the connection cannot go on
+            self._send(self.server.replay.refuse(self.path, exc.status, f"unreadable request body: {exc}"))
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
         try:
@@ -183,35 +238,76 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _body(self) -> bytes:
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
-            chunks: list[bytes] = []
-            total = 0
-            while True:
-                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline().strip():  # trailers
-                        pass
-                    return b"".join(chunks)
-                total += size
-                if total > MAX_BODY:
-                    raise ValueError("larger than the replay accepts")
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("content-length") or 0)
-        if length > MAX_BODY:
-            raise ValueError("larger than the replay accepts")
-        body = self.rfile.read(length) if length else b""
+            body = self._chunked()
+        else:
+            declared = (self.headers.get("content-length") or "0").strip()
+            if not _DIGITS.fullmatch(declared):
+                raise BodyError(400, f"Content-Length {declared!r} is not a length")
+            length = int(declared)
+            if length > MAX_BODY:
+                raise BodyError(413, f"{length} bytes; the replay accepts at most {MAX_BODY}")
+            body = self.rfile.read(length) if length else b""
+            if len(body) < length:
+                raise BodyError(400, f"the body ended after {len(body)} of {length} bytes")
         if self.headers.get("content-encoding", "").lower() == "gzip" and body[:2] == b"\x1f\x8b":
-            import gzip
-
-            body = gzip.decompress(body)
+            body = _gunzip(body, MAX_BODY)
         return body
+
+    def _chunked(self) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024).split(b";", 1)[0].strip() or b"0"
+            try:
+                size = int(line, 16)
+            except ValueError:
+                raise BodyError(400, f"chunk size {line[:20]!r} is not hexadecimal") from None
+            if size < 0:
+                raise BodyError(400, f"chunk size {line[:20]!r} is negative")
+            if size == 0:
+                while self.rfile.readline(65537).strip():  # trailers
+                    pass
+                return b"".join(chunks)
+            total += size
+            if total > MAX_BODY:
+                raise BodyError(413, f"more than {MAX_BODY} bytes; the replay accepts at most {MAX_BODY}")
+            chunk = self.rfile.read(size)
+            if len(chunk) < size:
+                raise BodyError(400, "the body ended inside a chunk")
+            chunks.append(chunk)
+            self.rfile.readline(1024)
 
     def _send(self, answer: Answer) -> None:
         self.send_response(answer.status)
         for name, value in answer.headers.items():
             if name not in ("content-length", "transfer-encoding", "connection"):
                 self.send_header(name, value)
+        if answer.headers.get("connection") == "close" or self.close_connection:
+            self.send_header("connection", "close")
         self.send_header("content-length", str(len(answer.body)))
-        self.end_headers()
+        # Headers and body in one send: two small writes wait on the client's delayed ACK.
+        self._headers_buffer.append(b"\r\n")
         if self.command.upper() != "HEAD":
-            self.wfile.write(answer.body)
+            self._headers_buffer.append(answer.body)
+        self.flush_headers()
+
+
+def _gunzip(body: bytes, limit: int) -> bytes:
+    """A gzip body inflated to at most `limit` bytes; what goes past it, or stops short, is refused."""
+    out: list[bytes] = []
+    size = 0
+    rest = body
+    while rest:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            part = inflater.decompress(rest, limit - size + 1)
+        except zlib.error as exc:
+            raise BodyError(400, f"not gzip: {exc}") from None
+        size += len(part)
+        if size > limit or inflater.unconsumed_tail:
+            raise BodyError(413, f"inflates past {limit} bytes; the replay accepts at most {limit}")
+        if not inflater.eof:
+            raise BodyError(400, "the gzip stream is truncated")
+        out.append(part)
+        rest = inflater.unused_data
+    return b"".join(out)

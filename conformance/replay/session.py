@@ -81,7 +81,8 @@ class ReplaySession:
         # The error texts the corpus holds are the providers' own: served only for recordings made
         # against the provider itself.
         self.authoritative = authoritative
-        self.turns: list[_Turn] = []
+        self.turns: list[_Turn] = []  # the turns the recording holds; those past it are only counted
+        self.sent = 0
         self.refused: list[Violation] = []
         self.side: list[str] = []
         self.extra: list[str] = []
@@ -112,25 +113,26 @@ class ReplaySession:
         route = self.transport.route(request)
         what = f"{request.method} {request.path}"
         if route is None:
-            self.extra.append(what)
+            _note(self.extra, what)
             return self.transport.error(404, f"The replay of {self.scenario.id} holds no {what}.")
         if route.kind == "side":
-            self.side.append(f"{what} ({route.side})")
+            _note(self.side, f"{what} ({route.side})")
             return self.transport.side_answer(route, request, self.scenario.model, self._earlier())
         raw = request.json()
         try:
             body = self.transport.reconstruct(raw, self._earlier())
         except Rejected as rejected:
-            self.side.append(f"{what} (refused: {rejected.reason})")
+            _note(self.side, f"{what} (refused: {rejected.reason})")
             return rejected.answer
-        index = len(self.turns)
-        self.turns.append(_Turn(raw=raw, body=body))
+        index = self.sent
+        self.sent += 1
         if index >= len(self.recorded.interactions):
             message = (
                 f"The replay of {self.scenario.id} holds {len(self.recorded.interactions)} turn(s); "
                 f"this is turn {index + 1}."
             )
             return self.transport.error(400, message)
+        self.turns.append(_Turn(raw=raw, body=body))
         try:
             refusal = self._refusal(index)
         except DialectError as exc:
@@ -138,6 +140,7 @@ class ReplaySession:
             # once, as the provider answers a malformed request, and no turn spent, so that the client
             # can send the request again.
             self.turns.pop()
+            self.sent -= 1
             self.side.append(f"{what} (refused: not {_an(self.scenario.api)} request)")
             self.malformed.append(f"{what}: not {_an(self.scenario.api)} request: {exc}")
             return self.transport.error(400, f"The request body is not {_an(self.scenario.api)} request: {exc}")
@@ -195,7 +198,7 @@ class ReplaySession:
                 exchange=self.exchange(),
                 refused=list(self.refused),
                 recorded=len(self.recorded.interactions),
-                sent=len(self.turns),
+                sent=self.sent,
                 fault=fault,
                 side=list(self.side),
                 malformed=list(self.malformed),
@@ -203,6 +206,14 @@ class ReplaySession:
                 unservable=self.unservable,
                 unsupported=unsupported,
             )
+
+
+MAX_NOTED = 1000  # side and unknown requests kept for the report; a client looping on them adds no memory
+
+
+def _note(requests: list[str], what: str) -> None:
+    if len(requests) < MAX_NOTED:
+        requests.append(what)
 
 
 def _json(body: bytes | None) -> Any:

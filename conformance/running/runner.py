@@ -20,6 +20,7 @@ from conformance.engine.rules import check
 from conformance.recordings.cassette import CassetteError, load_cassette
 from conformance.recordings.sse import StreamError
 from conformance.replay.verdicts import client_verdict, codec_only, judged, scenario_context
+from conformance.running.exits import ProcessExit, exits_trapped
 from conformance.running.timeouts import DEFAULT_SECONDS, call_with_timeout
 
 
@@ -60,9 +61,15 @@ def run_scenario(
         # Another process runs the adapter; its supervisor keeps the time and turns faults into outcomes.
         return done(adapter.run(scenario, corpus, options))
     try:
-        if isinstance(adapter, ClientAdapter):
-            return done(call_with_timeout(lambda: _run_client(adapter, scenario, corpus, options), options.timeout))
-        return done(call_with_timeout(lambda: _run_codec(adapter, scenario, corpus, options.profile), options.timeout))
+        with exits_trapped():
+            if isinstance(adapter, ClientAdapter):
+                return done(call_with_timeout(lambda: _run_client(adapter, scenario, corpus, options), options.timeout))
+            return done(
+                call_with_timeout(lambda: _run_codec(adapter, scenario, corpus, options.profile), options.timeout)
+            )
+    except ProcessExit as exc:
+        summary = f"{exc}, which would have ended the run as a success with no report"
+        return done(CaseResult(scenario.id, scenario.api, "crash", summary=summary, detail=short_traceback(exc)))
     except CaseTimeout as exc:
         return done(CaseResult(scenario.id, scenario.api, "timeout", summary=f"the adapter gave {exc}"))
     except CorpusError as exc:

@@ -51,7 +51,7 @@ class Request:
             return None
         try:
             return json.loads(self.body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # too deep for Python is no JSON for the provider
             return None
 
     def param(self, name: str) -> str | None:
