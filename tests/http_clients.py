@@ -102,7 +102,7 @@ def _target(loop: ToolLoop, api: str, stream: bool, version: str | None) -> tupl
         if version == "no-version-prefix":
             return f"{_root(loop, '/v1')}/chat/completions", {}
         return f"{base}/chat/completions", {}
-    if api in ("openai-responses", "azure-foundry", "openresponses"):
+    if api in ("openai-responses", "azure-foundry", "openresponses", "mistral-responses", "ollama-responses"):
         root = _root(loop, path_of_base if path_of_base.endswith(("/v1", "/openai/v1")) else "")
         for suffix in ("/openai/v1", "/v1"):
             if base.endswith(suffix):
@@ -114,7 +114,7 @@ def _target(loop: ToolLoop, api: str, stream: bool, version: str | None) -> tupl
         if version == "no-version-prefix":
             return f"{root}/responses", {}
         return f"{base}/responses", {}
-    if api == "anthropic-messages":
+    if api in ("anthropic-messages", "ollama-messages"):
         if version == "vertex":
             action = "streamRawPredict" if stream else "rawPredict"
             path = f"/v1/projects/p/locations/us-east5/publishers/anthropic/models/{model}:{action}"
@@ -166,16 +166,16 @@ class _Continuation:
     def __init__(self, api: str, codec: Codec) -> None:
         self.api = api
         self.codec = codec
-        self.key = "messages" if api == "anthropic-messages" else "input"
+        self.key = "messages" if api in ("anthropic-messages", "ollama-messages") else "input"
         self.previous: str | None = None
 
     def body(self, conversation: Conversation, full: dict[str, Any], new: list[Message]) -> dict[str, Any]:
         if self.previous is None:
-            if self.api == "anthropic-messages":
+            if self.api in ("anthropic-messages", "ollama-messages"):
                 return {**full, "thread": {"type": "create"}}
             return {**full, "store": True}
         items = self.codec.encode({**conversation, "messages": new}).get(self.key) or []
-        if self.api == "anthropic-messages":
+        if self.api in ("anthropic-messages", "ollama-messages"):
             kept = {k: v for k, v in full.items() if k not in ("system", "tools")}
             thread = {"type": "continue", "previous_message_id": self.previous}
             return {**kept, self.key: items, "thread": thread}
