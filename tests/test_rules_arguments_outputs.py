@@ -28,7 +28,7 @@ from buggy import (
 from conformance.connectors.contract import CodecAdapter
 from conformance.corpus.loading import Corpus
 from conformance.engine.neutral import ToolResultPart
-from conformance.engine.rules.pairing import mentions
+from conformance.engine.rules.outputs import mentions
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.gemini import GeminiCodec
 from conformance.running.runner import run_scenario

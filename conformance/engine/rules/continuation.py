@@ -14,7 +14,8 @@ from typing import Any
 
 from conformance.engine.exchange import Exchange
 from conformance.engine.rules.context import CheckContext
-from conformance.engine.rules.pairing import needs_result, outputs
+from conformance.engine.rules.outputs import outputs
+from conformance.engine.rules.pairing import needs_result
 from conformance.engine.violations import Violation
 from conformance.engine.wire import History, Served, WireCall, WireResult
 
