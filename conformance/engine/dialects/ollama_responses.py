@@ -9,20 +9,11 @@ naming it.
 
 from __future__ import annotations
 
-from conformance.engine.dialects.openai_responses import ResponsesItems, kinds
+from conformance.engine.dialects.openai_responses import ResponsesItems, function_items
 
 API = "ollama-responses"
 
-ITEMS = kinds(
-    API,
-    {
-        "function_call": (
-            "FunctionCall",
-            {"item_field": "id", "answer": "function_call_output", "arguments": "arguments"},
-        ),
-        "function_call_output": ("FunctionCallOutput", {"role": "output", "answer": "function_call"}),
-    },
-)
+ITEMS = function_items(API)
 
 # ollama.com serves the API for its cloud models. A local server (localhost:11434 by default) is not
 # claimed by host: other OpenAI-compatible servers run on localhost too.

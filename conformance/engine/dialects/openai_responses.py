@@ -66,6 +66,21 @@ def kinds(api: str, table: Mapping[str, tuple[str, dict[str, Any]]]) -> dict[str
     return out
 
 
+def function_items(api: str) -> dict[str, ItemKind]:
+    """The item table of a server that speaks Responses with function calls only (Open Responses,
+    Ollama's /v1/responses): `function_call` paired by `call_id`, answered by `function_call_output`."""
+    return kinds(
+        api,
+        {
+            "function_call": (
+                "FunctionCall",
+                {"item_field": "id", "answer": "function_call_output", "arguments": "arguments"},
+            ),
+            "function_call_output": ("FunctionCallOutput", {"role": "output", "answer": "function_call"}),
+        },
+    )
+
+
 # A function-style call: its own item id beside a call_id, answered by an output item.
 def _paired(answer: str, **more: Any) -> dict[str, Any]:
     return {"item_field": "id", "answer": answer, **more}

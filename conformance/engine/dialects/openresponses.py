@@ -8,20 +8,11 @@ tool calls of this dialect. Argument deltas are keyed by `item_id` and `output_i
 
 from __future__ import annotations
 
-from conformance.engine.dialects.openai_responses import ResponsesItems, kinds
+from conformance.engine.dialects.openai_responses import ResponsesItems, function_items
 
 API = "openresponses"
 
-ITEMS = kinds(
-    API,
-    {
-        "function_call": (
-            "FunctionCall",
-            {"item_field": "id", "answer": "function_call_output", "arguments": "arguments"},
-        ),
-        "function_call_output": ("FunctionCallOutput", {"role": "output", "answer": "function_call"}),
-    },
-)
+ITEMS = function_items(API)
 
 HOSTS = ("ai-gateway.vercel.sh",)
 
