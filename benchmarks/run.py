@@ -103,6 +103,31 @@ def bench_plugin(runs: int, work: Path) -> Measure:
     return Measure("plugin", f"pytest --conformance-adapter=reference vs bare pytest, {items} items", ratio, a, b, 1.5)
 
 
+def bench_plugin_cold(runs: int, work: Path) -> Measure:
+    """As on a fresh CI runner: no corpus snapshot (each measured run gets an empty cache directory),
+    bytecode as a `pip install` leaves it."""
+    import tempfile
+
+    from conformance.corpus.loading import load_corpus
+
+    items = len(load_corpus().scenarios)
+    plain = work / "plain-cold"
+    plain.mkdir()
+    (plain / "test_trivial.py").write_text("\n".join(f"def test_{i}():\n    assert True\n" for i in range(items)))
+    empty = work / "suite-cold"
+    empty.mkdir()
+    base = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    env = _env()
+
+    def cold() -> float:
+        fresh = {**env, "CONFORMANCE_CACHE_DIR": tempfile.mkdtemp(dir=work)}
+        return _time([*base, "--conformance-adapter=reference"], empty, fresh)
+
+    ratio, a, b = paired(cold, lambda: _time([*base, "test_trivial.py"], plain, env), runs)
+    what = f"pytest --conformance-adapter=reference with no corpus snapshot vs bare pytest, {items} items"
+    return Measure("plugin-cold", what, ratio, a, b, 1.5)
+
+
 CLIENT_CONNECTOR = """
 from conformance.clients.openai_sdk import ADAPTER
 from conformance.corpus.loading import load_corpus
@@ -166,9 +191,9 @@ def big_cassette(path: Path, megabytes: float) -> int:
     return len(text)
 
 
-def bench_lint(runs: int, work: Path) -> Measure:
-    path = work / "many-conversations.yaml"
-    size = big_cassette(path, 10)
+def bench_lint(runs: int, work: Path, megabytes: float = 10) -> Measure:
+    path = work / f"many-conversations-{megabytes:g}.yaml"
+    size = big_cassette(path, megabytes)
     parse = "import yaml, sys; yaml.load(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader)"
     env = _env()
     ratio, a, b = paired(
@@ -178,7 +203,8 @@ def bench_lint(runs: int, work: Path) -> Measure:
     )
     megabytes = size / 1024 / 1024
     note = f"{megabytes:.1f} MB: lint {megabytes / a:.1f} MB/s, PyYAML's C parser {megabytes / b:.1f} MB/s"
-    return Measure("lint", "conformance lint vs PyYAML's C parser on the same file", ratio, a, b, 2.0, note)
+    name = "lint" if megabytes == 10 else f"lint-{megabytes:g}mb"
+    return Measure(name, "conformance lint vs PyYAML's C parser on the same file", ratio, a, b, 2.0, note)
 
 
 def bench_rules(runs: int, work: Path) -> tuple[list[str], bool]:
@@ -206,11 +232,16 @@ def table(measures: Sequence[Measure]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__ or "").splitlines()[0])
-    parser.add_argument("measures", nargs="*", metavar="MEASURE", help="plugin, client, lint or rules (default: all)")
+    parser.add_argument(
+        "measures",
+        nargs="*",
+        metavar="MEASURE",
+        help="plugin, plugin-cold, client, lint, lint-1mb or rules (default: all)",
+    )
     parser.add_argument("--runs", type=int, default=7, help="paired runs per measure (default 7)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
-    known = ("plugin", "client", "lint", "rules")
+    known = ("plugin", "plugin-cold", "client", "lint", "lint-1mb", "rules")
     unknown = [m for m in args.measures if m not in known]
     if unknown:
         parser.error(f"unknown measure {', '.join(unknown)}; choose from {', '.join(known)}")
@@ -226,9 +257,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if name == "rules":
                 rules, rules_within = bench_rules(args.runs, place)
             else:
-                measures.append(
-                    {"plugin": bench_plugin, "client": bench_client, "lint": bench_lint}[name](args.runs, place)
-                )
+                bench = {
+                    "plugin": bench_plugin,
+                    "plugin-cold": bench_plugin_cold,
+                    "client": bench_client,
+                    "lint": bench_lint,
+                    "lint-1mb": lambda runs, place: bench_lint(runs, place, megabytes=1),
+                }[name]
+                measures.append(bench(args.runs, place))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.runs} paired runs per measure")
     if measures:
         print(table(measures))

@@ -102,7 +102,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         close()
     revision = corpus.revision()  # hashes every corpus file: once
     who = f"{bug.id} (a known bug's reproduction)" if bug else f"{adapter.name} {adapter.version}"
-    print(f"adapter: {who}   profile: {args.profile}   corpus: {revision}")
+    mode = "harness" if args.harness else ("in this process" if args.in_process else "isolated")
+    print(f"adapter: {who}   profile: {args.profile}   ran: {mode}   corpus: {revision}")
     print(summary_table(results, served, selected=bool(args.api)))
     if not args.verbose:
         for line in skip_lines(r for r in results if r.api in served):

@@ -556,6 +556,14 @@ class ConformanceSession:
         )
         return gate
 
+    def _mode(self) -> str:
+        """Where the adapter ran, which says what its verdicts can be trusted for (docs/replay.md)."""
+        if self.harness:
+            return "as a harness, in its own process"
+        if _setting(self.config, "isolate"):
+            return "isolated, in a worker process (judged here)"
+        return "in this process (an adapter here can change its own verdict: isolate for verdicts that count)"
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._reports():
             return
@@ -567,7 +575,7 @@ class ConformanceSession:
         served = self.served()
         tr.section("tool-call id conformance")
         who = f"{self.bug.id} (a known bug's reproduction)" if self.bug else f"{adapter.name} {adapter.version}"
-        tr.write_line(f"adapter: {who}   profile: {self.profile}")
+        tr.write_line(f"adapter: {who}   profile: {self.profile}   ran: {self._mode()}")
         for line in summary_table(results, served, selected=bool(self.apis)).splitlines():
             tr.write_line(line)
         warned = warning_lines(results, _PREFIX)

@@ -193,3 +193,25 @@ def test_the_pytest_plugin_runs_a_harness(pytester: pytest.Pytester, node: str, 
     )
     passed, skipped = _runnable(corpus)
     result.assert_outcomes(passed=passed, skipped=skipped)
+
+
+def test_a_late_request_of_a_finished_case_is_not_a_turn_of_the_case_served_now(corpus: Corpus) -> None:
+    """One scenario served answers at a provider's own path, but a request at another scenario's place
+    (a library still running the case before) is a 404 that names what is served."""
+    from conformance.connectors.serving import ScenarioServer
+
+    first, second = corpus.scenarios["openai-chat/one-call"], corpus.scenarios["openai-chat/parallel-same-tool"]
+    body = {"model": first.model, "messages": [{"role": "user", "content": first.prompt}]}
+    with ScenarioServer(corpus) as server:
+        late = server.add(first).base_url + "/chat/completions"
+        server.server.remove(first.id)
+        listing = server.add(second)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            _post(late, body)
+        assert refused.value.code == 404
+        assert "openai-chat/parallel-same-tool" in refused.value.read().decode()
+        # The provider's own path still reaches the one scenario served.
+        root = listing.base_url.split("/openai-chat/")[0]
+        asked = {**body, "messages": [{"role": "user", "content": second.prompt}]}
+        answer = _post(f"{root}/v1/chat/completions", asked)
+        assert answer["choices"][0]["message"]["tool_calls"]

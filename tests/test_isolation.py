@@ -112,3 +112,43 @@ def test_the_pytest_plugin_isolates_on_request(pytester: pytest.Pytester, monkey
     result.assert_outcomes(failed=counted["openai-chat"])
     outcomes = {c["outcome"] for c in json.loads(report.read_text())["cases"]}
     assert outcomes == {"error"}
+
+
+@pytest.mark.parametrize("spec", ["forging:FORGES_ITS_VERDICT", "forging:CLIENT_FORGES_ITS_VERDICT"])
+def test_an_adapter_that_rewrites_the_suite_in_its_worker_gets_its_true_verdict(
+    spec: str, worker: Worker, corpus: Corpus
+) -> None:
+    """The forger replaces the result's JSON, the rules, the verdicts and the replay's record in its
+    own process; the parent judges what it sent, so the verdict is the honest bug's."""
+    scenario = corpus.scenarios["openai-chat/parallel-different-tools"]
+    honest = run_scenario(IsolatedAdapter("forging:FORGED_NOTHING", worker), scenario, corpus)
+    forged = run_scenario(IsolatedAdapter(spec, worker), scenario, corpus)
+    assert honest.outcome == "fail", honest.summary
+    assert forged.outcome == "fail", forged.summary
+    assert {v.code for v in forged.errors} == {v.code for v in honest.errors}
+    assert "roundtrip/id-altered" in {v.code for v in forged.errors}
+
+
+
+@pytest.mark.parametrize(
+    ("handed", "words"),
+    [
+        ([], "not an object"),
+        ({"requests": [{}] * 9, "sent": 9}, "at most"),
+        ({"requests": [], "sent": -1}, "sent is -1"),
+        ({"requests": [], "sent": 0, "side": "GET /"}, "side is not a list"),
+        ({"requests": [], "sent": 0, "fault": "boom"}, "not an exception's description"),
+        ({"requests": [], "sent": 0, "tools_ran": [["get_weather"]]}, "tools_ran"),
+    ],
+)
+def test_what_a_worker_hands_over_is_checked_as_data(handed: object, words: str, corpus: Corpus) -> None:
+    from conformance.engine.dialects import dialect_for
+    from conformance.recordings.cassette import load_cassette
+    from conformance.replay.verdicts import scenario_context
+    from conformance.running.handover import HandoverError, client_run
+
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    recorded = load_cassette(corpus.cassette_path(scenario))
+    ctx = scenario_context(corpus, scenario, "default")
+    with pytest.raises(HandoverError, match=words):
+        client_run(handed, scenario, recorded, dialect_for(scenario.api), ctx, replayed=True)

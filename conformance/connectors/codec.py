@@ -136,7 +136,8 @@ def _part_problem(part: Any) -> str | None:
     return None
 
 
-def _check_message(message: Any, turn: int) -> Message:
+def check_message(message: Any, turn: int) -> Message:
+    """A decoded message in plain JSON types and the neutral shape, or the adapter's fault, in words."""
     plain = _plain_json(message, "decode", turn, "a message")
     if not isinstance(plain, dict) or not isinstance(plain.get("parts"), list):
         shown = type(message).__name__ if not isinstance(message, dict) else "a dict without a 'parts' list"
@@ -153,7 +154,8 @@ def _check_message(message: Any, turn: int) -> Message:
     return checked
 
 
-def _check_body(body: Any, turn: int) -> dict[str, Any]:
+def check_body(body: Any, turn: int) -> dict[str, Any]:
+    """An encoded body as a plain JSON object, or the adapter's fault, in words."""
     if not isinstance(body, dict):
         raise AdapterFault("encode", turn, f"returned {type(body).__name__}, not a JSON object")
     plain: dict[str, Any] = _plain_json(body, "encode", turn, "a body")
@@ -297,8 +299,8 @@ def _play_history(scenario: Scenario, played: PlayedHistory) -> tuple[list[Messa
     for interaction in played.cassette:
         i = interaction.index
         served = played.dialect.served(interaction.response, f"history.response[{i}]")
-        message = _check_message(_call("history decode", i, played.codec.decode, served.payload), i)
-        again = _check_message(_call("history decode", i, played.codec.decode, served.payload), i)
+        message = check_message(_call("history decode", i, played.codec.decode, served.payload), i)
+        again = check_message(_call("history decode", i, played.codec.decode, served.payload), i)
         record.turns.append(Turn(index=i, request=None, served=served))
         record.decoded.append(message)
         record.redecoded.append(again)
@@ -335,16 +337,16 @@ def run_codec(
         prompt = scenario.turns[i].prompt if i < len(scenario.turns) else None
         if prompt:
             conversation["messages"].append(user(prompt))  # a new run of the session begins
-        body = _check_body(_call("encode", i, codec.encode, conversation), i)
+        body = check_body(_call("encode", i, codec.encode, conversation), i)
         # Encoded again from the same conversation: ids minted by the adapter must not change.
-        again_body = _check_body(_call("encode", i, codec.encode, conversation), i)
+        again_body = check_body(_call("encode", i, codec.encode, conversation), i)
         try:
             recorded = interaction.request.json()
         except ValueError:
             recorded = None
         turns.append(Turn(index=i, request=body, served=served, expected_request=recorded, request_again=again_body))
-        message = _check_message(_call("decode", i, codec.decode, served.payload), i)
-        again = _check_message(_call("decode", i, codec.decode, served.payload), i)
+        message = check_message(_call("decode", i, codec.decode, served.payload), i)
+        again = check_message(_call("decode", i, codec.decode, served.payload), i)
         decoded.append(message)
         redecoded.append(again)
         conversation["messages"].append(message)

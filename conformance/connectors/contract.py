@@ -78,6 +78,14 @@ def check_api_keys(owner: str, field_name: str, mapping: Mapping[str, Any], unsu
         raise AdapterDefinitionError(f"{owner}: {', '.join(both)} both in {field_name} and declared unsupported")
 
 
+class Codecs(Protocol):
+    """Where the codec connector gets an API's codec: a codec adapter, or one in a worker process."""
+
+    def codec(self, api: str) -> Codec | None: ...
+
+    def skip_reason(self, api: str) -> str: ...
+
+
 @dataclass(frozen=True)
 class CodecAdapter:
     """An adapter under test, reached through its codecs."""

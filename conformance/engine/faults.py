@@ -24,8 +24,20 @@ class CaseTimeout(BaseException):
 MAX_MESSAGE = 2_000  # characters of an exception's message kept in a summary
 
 
+class Described(Exception):
+    """An exception known only by its description and traceback text: raised in the adapter's
+    worker process and handed over as data, so that the parent never runs the adapter's objects."""
+
+    def __init__(self, description: str, detail: str = "") -> None:
+        super().__init__(description)
+        self.description = description[: 2 * MAX_MESSAGE]
+        self.detail = detail[: 20 * MAX_MESSAGE]
+
+
 def describe(exc: BaseException) -> str:
     """`TypeName: message`, the message cut to MAX_MESSAGE characters; never raises."""
+    if type(exc) is Described:
+        return exc.description
     name = type(exc).__name__
     try:
         message = str(exc)
@@ -40,6 +52,8 @@ def describe(exc: BaseException) -> str:
 
 def short_traceback(exc: BaseException, limit: int = 6) -> str:
     """The last `limit` frames of an exception's traceback; never raises."""
+    if type(exc) is Described:
+        return exc.detail or exc.description
     try:
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-limit)
         text = "".join(lines).rstrip()
@@ -59,11 +73,22 @@ class ProcessExit(BaseException):
         self.status = status
 
 
+class ProcessLost(BaseException):
+    """The process running the adapter crashed, stopped answering or answered garbage in the middle
+    of a case: the case's `crash`, `timeout` or `error`, not something the adapter raised."""
+
+    def __init__(self, outcome: str, summary: str, detail: str = "") -> None:
+        super().__init__(summary)
+        self.outcome = outcome
+        self.summary = summary
+        self.detail = detail
+
+
 def passes_through(exc: BaseException) -> bool:
     """Whether an exception must end what is running rather than become the case's outcome: the
     harness's own time limit, and an interrupt from the keyboard (the person running the suite
     pressing Ctrl-C; the run stops, and the results so far are still written)."""
-    return isinstance(exc, CaseTimeout | KeyboardInterrupt | ProcessExit)
+    return isinstance(exc, CaseTimeout | KeyboardInterrupt | ProcessExit | ProcessLost)
 
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the conformance package

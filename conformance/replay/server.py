@@ -145,7 +145,10 @@ class ReplayServer:
         with self._lock:
             ids = sorted(self._sessions, key=len, reverse=True)
             chosen = next((i for i in ids if path == f"/{i}" or path.startswith(f"/{i}/")), None)
-            if chosen is None and len(self._sessions) == 1:
+            # One scenario served answers at any provider path (a client given only the host), but
+            # never at another scenario's place: a late request of a finished case is that case's
+            # 404, not a turn of the one served now.
+            if chosen is None and len(self._sessions) == 1 and not _names_a_scenario(path):
                 chosen, prefix = ids[0], ""
             else:
                 prefix = f"/{chosen}"
@@ -290,6 +293,13 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command.upper() != "HEAD":
             self._headers_buffer.append(answer.body)
         self.flush_headers()
+
+
+def _names_a_scenario(path: str) -> bool:
+    """Whether a path begins where scenarios are served (`/API/`): no provider's own path does."""
+    from conformance.corpus.caseschema import vocabulary
+
+    return path.lstrip("/").split("/", 1)[0] in vocabulary("api")
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:

@@ -97,11 +97,9 @@ class ReplaySession:
         served only when every recorded request went to the provider's own hosts."""
         from conformance.engine.dialects import dialect_for
         from conformance.replay.transports import transport_for
-        from conformance.replay.transports.base import is_provider_host
 
         transport = transport_for(scenario.api)
-        hosts = {i.request.host for i in recorded.interactions}
-        authoritative = all(is_provider_host(transport, h) for h in hosts)
+        authoritative = is_authoritative(recorded, scenario.api)
         return cls(scenario, recorded, dialect_for(scenario.api), transport, judge, authoritative=authoritative)
 
     # --- answering ---------------------------------------------------------------------------
@@ -206,6 +204,16 @@ class ReplaySession:
                 unservable=self.unservable,
                 unsupported=unsupported,
             )
+
+
+def is_authoritative(recorded: Cassette, api: str) -> bool:
+    """Whether every recorded request went to the provider's own hosts, so that the provider's own
+    error texts, which the corpus holds, may be served for this recording."""
+    from conformance.replay.transports import transport_for
+    from conformance.replay.transports.base import is_provider_host
+
+    transport = transport_for(api)
+    return all(is_provider_host(transport, i.request.host) for i in recorded.interactions)
 
 
 MAX_NOTED = 1000  # side and unknown requests kept for the report; a client looping on them adds no memory

@@ -10,7 +10,7 @@ from typing import Any
 from conformance.connectors.adapters import Adapter
 from conformance.connectors.client import ClientAdapter, Replay, run_client
 from conformance.connectors.codec import AdapterFault, PlayedHistory, run_codec
-from conformance.connectors.contract import CodecAdapter, OutOfProcess
+from conformance.connectors.contract import Codecs, OutOfProcess
 from conformance.corpus.loading import BugCase, Corpus, Scenario
 from conformance.engine.dialects import dialect_for
 from conformance.engine.dialects.base import DialectError
@@ -65,7 +65,7 @@ def run_scenario(
             if isinstance(adapter, ClientAdapter):
                 return done(call_with_timeout(lambda: _run_client(adapter, scenario, corpus, options), options.timeout))
             return done(
-                call_with_timeout(lambda: _run_codec(adapter, scenario, corpus, options.profile), options.timeout)
+                call_with_timeout(lambda: run_codec_case(adapter, scenario, corpus, options.profile), options.timeout)
             )
     except ProcessExit as exc:
         summary = f"{exc}, which would have ended the run as a success with no report"
@@ -118,7 +118,9 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
     return client_verdict(scenario, run, ctx, dialect)
 
 
-def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profile: str) -> CaseResult:
+def run_codec_case(adapter: Codecs, scenario: Scenario, corpus: Corpus, profile: str) -> CaseResult:
+    """A scenario played through a codec (in this process, or one in the adapter's worker process),
+    judged here."""
     codec = adapter.codec(scenario.api)
     if codec is None:
         return CaseResult(scenario.id, scenario.api, "skip", summary=adapter.skip_reason(scenario.api))
@@ -140,7 +142,7 @@ def _run_codec(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus, profil
     return judged(scenario, exchange, scenario_context(corpus, scenario, profile), dialect, "adapter")
 
 
-def _played_history(adapter: CodecAdapter, scenario: Scenario, corpus: Corpus) -> PlayedHistory | None:
+def _played_history(adapter: Codecs, scenario: Scenario, corpus: Corpus) -> PlayedHistory | None:
     """Chained mode: a history begun on another API is played through the adapter's own codec for
     that API when it has one and the scenario names the history's cassette; else the history is
     built from the scenario's declared turns."""

@@ -7,9 +7,16 @@ original stdout; everything else written to stdout, by Python or C code, goes to
 adapter that prints cannot corrupt them. The messages are the suite's own (not the harness protocol):
 
     -> {"cmd": "start", "cases": [DIR], "cassettes": [DIR], "path": [DIR]}   <- {"ready": true}
-    -> {"cmd": "identify", "seq": N, "adapter": SPEC}    <- {"seq": N, "adapter": {...}, "apis": [...]}
-    -> {"cmd": "run", "seq": N, "adapter": SPEC, "case": ID, "options": {...}}   <- {"seq": N, "result": {...}}
+    -> {"cmd": "identify", "seq": N, "adapter": SPEC}
+       <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON}}
+    -> {"cmd": "encode" | "decode", "seq": N, "adapter": SPEC, "api": API, "value": ..., "timeout": S}
+       <- {"seq": N, "value": ...} | {"seq": N, "raised": {"description", "detail"}} | {"seq": N, "timeout": S}
+          | {"seq": N, "crash": {"description", "detail"}}  (the adapter called os._exit(0))
+    -> {"cmd": "client", "seq": N, "adapter": SPEC, "case": ID, "options": {...}}
+       <- {"seq": N, "run": {...}} | {"seq": N, "raised": {...}} | {"seq": N, "timeout": S} | {"seq": N, "corpus": TEXT}
 
+The worker never judges: it answers with what the adapter returned or sent (conformance.running.handover),
+and the parent judges that with its own rules, where the adapter's code cannot reach.
 A failure to resolve the adapter answers `{"seq": N, "error": "..."}`.
 """
 
@@ -37,11 +44,8 @@ def safe_text(exc: BaseException) -> str:
 
 def serve(inp: IO[str], out: IO[str]) -> None:
     from conformance.connectors.adapters import AdapterSpecError, resolve_adapter
-    from conformance.connectors.codec import short_traceback
     from conformance.corpus.loading import load_corpus
     from conformance.corpus.problems import InputError
-    from conformance.engine.outcomes import CaseResult
-    from conformance.running.runner import RunOptions, run_scenario
 
     corpus = None
     adapters: dict[str, Any] = {}
@@ -74,19 +78,100 @@ def serve(inp: IO[str], out: IO[str]) -> None:
             _say(out, {"seq": seq, "error": f"importing {spec!r} raised {type(exc).__name__}: {safe_text(exc)}"})
             continue
         if command == "identify":
-            apis = sorted(getattr(adapter, "codecs", None) or getattr(adapter, "clients", None) or {})
-            _say(out, {"seq": seq, "adapter": adapter.identity(), "apis": apis})
+            _say(out, {"seq": seq, **_identify(adapter)})
+            continue
+        if command in ("encode", "decode"):
+            _say(out, {"seq": seq, **_codec_call(adapter, command, message)})
             continue
         if corpus is None or message.get("case") not in corpus.scenarios:
             _say(out, {"seq": seq, "error": f"the worker has no scenario {message.get('case')!r}"})
             continue
-        scenario = corpus.scenarios[message["case"]]
-        try:
-            result = run_scenario(adapter, scenario, corpus, options=RunOptions(**message.get("options", {})))
-        except BaseException as exc:  # SystemExit, KeyboardInterrupt, ... from the adapter
-            summary = f"the adapter raised {type(exc).__name__}: {safe_text(exc)}"
-            result = CaseResult(scenario.id, scenario.api, "error", summary=summary, detail=short_traceback(exc))
-        _say(out, {"seq": seq, "result": result.to_json()})
+        _say(out, {"seq": seq, **_client_run(adapter, corpus, corpus.scenarios[message["case"]], message)})
+
+
+def _identify(adapter: Any) -> dict[str, Any]:
+    from conformance.connectors.contract import known_apis
+
+    served = getattr(adapter, "codecs", None) or getattr(adapter, "clients", None) or {}
+    return {
+        "adapter": adapter.identity(),
+        "apis": sorted(served),
+        "connector": "codec" if hasattr(adapter, "codecs") else "client",
+        "skips": {api: adapter.skip_reason(api) for api in known_apis() if api not in served},
+    }
+
+
+def _codec_call(adapter: Any, method: str, message: dict[str, Any]) -> dict[str, Any]:
+    """One call of the adapter's codec, answered with what it returned in plain JSON, or what it raised."""
+    from conformance.connectors.codec import AdapterFault, check_body, check_message
+    from conformance.engine.faults import CaseTimeout, describe, short_traceback
+    from conformance.running.exits import ProcessExit, exits_trapped
+    from conformance.running.timeouts import call_with_timeout
+
+    codec = adapter.codec(str(message.get("api")))
+    if codec is None:
+        return {"error": f"the adapter has no codec for {message.get('api')!r}"}
+    fn = codec.encode if method == "encode" else codec.decode
+    check = check_body if method == "encode" else check_message
+    try:
+        with exits_trapped():
+            value = call_with_timeout(lambda: check(fn(message.get("value")), 0), message.get("timeout"))
+    except CaseTimeout as exc:
+        return {"timeout": exc.seconds}
+    except ProcessExit as exc:
+        return {"crash": {"description": str(exc), "detail": short_traceback(exc)}}
+    except AdapterFault as fault:  # what it returned is no body or message: in the codec check's own words
+        return {"raised": {"description": fault.summary, "detail": fault.detail}}
+    except BaseException as exc:  # the adapter's own, SystemExit and KeyboardInterrupt too
+        return {"raised": {"description": describe(exc), "detail": short_traceback(exc)}}
+    return {"value": value}
+
+
+def _client_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]) -> dict[str, Any]:
+    """A client's run against the scenario's replay, handed over as data: the parent judges it."""
+    from conformance.connectors.client import run_client
+    from conformance.engine.dialects import dialect_for
+    from conformance.engine.faults import CaseTimeout, short_traceback
+    from conformance.engine.rules import check
+    from conformance.recordings.cassette import CassetteError
+    from conformance.recordings.sse import StreamError
+    from conformance.replay.verdicts import scenario_context
+    from conformance.running.exits import ProcessExit, exits_trapped
+    from conformance.running.handover import client_run_data, raised
+    from conformance.running.timeouts import call_with_timeout
+
+    options = message.get("options") or {}
+    fn = adapter.client(scenario.api)
+    if fn is None:
+        return {"error": f"the adapter has no client for {scenario.api}"}
+    # The replay refuses what the provider would refuse while the client runs; the parent judges again.
+    ctx = scenario_context(corpus, scenario, str(options.get("profile", "default")))
+    path = corpus.cassette_path(scenario)
+    try:
+        with exits_trapped():
+            run = call_with_timeout(
+                lambda: run_client(
+                    fn,
+                    scenario,
+                    path,
+                    dialect_for(scenario.api),
+                    lambda exchange: check(exchange, ctx),
+                    record_mode=str(options.get("record_mode", "none")),
+                    user_config=options.get("vcr_config") or {},
+                    base_url=options.get("base_url"),
+                    replay=options.get("replay", "in-process"),
+                ),
+                options.get("timeout"),
+            )
+    except CaseTimeout as exc:
+        return {"timeout": exc.seconds}
+    except ProcessExit as exc:
+        return {"crash": {"description": str(exc), "detail": short_traceback(exc)}}
+    except (CassetteError, StreamError) as exc:
+        return {"corpus": f"{scenario.id}: cassette {path}: {exc}"}
+    except BaseException as exc:  # escaped the client's own boundary (SystemExit, a BaseException of its own)
+        return {"raised": raised(exc)}
+    return {"run": client_run_data(run)}
 
 
 def main() -> None:

@@ -1,0 +1,153 @@
+"""What an isolated adapter's worker process hands over, and the run rebuilt from it in the parent.
+
+The worker runs the adapter's code and nothing else that decides a verdict: for a codec it answers
+each `encode` and `decode` with what the codec returned, and for a client it hands over the request
+bodies the client sent and how the client ended. The parent rebuilds the exchange from that data and
+the recording it loads itself, and judges it with its own rules. An adapter that patches the suite's
+objects inside its worker (the result, the rules, the replay's refusals) changes nothing the parent
+reads: what it hands over is checked as data, and a verdict it hands over is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.corpus.loading import Scenario
+from conformance.engine.dialects.base import Dialect, DialectError
+from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.faults import Described, describe, short_traceback
+from conformance.engine.rules import CheckContext, check
+from conformance.engine.violations import Violation
+from conformance.engine.wire import Served
+from conformance.recordings.cassette import Cassette
+from conformance.replay.session import MAX_NOTED, ClientRun, is_authoritative
+
+
+class HandoverError(Exception):
+    """What the worker handed over is not what a worker hands over: the adapter reached the worker's
+    own code, or the worker is broken. The case is an error; nothing in it is judged."""
+
+
+def raised(exc: BaseException) -> dict[str, str]:
+    """An exception as data: the parent never holds the adapter's objects."""
+    return {"description": describe(exc), "detail": getattr(exc, "detail", "") or short_traceback(exc)}
+
+
+def described(data: Any, where: str) -> Described:
+    if not isinstance(data, dict) or not isinstance(data.get("description"), str):
+        raise HandoverError(f"{where} is not an exception's description")
+    detail = data.get("detail")
+    return Described(data["description"], detail if isinstance(detail, str) else "")
+
+
+def client_run_data(run: ClientRun) -> dict[str, Any]:
+    """Worker side: what a client's run hands over. The exchange's requests only: what was served,
+    what was expected and what the provider would have refused, the parent reads from the recording."""
+    return {
+        "requests": [turn.request for turn in run.exchange.turns],
+        "sent": run.sent,
+        "side": run.side,
+        "malformed": run.malformed,
+        "extra": run.extra,
+        "unservable": run.unservable,
+        "unsupported": run.unsupported,
+        "fault": None if run.fault is None else raised(run.fault),
+        "tools_ran": None if run.tools_ran is None else [list(call) for call in run.tools_ran],
+    }
+
+
+def client_run(
+    data: Any,
+    scenario: Scenario,
+    recorded: Cassette,
+    dialect: Dialect,
+    ctx: CheckContext,
+    *,
+    replayed: bool,
+) -> ClientRun:
+    """Parent side: the client's run rebuilt from handed data and the recording (the cassette as it
+    stands after the run: the one replayed, or the one just recorded when `replayed` is false)."""
+    if not isinstance(data, dict):
+        raise HandoverError("the client's run is not an object")
+    requests = data.get("requests")
+    if not isinstance(requests, list) or len(requests) > len(recorded.interactions):
+        raise HandoverError(f"requests is not a list of at most {len(recorded.interactions)} bodies")
+    sent = data.get("sent")
+    if not isinstance(sent, int) or isinstance(sent, bool) or sent < len(requests):
+        raise HandoverError(f"sent is {sent!r}, not a count of at least {len(requests)}")
+    turns = []
+    for i, body in enumerate(requests):
+        interaction = recorded.interactions[i]
+        try:
+            served = dialect.served(interaction.response, f"response[{i}]")
+        except (DialectError, ValueError):
+            if replayed:
+                raise
+            served = Served(stream=False, calls=(), text="", payload={})  # a recording cut short
+        turns.append(Turn(index=i, request=body, served=served, expected_request=_json(interaction.request.body)))
+    exchange = Exchange(api=scenario.api, turns=tuple(turns))
+    fault = data.get("fault")
+    tools_ran = data.get("tools_ran")
+    if tools_ran is not None and not (
+        isinstance(tools_ran, list) and all(isinstance(t, list) and len(t) == 2 for t in tools_ran)
+    ):
+        raise HandoverError("tools_ran is not a list of [name, arguments] pairs")
+    return ClientRun(
+        exchange=exchange,
+        refused=refusals(exchange, ctx) if replayed and is_authoritative(recorded, scenario.api) else [],
+        recorded=len(recorded.interactions),
+        sent=sent,
+        fault=None if fault is None else described(fault, "fault"),
+        side=_texts(data, "side"),
+        malformed=_texts(data, "malformed"),
+        extra=_texts(data, "extra"),
+        unservable=_text(data, "unservable"),
+        unsupported=_text(data, "unsupported"),
+        tools_ran=None if tools_ran is None else [(t[0], t[1]) for t in tools_ran],
+    )
+
+
+def refusals(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
+    """The violations the replay answered with the provider's error: those of the first request the
+    provider would have rejected, judged on the exchange as it stood when that request was sent (as
+    the replay judged it), never taken from the worker."""
+    for i in range(len(exchange.turns)):
+        so_far = Exchange(
+            api=exchange.api,
+            turns=tuple(Turn(index=t.index, request=t.request, served=t.served) for t in exchange.turns[: i + 1]),
+        )
+        try:
+            found = check(so_far, ctx)
+        except DialectError:
+            return []  # judged as a whole, where the verdict says what the body is not
+        here = [
+            v for v in found if v.severity == "error" and v.provider_error and v.location.startswith(f"request[{i}]")
+        ]
+        if here:
+            return here
+    return []
+
+
+def _texts(data: dict[str, Any], key: str) -> list[str]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise HandoverError(f"{key} is not a list of texts")
+    return value[:MAX_NOTED]
+
+
+def _text(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise HandoverError(f"{key} is not a text")
+    return value
+
+
+def _json(body: bytes | str | None) -> Any:
+    import json
+
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
