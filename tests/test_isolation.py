@@ -129,7 +129,6 @@ def test_an_adapter_that_rewrites_the_suite_in_its_worker_gets_its_true_verdict(
     assert "roundtrip/id-altered" in {v.code for v in forged.errors}
 
 
-
 @pytest.mark.parametrize(
     ("handed", "words"),
     [
