@@ -72,7 +72,16 @@ _SETTINGS = {
     "timeout": ("seconds a case may run before it is a timeout (default 60; 0: no limit)", "string"),
     "base-url": ("client adapters: the base URL the client is pointed at (default: the recorded one)", "string"),
     "replay": ("client adapters: in-process (vcrpy, the default) or server (the replay server over HTTP)", "string"),
-    "isolate": ("run the adapter in a supervised worker process: its exits, crashes and hangs become outcomes", "bool"),
+    "isolate": (
+        "run the adapter in a supervised worker process, judged here (the default): its exits, crashes and hangs "
+        "become outcomes, and it cannot change its own verdict",
+        "bool",
+    ),
+    "in-process": (
+        "run the adapter in pytest's own process instead (for debugging it: there it can end the run or change "
+        "its own verdict)",
+        "bool",
+    ),
     "fail-on-warnings": (
         "fail the run (exit 1) when a case has a warning-severity violation; cases keep their verdicts",
         "bool",
@@ -133,6 +142,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             "--conformance-adapter is empty: name 'reference', a bug id, or module:object (an unset variable?)"
         )
+    if _setting(config, "isolate") and _setting(config, "in-process"):
+        raise pytest.UsageError("--conformance-isolate and --conformance-in-process: choose one")
     adapter = _setting(config, "adapter")
     harness = _setting(config, "harness")
     if adapter or harness:
@@ -308,7 +319,7 @@ class ConformanceSession:
                     harness = HarnessAdapter(self.harness)
                     self._closers.append(harness.close)  # the harness process and its replay server
                     self._resolved = Resolved(harness)
-                elif _setting(self.config, "isolate"):
+                elif self.isolated:
                     from conformance.running.isolation import IsolatedAdapter, Worker
 
                     if not spec:
@@ -560,9 +571,13 @@ class ConformanceSession:
         """Where the adapter ran, which says what its verdicts can be trusted for (docs/replay.md)."""
         if self.harness:
             return "as a harness, in its own process"
-        if _setting(self.config, "isolate"):
+        if self.isolated:
             return "isolated, in a worker process (judged here)"
-        return "in this process (an adapter here can change its own verdict: isolate for verdicts that count)"
+        return "in this process (--conformance-in-process: an adapter here can change its own verdict)"
+
+    @property
+    def isolated(self) -> bool:
+        return not _setting(self.config, "in-process")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._reports():
