@@ -735,7 +735,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from conformance.connectors.adapters import AdapterSpecError
+    from conformance.connectors.contract import AdapterSpecError
     from conformance.corpus.problems import InputError
 
     args = build_parser().parse_args(argv)

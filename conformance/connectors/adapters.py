@@ -29,6 +29,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from conformance.connectors.client import ClientAdapter
 from conformance.connectors.contract import (
+    AdapterSpecError as AdapterSpecError,  # raised here; defined apart so the CLI can catch it without this import
+)
+from conformance.connectors.contract import (
     CodecAdapter,
     OutOfProcess,
     known_apis,
@@ -61,10 +64,6 @@ def describe(adapter: Adapter, bug: BugCase | None = None) -> dict[str, Any]:
     if bug is not None:
         info.update(name=bug.id, homepage=bug.report)
     return info
-
-
-class AdapterSpecError(ValueError):
-    pass
 
 
 BUNDLED = {"reference": "conformance.reference:ADAPTER"}

@@ -35,6 +35,10 @@ class Codec(Protocol):
     def encode(self, conversation: Conversation) -> dict[str, Any]: ...
 
 
+class AdapterSpecError(ValueError):
+    """An adapter spec that names nothing runnable (a missing module, object or bug id)."""
+
+
 class AdapterDefinitionError(ValueError):
     """An adapter built with APIs the suite does not know, or with nothing to run."""
 

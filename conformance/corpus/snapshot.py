@@ -51,22 +51,42 @@ def cache_dir() -> Path | None:
     return Path(base) / "toolcall-conformance"
 
 
-def _files(root: Path, pattern: str) -> Iterable[Path]:
-    return sorted(root.rglob(pattern)) if root.is_dir() else ()
+def _stamped(root: Path, suffix: str) -> list[tuple[str, tuple[int, int] | None]]:
+    """Every file under `root` ending in `suffix`, sorted, with its (size, modification time): one
+    directory scan, whose entries carry their own status (a pathlib walk and a stat per file cost
+    a warm run's start as much as reading the snapshot)."""
+    found: list[tuple[str, tuple[int, int] | None]] = []
+    pending = [str(root)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif entry.name.endswith(suffix):
+                    status = entry.stat(follow_symlinks=True)
+                    regular = stat.S_ISREG(status.st_mode)
+                    found.append((entry.path, (status.st_size, status.st_mtime_ns) if regular else None))
+            except OSError:
+                found.append((entry.path, None))
+    return sorted(found)
 
 
 def fingerprint(case_roots: Sequence[Path], cassette_roots: Sequence[Path]) -> str:
     """A digest of everything a loaded corpus is built from, by path, size and modification time."""
     digest = hashlib.sha256(f"{FORMAT} {sys.version}".encode())
-    sources = [*_files(_PACKAGE, "*.py"), *_files(_PACKAGE / "schemas", "*.json")]
-    for group, paths in (
+    sources = [*_stamped(_PACKAGE, ".py"), *_stamped(_PACKAGE / "schemas", ".json")]
+    for group, files in (
         ("suite", sources),
-        *((f"cases {root.resolve()}", _files(root, "*.yaml")) for root in case_roots),
-        *((f"cassettes {root.resolve()}", _files(root, "*.yaml")) for root in cassette_roots),
+        *((f"cases {root.resolve()}", _stamped(root, ".yaml")) for root in case_roots),
+        *((f"cassettes {root.resolve()}", _stamped(root, ".yaml")) for root in cassette_roots),
     ):
         digest.update(f"\0{group}".encode())
-        for path in paths:
-            digest.update(f"\0{path}\0{stamp(path)}".encode())
+        for path, stamped in files:
+            digest.update(f"\0{path}\0{stamped}".encode())
     return digest.hexdigest()[:32]
 
 
