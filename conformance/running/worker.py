@@ -10,7 +10,8 @@ adapter that prints cannot corrupt them. The messages are the suite's own (not t
     -> {"cmd": "identify", "seq": N, "adapter": SPEC}
        <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON}}
     -> {"cmd": "encode" | "decode", "seq": N, "adapter": SPEC, "api": API, "value": ..., "timeout": S}
-       <- {"seq": N, "value": ...} | {"seq": N, "raised": {"description", "detail"}} | {"seq": N, "timeout": S}
+       <- {"seq": N, "results": [R, R]} | {"seq": N, "timeout": S}, each R {"value": ...} or
+          {"raised": {"description", "detail"}}: the codec called twice, as the connector does
           | {"seq": N, "crash": {"description", "detail"}}  (the adapter called os._exit(0))
     -> {"cmd": "client", "seq": N, "adapter": SPEC, "case": ID, "options": {...}}
        <- {"seq": N, "run": {...}} | {"seq": N, "raised": {...}} | {"seq": N, "timeout": S} | {"seq": N, "corpus": TEXT}
@@ -102,7 +103,9 @@ def _identify(adapter: Any) -> dict[str, Any]:
 
 
 def _codec_call(adapter: Any, method: str, message: dict[str, Any]) -> dict[str, Any]:
-    """One call of the adapter's codec, answered with what it returned in plain JSON, or what it raised."""
+    """The adapter's codec called twice on private copies of the same value, as the codec connector
+    calls it (the second call is the stability check), in one round trip: each call answered with what
+    it returned in plain JSON, or what it raised."""
     from conformance.connectors.codec import AdapterFault, check_body, check_message
     from conformance.engine.faults import CaseTimeout, describe, short_traceback
     from conformance.running.exits import ProcessExit, exits_trapped
@@ -113,18 +116,29 @@ def _codec_call(adapter: Any, method: str, message: dict[str, Any]) -> dict[str,
         return {"error": f"the adapter has no codec for {message.get('api')!r}"}
     fn = codec.encode if method == "encode" else codec.decode
     check = check_body if method == "encode" else check_message
+    text = json.dumps(message.get("value"))
+
+    def once() -> dict[str, Any]:
+        try:
+            return {"value": check(fn(json.loads(text)), 0)}
+        except (CaseTimeout, ProcessExit):
+            raise
+        except AdapterFault as fault:  # what it returned is no body or message: in the codec check's own words
+            return {"raised": {"description": fault.summary, "detail": fault.detail}}
+        except BaseException as exc:  # the adapter's own, SystemExit and KeyboardInterrupt too
+            return {"raised": {"description": describe(exc), "detail": short_traceback(exc)}}
+
+    def twice() -> list[dict[str, Any]]:
+        first = once()
+        return [first] if "raised" in first else [first, once()]
+
     try:
         with exits_trapped():
-            value = call_with_timeout(lambda: check(fn(message.get("value")), 0), message.get("timeout"))
+            return {"results": call_with_timeout(twice, message.get("timeout"))}
     except CaseTimeout as exc:
         return {"timeout": exc.seconds}
     except ProcessExit as exc:
         return {"crash": {"description": str(exc), "detail": short_traceback(exc)}}
-    except AdapterFault as fault:  # what it returned is no body or message: in the codec check's own words
-        return {"raised": {"description": fault.summary, "detail": fault.detail}}
-    except BaseException as exc:  # the adapter's own, SystemExit and KeyboardInterrupt too
-        return {"raised": {"description": describe(exc), "detail": short_traceback(exc)}}
-    return {"value": value}
 
 
 def _client_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]) -> dict[str, Any]:
