@@ -7,6 +7,7 @@ original stdout; everything else written to stdout, by Python or C code, goes to
 adapter that prints cannot corrupt them. The messages are the suite's own (not the harness protocol):
 
     -> {"cmd": "start", "cases": [DIR], "cassettes": [DIR], "path": [DIR]}   <- {"ready": true}
+       (the corpus at those directories is read when the first client runs)
     -> {"cmd": "identify", "seq": N, "adapter": SPEC}
        <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON}}
     -> {"cmd": "encode" | "decode", "seq": N, "adapter": SPEC, "api": API, "value": ..., "timeout": S}
@@ -49,6 +50,7 @@ def serve(inp: IO[str], out: IO[str]) -> None:
     from conformance.corpus.problems import InputError
 
     corpus = None
+    roots: tuple[list[Path], list[Path]] = ([], [])
     adapters: dict[str, Any] = {}
     for line in inp:
         message = json.loads(line)
@@ -56,13 +58,9 @@ def serve(inp: IO[str], out: IO[str]) -> None:
         seq = message.get("seq")
         if command == "start":
             sys.path[:0] = [p for p in message.get("path", []) if p not in sys.path]
-            try:
-                corpus = load_corpus(
-                    [Path(p) for p in message.get("cases", [])], [Path(p) for p in message.get("cassettes", [])]
-                )
-            except InputError as exc:
-                _say(out, {"ready": False, "error": str(exc)})
-                continue
+            # The corpus is read when a client first runs: a codec's worker never needs it (the parent
+            # plays the tool loop), and the parent has already loaded the same files.
+            roots = ([Path(p) for p in message.get("cases", [])], [Path(p) for p in message.get("cassettes", [])])
             _say(out, {"ready": True, "pid": os.getpid()})
             continue
         if command == "stop":
@@ -84,7 +82,13 @@ def serve(inp: IO[str], out: IO[str]) -> None:
         if command in ("encode", "decode"):
             _say(out, {"seq": seq, **_codec_call(adapter, command, message)})
             continue
-        if corpus is None or message.get("case") not in corpus.scenarios:
+        if corpus is None:
+            try:
+                corpus = load_corpus(*roots)
+            except InputError as exc:
+                _say(out, {"seq": seq, "error": f"the worker cannot load the corpus: {exc}"})
+                continue
+        if message.get("case") not in corpus.scenarios:
             _say(out, {"seq": seq, "error": f"the worker has no scenario {message.get('case')!r}"})
             continue
         _say(out, {"seq": seq, **_client_run(adapter, corpus, corpus.scenarios[message["case"]], message)})
