@@ -4,7 +4,9 @@ go 1.25.0
 
 require (
 	github.com/firebase/genkit/go v1.12.0
+	github.com/openai/openai-go v1.8.2
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit v0.0.0
+	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/anthropic v0.0.0
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/plugins v0.0.0
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit v0.0.0
 )
@@ -30,7 +32,6 @@ require (
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/mbleigh/raymond v0.0.0-20250414171441-6b3a58ab9e0a // indirect
-	github.com/openai/openai-go v1.8.2 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	github.com/tidwall/gjson v1.18.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
@@ -59,6 +60,7 @@ require (
 
 replace (
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit => ../genkit
+	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/anthropic => ../genkit/anthropic
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/plugins => ../genkit/plugins
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit => ../kit
 )

@@ -1,6 +1,7 @@
 // The Genkit Go v1.12.0 harness: the shared loop with the plugin setup of v0.7.0 and later
-// (harnesses/go/genkit/plugins), the Anthropic plugin, which Genkit Go has from v1.3.0, and
-// compat_oai's Kimi plugin, which replaces the generic OpenAI-compatible one for Kimi.
+// (harnesses/go/genkit/plugins), the Anthropic plugin, which Genkit Go has from v1.3.0
+// (harnesses/go/genkit/anthropic), and compat_oai's Kimi plugin, which replaces the generic
+// OpenAI-compatible one for Kimi.
 package main
 
 import (
@@ -8,32 +9,20 @@ import (
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
-	"github.com/firebase/genkit/go/plugins/anthropic"
 	"github.com/firebase/genkit/go/plugins/compat_oai/kimi"
 	"github.com/openai/openai-go/option"
 
 	genkitharness "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit"
+	genkitanthropic "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/anthropic"
 	genkitplugins "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/plugins"
 	harnesskit "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit"
 )
 
 func main() {
 	genkitharness.Main(genkitplugins.Backend(map[string]genkitharness.Start{
-		"anthropic-messages": startAnthropic,
+		"anthropic-messages": genkitanthropic.Start,
 		"kimi-chat":          startKimi,
 	}, "github.com/anthropics/anthropic-sdk-go"))
-}
-
-// The plugin refuses a request without max_tokens ("maxTokens not set"), as the Messages API does;
-// its config is the SDK's MessageNewParams, given here as the recording's value.
-func startAnthropic(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
-	g := genkit.Init(ctx, genkit.WithPlugins(&anthropic.Anthropic{APIKey: c.APIKey, BaseURL: c.BaseURL}))
-	maxTokens, ok := c.Settings.Body["max_tokens"]
-	if !ok {
-		maxTokens = 1024
-	}
-	config := map[string]any{"max_tokens": maxTokens}
-	return g, ai.WithModel(ai.NewModelRef("anthropic/"+c.Model, config)), nil
 }
 
 // The Kimi plugin reads its endpoint from option.WithBaseURL, applied after its defaults.

@@ -3,10 +3,9 @@ module github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit-
 go 1.24.1
 
 require (
-	github.com/firebase/genkit/go v1.3.0
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit v0.0.0
+	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/anthropic v0.0.0
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/plugins v0.0.0
-	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit v0.0.0
 )
 
 require (
@@ -17,6 +16,7 @@ require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
+	github.com/firebase/genkit/go v1.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/goccy/go-yaml v1.17.1 // indirect
@@ -35,6 +35,7 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
+	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit v0.0.0 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20190905194746-02993c407bfb // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
@@ -59,6 +60,7 @@ require (
 
 replace (
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit => ../genkit
+	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/anthropic => ../genkit/anthropic
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/genkit/plugins => ../genkit/plugins
 	github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit => ../kit
 )
