@@ -19,7 +19,7 @@ from conformance.engine.faults import Described, describe, short_traceback
 from conformance.engine.rules import CheckContext, check
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
-from conformance.recordings.cassette import Cassette
+from conformance.recordings.cassette import Cassette, Interaction
 from conformance.replay.session import MAX_NOTED, ClientRun, is_authoritative
 
 
@@ -84,7 +84,7 @@ def client_run(
             if replayed:
                 raise
             served = Served(stream=False, calls=(), text="", payload={})  # a recording cut short
-        turns.append(Turn(index=i, request=body, served=served, expected_request=_json(interaction.request.body)))
+        turns.append(Turn(index=i, request=body, served=served, expected_request=_recorded(interaction)))
     exchange = Exchange(api=scenario.api, turns=tuple(turns))
     fault = data.get("fault")
     tools_ran = data.get("tools_ran")
@@ -142,12 +142,9 @@ def _text(data: dict[str, Any], key: str) -> str | None:
     return value
 
 
-def _json(body: bytes | str | None) -> Any:
-    import json
-
-    if not body:
-        return None
+def _recorded(interaction: Interaction) -> Any:
+    """The recorded request's body, where it is JSON: what a correct client sends."""
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        return interaction.request.json()
+    except ValueError:
         return None
