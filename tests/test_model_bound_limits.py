@@ -109,3 +109,53 @@ def test_a_bound_limit_is_not_the_apis_grammar(corpus: Corpus) -> None:
     from conformance.engine.ids import grammar_from_cases
 
     assert grammar_from_cases(corpus, "mistral-chat") == (r"[a-zA-Z0-9]{9}", 9)
+
+
+# Bedrock names the model in the request's URL, not in the body: the run's model (the scenario's) picks the
+# records in force, as the body's model does elsewhere.
+BEDROCK_MISTRAL = "us.mistral.pixtral-large-2502-v1:0"
+BEDROCK_CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+
+def _bedrock_request(call_id: str) -> dict[str, Any]:
+    return {
+        "messages": [
+            {"role": "user", "content": [{"text": "Weather in Paris?"}]},
+            {"role": "assistant", "content": [{"toolUse": {"toolUseId": call_id, "name": "get_weather", "input": {}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": call_id, "content": [{"text": "sunny"}]}}]},
+        ]
+    }
+
+
+def _bedrock_format_codes(corpus: Corpus, model: str | None, call_id: str) -> set[str]:
+    ctx = CheckContext(corpus, dialect_for("bedrock-converse"), "default", model=model)
+    exchange = Exchange(
+        api="bedrock-converse", turns=(Turn(index=0, request=_bedrock_request(call_id), served=SERVED),)
+    )
+    return {v.location.rsplit(".", 1)[-1] for v in check(exchange, ctx) if v.code == "format/id-length"}
+
+
+def test_a_short_id_fails_on_a_mistral_model_named_only_by_the_run(corpus: Corpus) -> None:
+    assert _bedrock_format_codes(corpus, BEDROCK_MISTRAL, "pf91dhod") == {"toolUseId"}
+    assert len(_bedrock_format_codes(corpus, BEDROCK_MISTRAL, "a")) == 1
+
+
+def test_the_same_id_passes_on_another_bedrock_model_or_without_a_model(corpus: Corpus) -> None:
+    assert _bedrock_format_codes(corpus, BEDROCK_CLAUDE, "pf91dhod") == set()
+    assert _bedrock_format_codes(corpus, None, "pf91dhod") == set()
+    # Bedrock's own long ids pass on Mistral models too.
+    assert _bedrock_format_codes(corpus, BEDROCK_MISTRAL, "tooluse_Rc4Nm8Wq2Xk7Jd5Tb9Ls3H") == set()
+
+
+def test_the_bedrock_reference_maps_ids_for_the_models_the_case_binds(corpus: Corpus) -> None:
+    from conformance.reference.bedrock_converse import MISTRAL_MODELS
+
+    bound = {
+        pattern
+        for name in ("bedrock-converse/ToolUseBlock", "bedrock-converse/ToolResultBlock")
+        for f in corpus.wire_types[name].id_fields
+        for limit in f.limits
+        if limit.model_bound
+        for pattern in limit.models or ()
+    }
+    assert bound == {MISTRAL_MODELS}

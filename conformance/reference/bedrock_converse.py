@@ -7,6 +7,7 @@ buggy code got wrong, in a few lines.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,9 @@ API = "bedrock-converse"
 TOOL_USE = "bedrock-converse/ToolUseBlock"
 TOOL_RESULT = "bedrock-converse/ToolResultBlock"
 SERVER_TOOL = "server_tool_use"
+# The models whose ids Bedrock hands to Mistral's validator, which refuses ids shorter than nine: the
+# model-bound limit of toolUseId in cases/wire-types/bedrock-converse (a test holds the two equal).
+MISTRAL_MODELS = r"(?:[a-z]+\.)?mistral\..+"
 
 
 @dataclass
@@ -125,8 +129,10 @@ class BedrockConverseCodec:
     def encode(self, conversation: Conversation) -> dict[str, Any]:
         conversation = self.repair(conversation)
         # Ids Bedrock issued go back verbatim; ids from a history begun elsewhere are mapped
-        # into toolUseId's grammar, the same way every time.
-        self.ids = IdMap(API)
+        # into toolUseId's grammar, the same way every time; for a Mistral model, into Mistral's own
+        # nine alphanumerics.
+        mistral = re.fullmatch(MISTRAL_MODELS, conversation["model"] or "") is not None
+        self.ids = IdMap("mistral-chat" if mistral else API)
         messages: list[dict[str, Any]] = []
         system: list[dict[str, Any]] = []
         for message in conversation["messages"]:

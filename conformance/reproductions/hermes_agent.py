@@ -1,5 +1,5 @@
-"""Hermes Agent (NousResearch/hermes-agent): the Responses serializer before PR #11435, and the native
-Gemini adapter's stream translation before PR #111686."""
+"""Hermes Agent (NousResearch/hermes-agent): the Responses serializer before PR #11435, the native Gemini
+adapter's stream translation before PR #111686, and the Bedrock sidecar replay of issue #108584."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.connectors.contract import CodecAdapter
-from conformance.engine.neutral import Message, Part, ToolCallPart
+from conformance.engine.neutral import Conversation, Message, Part, ToolCallPart
+from conformance.reference.bedrock_converse import BedrockConverseCodec
 from conformance.reference.gemini import CALL, GeminiCodec
 from conformance.reference.openai_responses import Kind, OpenAIResponsesCodec
 
@@ -95,4 +96,41 @@ HERMES_AGENT_111686 = CodecAdapter(
     version="agent/gemini_native_adapter.py translate_stream_event before PR #111686",
     codecs={"gemini": SlotByPartIndexNameSignature()},
     homepage="https://github.com/NousResearch/hermes-agent/pull/111686",
+)
+
+
+class DeduplicatedCallReplayedFromSidecar(BedrockConverseCodec):
+    """#108584: on Bedrock, the assistant turn is replayed from `bedrock_content_blocks`, the blocks as Bedrock
+    produced them, kept beside the turn's `tool_calls`. When the model emits the same call twice in one turn (same
+    name and input, another toolUseId), the post-call dedup ("run_agent: Removed duplicate tool call") drops the copy
+    from `tool_calls`, so it is never run and no toolResult answers it; `_replay_ordered_blocks` still sends every
+    toolUse of the sidecar. The codec encodes each assistant turn whole, as the sidecar holds it, and leaves out the
+    result of every call that repeats an earlier call of its turn."""
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        self.deduplicated: set[str | None] = set()
+        for message in conversation["messages"]:
+            if message["role"] != "assistant":
+                continue
+            seen: set[str] = set()
+            for part in message["parts"]:
+                if part["type"] == "tool_call":
+                    key = json.dumps([part["name"], part["arguments"]], sort_keys=True)
+                    if key in seen:
+                        self.deduplicated.add(part["call_id"])
+                    seen.add(key)
+        return super().encode(conversation)
+
+    def encode_message(self, message: Message) -> list[dict[str, Any]]:
+        if message["role"] == "tool":
+            parts = [p for p in message["parts"] if p.get("call_id") not in self.deduplicated]
+            return super().encode_message({**message, "parts": parts})
+        return super().encode_message(message)
+
+
+HERMES_AGENT_108584 = CodecAdapter(
+    name="hermes-agent-108584",
+    version="agent/bedrock_adapter.py _replay_ordered_blocks on main d15ed44 (2026-09-11)",
+    codecs={"bedrock-converse": DeduplicatedCallReplayedFromSidecar()},
+    homepage="https://github.com/NousResearch/hermes-agent/issues/108584",
 )

@@ -70,7 +70,8 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         else:
             found.extend(roundtrip.unserved(ctx, history, echoed, known))
         known.add(turn.served.calls)
-        found.extend(idformat.check_request(ctx, history, _model(turn.request)))
+        # Where the model travels in the URL (Bedrock, Gemini), the run's model picks the limits in force.
+        found.extend(idformat.check_request(ctx, history, _model(turn.request) or ctx.model))
         found.extend(shape.check_request(ctx, turn.request, history))
         found.extend(turns.check_request(ctx, exchange, turn.index, turn.request))
         found.extend(determinism.check_turn(ctx, turn, history))
