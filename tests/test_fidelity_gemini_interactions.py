@@ -241,3 +241,22 @@ def test_the_neutral_view_of_a_server_step_keeps_the_whole_step() -> None:
     part: Part = message["parts"][0]
     assert part["type"] == "tool_call" and part.get("provider_executed")
     assert part.get("extra") == {"step": step}
+
+
+class ContinuesWithoutResults(GeminiInteractionsCodec):
+    """Continues the stored interaction but leaves the results of its calls out."""
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        body = super().encode(conversation)
+        if "previous_interaction_id" in body:
+            body["input"] = [s for s in body["input"] if s["type"] != "function_result"]
+        return body
+
+
+def test_a_continuation_that_answers_none_of_the_stored_calls_fails(corpus: Corpus) -> None:
+    scenario = f"{API}/session-previous-interaction-id"
+    assert _run(GeminiInteractionsCodec(), scenario, corpus).outcome == "pass"
+    result = _run(ContinuesWithoutResults(), scenario, corpus)
+    assert result.outcome == "fail"
+    assert "pairing/missing-result" in {code for code, _ in _codes(result)}, _codes(result)
+    assert any("(previous_interaction_id 'v1_" in v.message for v in result.violations)

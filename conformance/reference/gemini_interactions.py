@@ -9,7 +9,9 @@ What a correct Interactions client does with ids:
 - server steps (`google_search_call` and its `google_search_result`, ...) are the provider's: they
   go back as they came, ids and `signature` unchanged, the call before its result;
 - the history goes back whole on every request (`store: false`, no `previous_interaction_id`): the
-  user's turns as `user_input` steps, the model's text as `model_output`;
+  user's turns as `user_input` steps, the model's text as `model_output`; unless the session lets
+  the server store it: then each request names the last interaction in `previous_interaction_id`
+  and sends only what came after it;
 - a history begun on another API becomes `function_call` steps whose ids this API accepts.
 """
 
@@ -54,7 +56,21 @@ class GeminiInteractionsCodec:
             steps = stream_steps([e.get("data") or {} for e in response["events"] if isinstance(e.get("data"), dict)])
         else:
             steps = list((response.get("body") or {}).get("steps") or [])
-        return self.decode_steps(steps)
+        message = self.decode_steps(steps)
+        stored = self.interaction_id(response)
+        if stored:
+            message["extra"] = {"interaction_id": stored}  # what a later request may continue
+        return message
+
+    def interaction_id(self, response: dict[str, Any]) -> str | None:
+        if not response.get("stream"):
+            found = (response.get("body") or {}).get("id")
+            return found if isinstance(found, str) else None
+        for event in response.get("events") or []:
+            found = ((event.get("data") or {}).get("interaction") or {}).get("id")
+            if isinstance(found, str):
+                return found
+        return None
 
     def decode_steps(self, steps: list[dict[str, Any]]) -> Message:
         parts: list[Part] = []
@@ -130,7 +146,8 @@ class GeminiInteractionsCodec:
         self.ids = IdMap(self.api)
         steps: list[dict[str, Any]] = []
         system: list[str] = []
-        for message in conversation["messages"]:
+        messages, continued = self.after_stored(conversation)
+        for message in messages:
             if message["role"] == "system":
                 system.extend(p["text"] for p in message["parts"] if p["type"] == "text")
             elif message["role"] == "assistant":
@@ -140,7 +157,11 @@ class GeminiInteractionsCodec:
             else:
                 text = [{"type": "text", "text": p["text"]} for p in message["parts"] if p["type"] == "text"]
                 steps.append({"type": "user_input", "content": text})
-        body: dict[str, Any] = {"model": conversation["model"], "input": steps, "store": False}
+        body: dict[str, Any] = {"model": conversation["model"], "input": steps}
+        if continued:
+            body["previous_interaction_id"] = continued
+        elif not conversation.get("store"):
+            body["store"] = False  # the server stores interactions unless told not to
         if system:
             body["system_instruction"] = "\n".join(system)
         if conversation["tools"]:
@@ -156,6 +177,17 @@ class GeminiInteractionsCodec:
         if conversation["stream"]:
             body["stream"] = True
         return body
+
+    def after_stored(self, conversation: Conversation) -> tuple[list[Message], str | None]:
+        """The messages to send, and the stored interaction they continue (None: the whole history)."""
+        messages = conversation["messages"]
+        if not conversation.get("store"):
+            return messages, None
+        for k in range(len(messages) - 1, -1, -1):
+            stored = (messages[k].get("extra") or {}).get("interaction_id")
+            if messages[k]["role"] == "assistant" and stored:
+                return messages[k + 1 :], str(stored)
+        return messages, None
 
     def encode_model(self, message: Message) -> list[dict[str, Any]]:
         steps: list[dict[str, Any]] = []

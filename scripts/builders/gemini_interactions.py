@@ -129,10 +129,16 @@ def _stateful(scenario: Scenario) -> bool:
     return bool((scenario.data.get("session") or {}).get("previous_response_id"))
 
 
+def _prompt(scenario: Scenario, index: int) -> list[dict[str, Any]]:
+    """The user's message that opens a new run of the session before response `index`, if one does."""
+    turn = scenario.turns[index] if index < len(scenario.turns) else None
+    return [_user(turn.prompt)] if turn and turn.prompt else []
+
+
 def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
     """The request a correct client sends before response `upto`."""
     if _stateful(scenario) and upto > 0:
-        steps = _results(scenario, scenario.turns[upto - 1])
+        steps = _results(scenario, scenario.turns[upto - 1]) + _prompt(scenario, upto)
         body: dict[str, Any] = {
             "model": scenario.model,
             "input": steps,
@@ -140,9 +146,11 @@ def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
         }
     else:
         steps = [_user(scenario.prompt)]
-        for turn in scenario.turns[:upto]:
+        for index, turn in enumerate(scenario.turns[:upto]):
+            steps.extend(_prompt(scenario, index))
             steps.extend(_model_steps(scenario, turn))
             steps.extend(_results(scenario, turn))
+        steps.extend(_prompt(scenario, upto))
         body = {"model": scenario.model, "input": steps}
         if not _stateful(scenario):
             body["store"] = False

@@ -114,6 +114,7 @@ class GeminiInteractions(ResponsesItems):
     call_type = f"{API}/FunctionCallStep"
     items = ITEMS
     hosts = HOSTS
+    continuation_field = "previous_interaction_id"
 
     def handles(self, request: HttpRequest) -> bool:
         return request.method.upper() == "POST" and request.path.rstrip("/").endswith("/interactions")
