@@ -260,3 +260,17 @@ def test_a_continuation_that_answers_none_of_the_stored_calls_fails(corpus: Corp
     assert result.outcome == "fail"
     assert "pairing/missing-result" in {code for code, _ in _codes(result)}, _codes(result)
     assert any("(previous_interaction_id 'v1_" in v.message for v in result.violations)
+
+
+class CallSignatureDropped(GeminiInteractionsCodec):
+    """Sends function calls back with the fields of google-genai 3.6.1's FunctionCallStep only."""
+
+    def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
+        return {k: v for k, v in super().encode_call(part).items() if k != "signature"}
+
+
+def test_dropping_a_function_calls_signature_fails(corpus: Corpus) -> None:
+    result = _run(CallSignatureDropped(), f"{API}/server-steps-beside-call", corpus)
+    assert result.outcome == "fail"
+    dropped = {(v.code, v.location) for v in result.violations}
+    assert dropped == {("roundtrip/opaque-dropped", "request[1].input[9].signature")}, dropped

@@ -5,7 +5,7 @@ buggy code got wrong, in a few lines.
 
 What a correct Interactions client does with ids:
 - a `function_call` step's `id` is the neutral call id; the `function_result` answering it names
-  it in `call_id` and carries the call's `name`;
+  it in `call_id` and carries the call's `name`; a `signature` served on the call goes back on it;
 - server steps (`google_search_call` and its `google_search_result`, ...) are the provider's: they
   go back as they came, ids and `signature` unchanged, the call before its result;
 - the history goes back whole on every request (`store: false`, no `previous_interaction_id`): the
@@ -99,13 +99,16 @@ class GeminiInteractionsCodec:
         return []  # user_input echoed back, thought summaries: not the model's answer
 
     def decode_call(self, step: dict[str, Any]) -> ToolCallPart:
-        return {
+        decoded: ToolCallPart = {
             "type": "tool_call",
             "call_id": step.get("id") or None,
             "name": step["name"],
             "arguments": step.get("arguments") or {},
             "wire_type": CALL,
         }
+        if step.get("signature") is not None:
+            decoded["extra"] = {"signature": step["signature"]}
+        return decoded
 
     def server_name(self, step: dict[str, Any], call_type: str) -> str:
         """A server pair goes by its call step's type; an MCP call by the tool's name."""
@@ -213,7 +216,11 @@ class GeminiInteractionsCodec:
         return self.ids.call(part["call_id"], part["name"], native=native(part))
 
     def encode_call(self, part: ToolCallPart) -> dict[str, Any]:
-        return {"type": "function_call", "id": self.call_id(part), "name": part["name"], "arguments": part["arguments"]}
+        step = {"type": "function_call", "id": self.call_id(part), "name": part["name"], "arguments": part["arguments"]}
+        signature = (part.get("extra") or {}).get("signature") if native(part) else None
+        if signature is not None:
+            step["signature"] = signature  # issued with the call: it goes back unchanged
+        return step
 
     def result_id(self, part: ToolResultPart) -> str | None:
         return self.ids.result(part["call_id"], part.get("name"))

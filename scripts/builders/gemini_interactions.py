@@ -85,7 +85,10 @@ def _model_steps(scenario: Scenario, turn: ExpectedTurn) -> list[dict[str, Any]]
         if call.provider_executed:
             steps.extend(_server_steps(scenario, call))
         else:
-            steps.append({"type": "function_call", "id": call.id, "name": call.name, "arguments": dict(call.arguments)})
+            step = {"type": "function_call", "id": call.id, "name": call.name, "arguments": dict(call.arguments)}
+            if call.extra.get("signature"):
+                step["signature"] = call.extra["signature"]
+            steps.append(step)
     if turn.text:
         steps.append({"type": "model_output", "content": [{"type": "text", "text": turn.text}]})
     return steps

@@ -2,7 +2,9 @@
 
 An interaction is a list of typed steps, in the response (`steps`) and in a request that sends the
 history itself (`input`, a list of steps). A `function_call` step carries the call's `id`, `name` and
-`arguments` (an object); the `function_result` step answering it names it in `call_id`. Server steps
+`arguments` (an object); the `function_result` step answering it names it in `call_id`. A
+`signature` served on it goes back with it (js-genai's Interactions client declares one there;
+google-genai 3.6.1's model does not, and keeps it as an extra field). Server steps
 come in pairs the provider runs and serves together: `<tool>_call` with an `id` and `<tool>_result`
 naming it in `call_id` (code execution, URL context, Google Search, Google Maps, file search, MCP
 server tools, tool search, retrieval, processing). Each server step but the MCP pair may carry a
@@ -62,7 +64,7 @@ def _table() -> dict[str, tuple[str, dict[str, Any]]]:
     table: dict[str, tuple[str, dict[str, Any]]] = {
         "function_call": (
             "FunctionCallStep",
-            {"id_field": "id", "answer": "function_result", "arguments": "arguments"},
+            {"id_field": "id", "answer": "function_result", "arguments": "arguments", "opaque": (SIGNATURE,)},
         ),
         "function_result": ("FunctionResultStep", {"role": "output", "answer": "function_call"}),
     }
