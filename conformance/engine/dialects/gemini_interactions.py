@@ -3,8 +3,8 @@
 An interaction is a list of typed steps, in the response (`steps`) and in a request that sends the
 history itself (`input`, a list of steps). A `function_call` step carries the call's `id`, `name` and
 `arguments` (an object); the `function_result` step answering it names it in `call_id`. A
-`signature` served on it goes back with it (js-genai's Interactions client declares one there;
-google-genai 3.6.1's model does not, and keeps it as an extra field). Server steps
+`signature` served on the call step goes back with it (js-genai's Interactions client declares one
+there; google-genai 3.6.1's model does not, and keeps it as an extra field). Server steps
 come in pairs the provider runs and serves together: `<tool>_call` with an `id` and `<tool>_result`
 naming it in `call_id` (code execution, URL context, Google Search, Google Maps, file search, MCP
 server tools, tool search, retrieval, processing). Each server step but the MCP pair may carry a
@@ -16,7 +16,7 @@ Requests: `input` is a string, one content, a list of contents (one user turn) o
 With `previous_interaction_id` the server holds the steps before; the body carries only the new
 ones. In a list of steps, `user_input` is the user's turn; `thought`, the calls and the server
 results are the model's turn, which `model_output` (its text) ends; each `function_result` is a
-result of its own. Results may sit anywhere after their calls.
+result of its own. Results may sit anywhere after their calls: no source says the server asks more.
 
 Responses: the steps of the interaction; a response may begin with the `user_input` steps it was
 given, which are skipped. Streams are named server-sent events whose data carry `event_type`:
