@@ -51,7 +51,14 @@ _EVENTS = {
     "step.delta": "StepDelta",
     "step.stop": "StepStop",
 }
-_DELTAS = {"arguments_delta": "ArgumentsDelta", "text": "TextDelta", "thought_signature": "ThoughtSignatureDelta"}
+_DELTAS = {
+    "arguments_delta": "ArgumentsDelta",
+    "text": "TextDelta",
+    "thought_signature": "ThoughtSignatureDelta",
+    # a server step's own delta: GoogleSearchCallStep is filled by GoogleSearchCallDelta
+    **{kind: model.replace("Step", "Delta") for kind, model in _STEPS.items() if kind.endswith(("_call", "_result"))},
+}
+_DELTAS.pop("function_call")  # a function call's arguments come as arguments_delta
 
 
 def _model(name: str) -> Any:
@@ -274,3 +281,28 @@ def test_dropping_a_function_calls_signature_fails(corpus: Corpus) -> None:
     assert result.outcome == "fail"
     dropped = {(v.code, v.location) for v in result.violations}
     assert dropped == {("roundtrip/opaque-dropped", "request[1].input[9].signature")}, dropped
+
+
+class ServerDeltasIgnored(GeminiInteractionsCodec):
+    """Keeps a streamed server step as step.start opened it, ignoring the deltas of its own type."""
+
+    def decode(self, response: dict[str, Any]) -> Message:
+        if response.get("stream"):
+            kept = [
+                e
+                for e in response["events"]
+                if not str(((e.get("data") or {}).get("delta") or {}).get("type", "")).endswith(("_call", "_result"))
+            ]
+            response = {**response, "events": kept}
+        return super().decode(response)
+
+
+def test_server_steps_filled_by_their_deltas_go_back_whole(corpus: Corpus) -> None:
+    scenario = f"{API}/streamed-server-step-deltas"
+    assert _run(GeminiInteractionsCodec(), scenario, corpus).outcome == "pass"
+    result = _run(ServerDeltasIgnored(), scenario, corpus)
+    assert result.outcome == "fail"
+    assert {v.code for v in result.violations} >= {"roundtrip/opaque-dropped"}, _codes(result)
+    assert {v.location.rsplit(".", 1)[-1] for v in result.violations if v.code == "roundtrip/opaque-dropped"} == {
+        "signature"
+    }

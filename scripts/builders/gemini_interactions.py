@@ -49,6 +49,9 @@ MCP_SERVERS = {
     "gemini-interactions/server-steps-beside-call": {"name": "dice", "url": "https://mcp.example.com/dice"},
 }
 SERVER_STEP_TYPES = (*SERVER_TOOLS, "processing_call", "mcp_server_tool_call")
+# Streams whose server steps open empty and are filled by a delta of their own type (the scenario
+# format has no field for it), by scenario id; other streams serve server steps whole in step.start.
+SERVER_DELTAS = {"gemini-interactions/streamed-server-step-deltas"}
 
 
 def _server_type(call: ExpectedCall) -> str:
@@ -192,7 +195,7 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
     body = _body(scenario, index)
     if not scenario.stream:
         return JSON, json.dumps(body, indent=2, ensure_ascii=False) + "\n"
-    events = stream_of(body, fragments=stream_shape(scenario).fragments)
+    events = stream_of(body, fragments=stream_shape(scenario).fragments, server_deltas=scenario.id in SERVER_DELTAS)
     return SSE, "".join(f"event: {e.name}\ndata: {compact(e.data)}\n\n" for e in events)
 
 

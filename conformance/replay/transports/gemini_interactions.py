@@ -171,8 +171,28 @@ def _opened(step: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
-def stream_of(body: Mapping[str, Any], fragments: int = 1) -> list[StreamEvent]:
-    """The events a server streams an interaction as; `fragments` pieces of each call's arguments."""
+def _emptied(value: Any) -> Any:
+    return type(value)() if isinstance(value, list | dict | str) else None
+
+
+def _server_delta(step: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A server step opened empty, and the delta of its own type that fills it (its arguments or
+    result, and its signature); None for a step with neither."""
+    filled = next((k for k in ("arguments", "result") if k in step), None)
+    if filled is None:
+        return None
+    opened = {k: v for k, v in step.items() if k != "signature"}
+    opened[filled] = _emptied(step[filled])
+    delta = {"type": step["type"], filled: step[filled]}
+    if step.get("signature") is not None:
+        delta["signature"] = step["signature"]
+    return opened, delta
+
+
+def stream_of(body: Mapping[str, Any], fragments: int = 1, server_deltas: bool = False) -> list[StreamEvent]:
+    """The events a server streams an interaction as; `fragments` pieces of each call's arguments;
+    with `server_deltas`, each server step opened empty and filled by a delta of its own type (the
+    SDK's <Tool>CallDelta and <Tool>ResultDelta), else served whole in its step.start."""
     events: list[StreamEvent] = []
 
     def emit(name: str, data: dict[str, Any]) -> None:
@@ -184,9 +204,14 @@ def stream_of(body: Mapping[str, Any], fragments: int = 1) -> list[StreamEvent]:
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
-        emit("step.start", {"index": index, "step": _opened(step)})
         kind = step.get("type")
-        if kind == "function_call":
+        split = (
+            _server_delta(step) if server_deltas and kind not in ("function_call", "model_output", "thought") else None
+        )
+        emit("step.start", {"index": index, "step": split[0] if split else _opened(step)})
+        if split:
+            emit("step.delta", {"index": index, "delta": split[1]})
+        elif kind == "function_call":
             text = json.dumps(step.get("arguments") or {}, separators=(",", ":"), ensure_ascii=False)
             size = -(-len(text) // max(1, fragments))
             for k in range(0, len(text), size):
