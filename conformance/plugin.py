@@ -37,6 +37,7 @@ _APIS = (
     "openai-responses",
     "anthropic-messages",
     "gemini",
+    "gemini-interactions",
     "azure-foundry",
     "mistral-chat",
     "kimi-chat",

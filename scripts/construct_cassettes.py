@@ -60,6 +60,7 @@ SESSION_BUILDERS = {
     "openresponses",
     "mistral-responses",
     "ollama-responses",
+    "gemini-interactions",
 }
 
 

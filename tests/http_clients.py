@@ -39,6 +39,7 @@ VERSIONS: dict[str, tuple[str, ...]] = {
     "openresponses": ("no-version-prefix",),
     "anthropic-messages": ("vertex",),
     "gemini": ("v1", "v1alpha", "vertex", "json-array"),
+    "gemini-interactions": ("v1",),  # google-genai 3.6.1 sends its default, v1; the docs show v1beta
     "bedrock-converse": ("unencoded-model",),
 }
 # Side requests each API's SDKs make: (method, path under the root, JSON body or None).
@@ -54,7 +55,7 @@ SIDE: dict[str, Callable[[str], list[tuple[str, str, Any]]]] = {
     "ollama-chat": lambda m: [("GET", "/", None), ("GET", "/api/version", None), ("POST", "/api/show", {"model": m})],
 }
 # APIs where the server can hold the history, and how a client asks it to.
-CONTINUES = ("openai-responses", "azure-foundry", "openresponses", "anthropic-messages")
+CONTINUES = ("openai-responses", "azure-foundry", "openresponses", "anthropic-messages", "gemini-interactions")
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ def _target(loop: ToolLoop, api: str, stream: bool, version: str | None) -> tupl
             return f"{base}/v1/projects/p/locations/global/publishers/google/models/{model}:{action}", query
         prefix = version if version in ("v1", "v1alpha") else "v1beta"
         return f"{base}/{prefix}/models/{model}:{action}", query
+    if api == "gemini-interactions":
+        return f"{base}/{version or 'v1beta'}/interactions", {}
     if api == "bedrock-converse":
         operation = "converse-stream" if stream else "converse"
         name = model if version == "unencoded-model" else quote(model, safe="")
@@ -179,6 +182,8 @@ class _Continuation:
             kept = {k: v for k, v in full.items() if k not in ("system", "tools")}
             thread = {"type": "continue", "previous_message_id": self.previous}
             return {**kept, self.key: items, "thread": thread}
+        if self.api == "gemini-interactions":
+            return {**full, self.key: items, "store": True, "previous_interaction_id": self.previous}
         return {**full, self.key: items, "store": True, "previous_response_id": self.previous}
 
 

@@ -75,7 +75,7 @@ def test_an_adapter_serves_the_apis_of_its_codecs() -> None:
     adapter = CodecAdapter(name="x", version="1", codecs={"openai-chat": OpenAIChatCodec()}, unsupported={"gemini": ""})
     assert served_apis(adapter) == ("openai-chat",)
     assert describe(adapter) == {"name": "x", "version": "1", "connector": "codec", "apis": ["openai-chat"]}
-    assert len(served_apis(resolve_adapter("reference"))) == 14
+    assert len(served_apis(resolve_adapter("reference"))) == 15
 
 
 def test_a_syntax_error_is_located_at_its_own_line(tmp_path: Path) -> None:

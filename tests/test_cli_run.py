@@ -67,7 +67,7 @@ def test_an_adapter_in_the_current_directory_is_found(
     others = len(corpus.scenarios) - chat
     # the denominators are the API it serves; the skips of the others are one line, not one per case
     assert f"all            {chat}     {chat}" in out
-    assert f"not counted: {others} cases of 13 other APIs" in out
+    assert f"not counted: {others} cases of 14 other APIs" in out
     assert "SKIP" not in out and "skipped" not in out
     document = json.loads((here / "r.json").read_text(encoding="utf-8"))
     assert document["complete"] is True and document["adapter"]["apis"] == ["openai-chat"]

@@ -236,6 +236,36 @@ def test_google_genai_in_either_api_version_with_a_model_lookup(
 
 
 @pytest.mark.parametrize("replay", REPLAYS)
+@pytest.mark.parametrize("scenario_id", _of("gemini-interactions"))
+def test_gemini_interactions_resend_the_steps_on_google_genais_default_version(
+    corpus: Corpus, scenario_id: str, replay: str, sent: list[tuple[str, str, Any]]
+) -> None:
+    _check(_run(corpus, scenario_id, Options(), replay), _expected(scenario_id, _streams(scenario_id, Options())))
+    turns = [(path, body) for method, path, body in sent if method == "POST"]
+    assert len(turns) == len(corpus.scenarios[scenario_id].turns)
+    for k, (path, body) in enumerate(turns):
+        assert path == "/v1/interactions"  # google-genai 3.6.1's default API version
+        assert body["store"] is False and "previous_interaction_id" not in body
+        results = [s for s in body["input"] if s["type"] == "function_result"]
+        assert len(results) == sum(len(t.client_calls) for t in corpus.scenarios[scenario_id].turns[:k])
+
+
+@pytest.mark.parametrize("replay", REPLAYS)
+@pytest.mark.parametrize("scenario_id", _of("gemini-interactions"))
+def test_gemini_interactions_continue_after_previous_interaction_id(
+    corpus: Corpus, scenario_id: str, replay: str, sent: list[tuple[str, str, Any]]
+) -> None:
+    options = Options(responses="previous-response-id", gemini_api_version="v1beta")
+    _check(_run(corpus, scenario_id, options, replay), _expected(scenario_id, _streams(scenario_id, options)))
+    turns = [(path, body) for method, path, body in sent if method == "POST"]
+    assert all(path == "/v1beta/interactions" for path, _ in turns)
+    assert "previous_interaction_id" not in turns[0][1]
+    for _, later in turns[1:]:
+        assert later["previous_interaction_id"].startswith("v1_")
+        assert {s["type"] for s in later["input"]} == {"function_result"}  # only the new results
+
+
+@pytest.mark.parametrize("replay", REPLAYS)
 @pytest.mark.parametrize("scenario_id", _of("ollama-chat"))
 def test_ollama_asks_show_before_chatting(
     corpus: Corpus, scenario_id: str, replay: str, sent: list[tuple[str, str, Any]]
@@ -259,7 +289,16 @@ def test_the_adapter_names_each_sdks_installed_version() -> None:
 
 
 @pytest.mark.parametrize(
-    "api", ["anthropic-messages", "gemini", "bedrock-converse", "mistral-chat", "cohere-v2", "ollama-chat"]
+    "api",
+    [
+        "anthropic-messages",
+        "gemini",
+        "gemini-interactions",
+        "bedrock-converse",
+        "mistral-chat",
+        "cohere-v2",
+        "ollama-chat",
+    ],
 )
 def test_a_free_form_tool_the_api_lacks_is_declared_unsupported(api: str) -> None:
     loop = ToolLoop(

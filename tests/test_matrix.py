@@ -136,7 +136,7 @@ def test_every_outcome_is_counted_and_visible(corpus: Corpus, tmp_path: Path) ->
     assert column["counts"] == expected
     (api,) = {r.api for r in results}
     assert column["summary"] == (
-        f"mylib 1.0: 1/9 pass, {', '.join(f'1 {o}' for o in OUTCOMES if o != 'pass')}, over 1 of 14 APIs ({api}), "
+        f"mylib 1.0: 1/9 pass, {', '.join(f'1 {o}' for o in OUTCOMES if o != 'pass')}, over 1 of 15 APIs ({api}), "
         f"incomplete run (corpus {corpus.revision()})"
     )
 

@@ -45,9 +45,9 @@ def test_a_single_api_adapter_is_counted_over_its_api(
     (column,) = group["columns"]
     assert column["apis"] == ["openai-chat"]
     assert column["counts"]["total"] == chat and column["counts"]["pass"] == chat and column["counts"]["skip"] == 0
-    assert column["summary"].startswith(f"chatonly 1: {chat}/{chat} pass, over 1 of 14 APIs (openai-chat) (corpus")
+    assert column["summary"].startswith(f"chatonly 1: {chat}/{chat} pass, over 1 of 15 APIs (openai-chat) (corpus")
     not_served = {n["api"]: n for n in column["not_served"]}
-    assert len(not_served) == 13 and not_served["gemini"]["reason"] == "chatonly has no codec for gemini"
+    assert len(not_served) == 14 and not_served["gemini"]["reason"] == "chatonly has no codec for gemini"
     assert sum(n["cases"] for n in not_served.values()) == len(corpus.scenarios) - chat
     # the column appears only under the API it serves
     assert [a["api"] for a in group["apis"]] == ["openai-chat"]

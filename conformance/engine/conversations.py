@@ -273,7 +273,8 @@ def parsed_arguments(value: Any) -> Any:
 
 
 def response_id(served: Served) -> str | None:
-    """The id a Responses-style response is stored under (what `previous_response_id` names)."""
+    """The id a Responses-style response is stored under (what `previous_response_id` names), or an
+    interaction's (what Gemini Interactions' `previous_interaction_id` names)."""
     payload = served.payload
     if not payload:
         return None
@@ -283,9 +284,10 @@ def response_id(served: Served) -> str | None:
         return found if isinstance(found, str) else None
     for event in payload.get("events", ()):
         data = event.get("data")
-        response = data.get("response") if isinstance(data, dict) else None
-        if isinstance(response, dict) and isinstance(response.get("id"), str):
-            return str(response["id"])
+        for key in ("response", "interaction"):
+            response = data.get(key) if isinstance(data, dict) else None
+            if isinstance(response, dict) and isinstance(response.get("id"), str):
+                return str(response["id"])
     return None
 
 

@@ -89,6 +89,10 @@ RESTATES: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "mistral-chat": (("mistral-chat/ToolCall", "id"), ("mistral-chat/ToolMessage", "tool_call_id")),
     "gemini": (("gemini/FunctionCall", "id"), ("gemini/FunctionResponse", "id")),
+    "gemini-interactions": (
+        ("gemini-interactions/FunctionCallStep", "id"),
+        ("gemini-interactions/FunctionResultStep", "call_id"),
+    ),
     "cohere-v2": (("cohere-v2/ToolCallV2", "id"), ("cohere-v2/ToolMessageV2", "tool_call_id")),
     "ollama-chat": (("ollama-chat/ToolCall", "id"), ("ollama-chat/ToolMessage", "tool_call_id")),
 }
@@ -107,6 +111,7 @@ GRAMMARS: dict[str, Grammar] = {
     "bedrock-converse": Grammar(r"[a-zA-Z0-9_.:-]+", 64, "tooluse_"),
     "mistral-chat": Grammar(r"[a-zA-Z0-9]{9}", 9, "", 9),
     "gemini": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
+    "gemini-interactions": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
     "cohere-v2": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
     "ollama-chat": Grammar(PORTABLE_PATTERN, PORTABLE_MAX, "call_"),
 }

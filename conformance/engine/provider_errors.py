@@ -43,6 +43,10 @@ def _body(api: str, message: str) -> tuple[dict[str, Any], dict[str, list[str]]]
         return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}, {}
     if api == "gemini":
         return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}, {}
+    if api == "gemini-interactions":
+        # google-genai 3.6.1 reads {"error": {"code"?: str, "message"?: str}} (CreateInteractionClientErrorData);
+        # which code string the server sends is not shown, so none is made up.
+        return {"error": {"message": message}}, {}
     if api == "bedrock-converse":
         return {"message": message}, {"x-amzn-errortype": [BEDROCK_ERROR_TYPE]}
     if api == "mistral-chat":

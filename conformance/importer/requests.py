@@ -62,6 +62,14 @@ def prompt(api: str, body: Any) -> str:
             if isinstance(content, dict) and content.get("role", "user") == "user":
                 return _text_of(content.get("parts"))
         return ""
+    if api == "gemini-interactions":
+        given = body.get("input")
+        if isinstance(given, str):
+            return given
+        for step in given if isinstance(given, list) else ():
+            if isinstance(step, dict) and step.get("type") == "user_input":
+                return _text_of(step.get("content"))
+        return ""
     if api in _RESPONSES_LIKE:
         given = body.get("input")
         if isinstance(given, str):
@@ -186,5 +194,6 @@ _READERS: dict[str, Callable[[dict[str, Any]], list[Tool]]] = {
     "anthropic-messages": _anthropic_tools,
     "ollama-messages": _anthropic_tools,
     "gemini": _gemini_tools,
+    "gemini-interactions": _responses_tools,  # {"type": "function", name, description, parameters}, as Responses
     "bedrock-converse": _bedrock_tools,
 }

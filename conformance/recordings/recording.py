@@ -111,6 +111,7 @@ API_KEY_VARIABLES = {
     "azure-foundry": "AZURE_OPENAI_API_KEY",
     "anthropic-messages": "ANTHROPIC_API_KEY",
     "gemini": "GEMINI_API_KEY",
+    "gemini-interactions": "GEMINI_API_KEY",
     "mistral-chat": "MISTRAL_API_KEY",
     "kimi-chat": "MOONSHOT_API_KEY",
     "ollama-chat": "OLLAMA_API_KEY",

@@ -20,6 +20,7 @@ _REGISTRY: dict[str, str] = {
     "ollama-messages": "conformance.reference.ollama_messages:OllamaMessagesCodec",
     "anthropic-messages": "conformance.reference.anthropic_messages:AnthropicMessagesCodec",
     "gemini": "conformance.reference.gemini:GeminiCodec",
+    "gemini-interactions": "conformance.reference.gemini_interactions:GeminiInteractionsCodec",
     "bedrock-converse": "conformance.reference.bedrock_converse:BedrockConverseCodec",
     "mistral-chat": "conformance.reference.mistral_chat:MistralChatCodec",
     "kimi-chat": "conformance.reference.kimi_chat:KimiChatCodec",

@@ -17,6 +17,7 @@ PROVIDERS = {
     "openai-responses": "OpenAI",
     "anthropic-messages": "Anthropic",
     "gemini": "Gemini",
+    "gemini-interactions": "Gemini",
     "azure-foundry": "Azure AI Foundry",
     "mistral-chat": "Mistral",
     "kimi-chat": "Kimi",

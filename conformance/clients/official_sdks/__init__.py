@@ -9,6 +9,8 @@
 | `anthropic-messages` | `anthropic` | `messages.create` / `.stream`, or the beta tool runner over a message thread |
 | `ollama-messages` | `anthropic` | the same, pointed at an Ollama server |
 | `gemini` | `google-genai` | `models.generate_content` / `_stream`, automatic function calling off |
+| `gemini-interactions` | `google-genai` | `interactions.create`, resending the steps or after |
+|  |  | `previous_interaction_id` |
 | `bedrock-converse` | `boto3` (or `botocore`) | `converse` / `converse_stream` |
 | `mistral-chat` | `mistralai` | `chat.complete` / `chat.stream` |
 | `cohere-v2` | `cohere` | `ClientV2.chat` / `chat_stream` |
@@ -51,6 +53,7 @@ def _clients() -> dict[str, Callable[[ToolLoop, Options], Any]]:
         anthropic_sdk,
         bedrock_sdk,
         cohere_sdk,
+        gemini_interactions_sdk,
         gemini_sdk,
         mistral_sdk,
         ollama_sdk,
@@ -62,6 +65,7 @@ def _clients() -> dict[str, Callable[[ToolLoop, Options], Any]]:
         "anthropic-messages": anthropic_sdk.anthropic_messages,
         "ollama-messages": anthropic_sdk.anthropic_messages,  # Ollama serves Anthropic's wire
         "gemini": gemini_sdk.gemini,
+        "gemini-interactions": gemini_interactions_sdk.gemini_interactions,
         "bedrock-converse": bedrock_sdk.bedrock_converse,
         "mistral-chat": mistral_sdk.mistral_chat,
         "cohere-v2": cohere_sdk.cohere_v2,

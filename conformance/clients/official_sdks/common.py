@@ -29,7 +29,8 @@ class Options:
 
     `stream` forces streaming on or off (None: as the scenario was recorded). `responses` chooses
     how a Responses client sends its history: all of it on every turn (`resend`) or only the new
-    items after `previous_response_id`. `anthropic` runs `messages.create`/`messages.stream`
+    items after `previous_response_id` (Gemini Interactions: all the steps, or the new ones after
+    `previous_interaction_id`). `anthropic` runs `messages.create`/`messages.stream`
     (`messages`) or the beta tool runner over a server-held message thread (`tool-runner`).
     `gemini_api_version` overrides google-genai's default API version; `gemini_model_lookup` and
     `ollama_show` make the side requests applications make before they chat.

@@ -28,6 +28,7 @@ _REGISTRY: dict[str, str] = {
     "ollama-messages": "conformance.engine.dialects.ollama_messages:OllamaMessages",
     "anthropic-messages": "conformance.engine.dialects.anthropic_messages:AnthropicMessages",
     "gemini": "conformance.engine.dialects.gemini:Gemini",
+    "gemini-interactions": "conformance.engine.dialects.gemini_interactions:GeminiInteractions",
     "bedrock-converse": "conformance.engine.dialects.bedrock_converse:BedrockConverse",
 }
 _LOADED: dict[str, Dialect] = {}

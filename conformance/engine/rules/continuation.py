@@ -1,4 +1,5 @@
-"""Requests that continue a stored response (OpenAI Responses `previous_response_id`).
+"""Requests that continue a stored response (OpenAI Responses `previous_response_id`, Gemini
+Interactions `previous_interaction_id`).
 
 Such a request sends only what is new: the outputs of the continued response's calls go without
 their calls, which the provider holds. So the pairing rules cannot see those calls in the body; this
@@ -36,6 +37,7 @@ def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: Hi
     if not chain or response_id(chain[-1].served) != history.continues:
         return []
     continued = chain[-1]
+    field = getattr(ctx.dialect, "continuation_field", "previous_response_id")  # what the request names it by
     stored: dict[str, WireCall] = {c.call_id: c for t in chain for c in t.served.calls if c.call_id}
     sent = {c.call_id for c in history.calls() if c.call_id}
     results = [r for r in history.results() if not r.provider_executed]
@@ -47,7 +49,7 @@ def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: Hi
                 ctx.violation(
                     "pairing/missing-result",
                     f"request[{index}]",
-                    f"The request continues response[{continued.index}] (previous_response_id "
+                    f"The request continues response[{continued.index}] ({field} "
                     f"{history.continues!r}), whose call {call.call_id!r} ({call.name}) it does not answer: "
                     "the provider holds the call, and the output must come with the continuation.",
                     wire_type=call.wire_type,
@@ -68,7 +70,7 @@ def check_request(ctx: CheckContext, exchange: Exchange, index: int, history: Hi
                 "pairing/orphan-result",
                 result.id_path,
                 f"The output for {result.call_id!r} answers no call of the stored responses it continues "
-                f"(previous_response_id {history.continues!r}) nor of the request itself.",
+                f"({field} {history.continues!r}) nor of the request itself.",
                 wire_type=result.wire_type,
                 expected="the call_id of a call the provider issued in the stored chain",
                 received=result.call_id,

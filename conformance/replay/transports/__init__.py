@@ -40,6 +40,12 @@ def _gemini() -> Transport:
     return Gemini()
 
 
+def _gemini_interactions() -> Transport:
+    from conformance.replay.transports.gemini_interactions import GeminiInteractions
+
+    return GeminiInteractions()
+
+
 def _bedrock() -> Transport:
     from conformance.replay.transports.bedrock import Bedrock
 
@@ -80,6 +86,7 @@ _REGISTRY: dict[str, Callable[[], Transport]] = {
     "anthropic-messages": _anthropic,
     "ollama-messages": _ollama_messages,
     "gemini": _gemini,
+    "gemini-interactions": _gemini_interactions,
     "bedrock-converse": _bedrock,
     "ollama-chat": _ollama,
     "cohere-v2": _cohere,
