@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,7 +182,22 @@ def pages(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> list[Page]:
     )
     digest, notes = _load_sdk(docs)
     out.append(Page(Path("adapters.md"), {"official-sdk-failures": sdk_failures_list(digest, notes)}))
+    out.append(Page(Path("cases.md"), {"scenario-counts": scenario_counts_table(corpus, sorted(known_apis()))}))
     return out
+
+
+def scenario_counts_table(corpus: Any, apis: Sequence[str]) -> str:
+    """Constructed and recorded scenarios per API, and in all."""
+    rows = ["| API | constructed | recorded |", "|---|---|---|"]
+    totals = [0, 0]
+    for api in apis:
+        own = [s for s in corpus.scenarios.values() if s.api == api]
+        recorded = sum(1 for s in own if s.recorded)
+        totals[0] += len(own) - recorded
+        totals[1] += recorded
+        rows.append(f"| `{api}` | {len(own) - recorded} | {recorded} |")
+    rows.append(f"| all | {totals[0]} | {totals[1]} |")
+    return "\n".join(rows) + "\n"
 
 
 def rendered(text: str, parts: Mapping[str, str], where: Path) -> str:
