@@ -8,6 +8,9 @@ scenario's name, description and JSON schema (`skip_entrypoint_processing=True` 
 given), and return the scenario's canned output. `agent.run(prompt, stream=loop.stream)` runs the
 loop; a streamed run is read to its end. Retries are off (the SDKs' `max_retries=0`, Agno's own
 `retries=0`, a single-attempt boto3 client), telemetry is off, and nothing is stored between runs.
+The provider tools the recording declared (web search, code execution, ...) are given to the Agent
+as dicts, which Agno passes on as built-in tools; a scenario that needs a tool Agno cannot declare
+or run is declared unsupported (`loop.skip`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,17 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from conformance.clients.official_sdks.common import recorded_extras, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 # Claude and Bedrock need `max_tokens`; the recorded traffic used 4096 (Agno's Claude default is 8192).
 MAX_TOKENS = 4096
+
+# Responses built-in tools whose items the client must run: `agno/models/openai/responses.py` parses
+# function calls only, so their items have no handler and the loop cannot answer them.
+_RESPONSES_CLIENT_RUN = frozenset(
+    {"computer_use_preview", "local_shell", "shell", "apply_patch", "tool_search", "programmatic_tool_calling"}
+)
 
 
 def _tools(loop: ToolLoop) -> list[Any]:
@@ -30,6 +40,10 @@ def _tools(loop: ToolLoop) -> list[Any]:
         if t.get("type", "function") != "function":
             # Declaring it as a function tool would send another request than the recorded one.
             loop.skip(f"Agno cannot declare the {t.get('type')} tool {t['name']!r}: its tools are function tools only")
+        extras = recorded_extras(loop, t["name"], drop=frozenset({"strict", "cache_control"}))
+        if extras:
+            # A Function is a name, a description and a schema: no per-tool provider options.
+            loop.skip(f"Agno cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}")
 
     def implementation(name: str) -> Callable[..., str]:
         def run(**arguments: Any) -> str:
@@ -49,11 +63,12 @@ def _tools(loop: ToolLoop) -> list[Any]:
     ]
 
 
-def _run(loop: ToolLoop, model: Any) -> str:
-    """The documented loop: an Agent holding the tools, run on the prompt until it answers."""
+def _run(loop: ToolLoop, model: Any, builtin: list[Any] | None = None) -> str:
+    """The documented loop: an Agent holding the tools, run on the prompt until it answers. A provider's
+    built-in tool is given to the Agent as a dict, which Agno passes to the provider as it is."""
     from agno.agent import Agent
 
-    agent = Agent(model=model, tools=_tools(loop), telemetry=False, retries=0)
+    agent = Agent(model=model, tools=[*_tools(loop), *(builtin or [])], telemetry=False, retries=0)
     if not loop.stream:
         return str(agent.run(loop.prompt).content or "")
     text: list[str] = []
@@ -70,16 +85,31 @@ def openai_chat(loop: ToolLoop) -> str:
     return _run(loop, OpenAIChat(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0))
 
 
+def _responses_builtin(loop: ToolLoop) -> list[Any]:
+    builtin = server_tools(loop)
+    for tool in builtin:
+        kind = str(tool.get("type"))
+        if kind in _RESPONSES_CLIENT_RUN:
+            loop.skip(f"Agno cannot run the client-side items of the Responses built-in tool {kind}")
+        if kind == "mcp" and tool.get("require_approval", "never") != "never":
+            loop.skip("Agno has no handler for Responses MCP approval requests")
+    return builtin
+
+
 def openai_responses(loop: ToolLoop) -> str:
     from agno.models.openai import OpenAIResponses
 
-    return _run(loop, OpenAIResponses(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0))
+    builtin = _responses_builtin(loop)
+    model = OpenAIResponses(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
+    return _run(loop, model, builtin)
 
 
 def openresponses(loop: ToolLoop) -> str:
     from agno.models.openai.open_responses import OpenResponses
 
-    return _run(loop, OpenResponses(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0))
+    builtin = _responses_builtin(loop)
+    model = OpenResponses(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
+    return _run(loop, model, builtin)
 
 
 def ollama_responses(loop: ToolLoop) -> str:
@@ -87,7 +117,8 @@ def ollama_responses(loop: ToolLoop) -> str:
 
     # OllamaResponses takes the server's address and adds `/v1` itself.
     host = re.sub(r"/v1/?$", "", loop.base_url)
-    return _run(loop, OllamaResponses(id=loop.model, host=host, api_key=loop.api_key, max_retries=0))
+    builtin = _responses_builtin(loop)
+    return _run(loop, OllamaResponses(id=loop.model, host=host, api_key=loop.api_key, max_retries=0), builtin)
 
 
 def kimi_chat(loop: ToolLoop) -> str:
@@ -100,13 +131,18 @@ def anthropic_messages(loop: ToolLoop) -> str:
     from agno.models.anthropic import Claude
 
     params = {"base_url": loop.base_url, "max_retries": 0}
-    return _run(loop, Claude(id=loop.model, api_key=loop.api_key, max_tokens=MAX_TOKENS, client_params=params))
+    model = Claude(id=loop.model, api_key=loop.api_key, max_tokens=MAX_TOKENS, client_params=params)
+    return _run(loop, model, server_tools(loop))
 
 
 def gemini(loop: ToolLoop) -> str:
     from agno.models.google import Gemini
     from google.genai import types
 
+    if server_tools(loop):
+        # Agno's Gemini declares built-in tools through its flags (search, url_context, ...), and with any
+        # of them on it leaves the function tools out (agno/models/google/gemini.py:408-411).
+        loop.skip("Agno's Gemini cannot declare a Gemini built-in tool beside function tools")
     http = types.HttpOptions(base_url=loop.base_url, retry_options=types.HttpRetryOptions(attempts=1))
     return _run(loop, Gemini(id=loop.model, api_key=loop.api_key, client_params={"http_options": http}))
 

@@ -6,7 +6,10 @@ Moonshot's OpenAI-compatible endpoint as Strands' guide for compatible servers c
 (Anthropic's Messages API, and Ollama's copy of it), `GeminiModel`, `BedrockModel`, `OllamaModel`
 and `MistralModel`, pointed at `loop.base_url` with `loop.api_key`. Tools are `PythonAgentTool`s,
 the module-tool form of Strands' tools guide: a `TOOL_SPEC` of the scenario's name, description and
-JSON schema, and a function returning the scenario's canned output as a `ToolResult`.
+JSON schema, and a function returning the scenario's canned output as a `ToolResult`. The provider
+tools the recording declared (web search, code execution, ...) are passed the way each provider
+takes them (`anthropic_tools`, `gemini_tools`, Responses `params["tools"]`); a scenario that needs a
+tool Strands cannot declare or run is declared unsupported (`loop.skip`).
 
 Streaming follows `loop.stream` where the provider lets one choose (`stream` for OpenAI and
 Mistral, `streaming` for Bedrock); the Anthropic, Gemini, Ollama and Responses providers always
@@ -21,10 +24,24 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from conformance.clients.official_sdks.common import recorded_extras, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 # Anthropic and Bedrock: the recorded traffic used 4096.
 MAX_TOKENS = 4096
+
+# Responses built-in tools that `strands/models/openai_responses.py` (its module docstring, lines 6-16) lists
+# as not supported, and the client-run ones it never mentions: their items have no handler, so the loop
+# cannot answer them.
+_RESPONSES_UNSUPPORTED = {
+    "tool_search": "tool_search (needs defer_loading on function tools, which Strands does not support)",
+    "image_generation": "image_generation (not supported by Strands' Responses provider)",
+    "computer_use_preview": "computer_use_preview (needs a screenshot/action loop Strands does not have)",
+    "local_shell": "local_shell (client-executed shell is not supported)",
+    "shell": "shell (client-executed shell is not supported)",
+    "apply_patch": "apply_patch (its client-run items have no handler)",
+    "programmatic_tool_calling": "programmatic_tool_calling (its program items have no handler)",
+}
 
 
 def _tools(loop: ToolLoop) -> list[Any]:
@@ -34,6 +51,10 @@ def _tools(loop: ToolLoop) -> list[Any]:
         if t.get("type", "function") != "function":
             # Declaring it as a function tool would send another request than the recorded one.
             loop.skip(f"Strands cannot declare the {t.get('type')} tool {t['name']!r}: a tool spec has a JSON schema")
+        extras = recorded_extras(loop, t["name"], drop=frozenset({"strict", "cache_control"}))
+        if extras:
+            # A tool spec is a name, a description and a schema: no per-tool provider options.
+            loop.skip(f"Strands cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}")
 
     def implementation(name: str) -> Callable[..., Any]:
         def run(tool_use: Any, **_: Any) -> Any:
@@ -75,15 +96,29 @@ def _openai_chat(loop: ToolLoop) -> str:
 def _responses(loop: ToolLoop) -> str:
     from strands.models.openai_responses import OpenAIResponsesModel
 
+    builtin = server_tools(loop)
+    for tool in builtin:
+        kind = str(tool.get("type"))
+        if kind in _RESPONSES_UNSUPPORTED:
+            loop.skip(f"Strands cannot run the Responses built-in tool {_RESPONSES_UNSUPPORTED[kind]}")
+        if kind == "mcp" and tool.get("require_approval", "never") != "never":
+            loop.skip("Strands' Responses provider does not surface the MCP approval flow")
     client = {"base_url": loop.base_url, "api_key": loop.api_key, "max_retries": 0}
-    return _run(loop, OpenAIResponsesModel(client_args=client, model_id=loop.model))
+    # Built-in tools go in `params`, merged with the function tools (the provider's documented way).
+    model = OpenAIResponsesModel(client_args=client, model_id=loop.model)
+    if builtin:
+        model.update_config(params={"tools": builtin})
+    return _run(loop, model)
 
 
 def _anthropic(loop: ToolLoop) -> str:
     from strands.models.anthropic import AnthropicModel
 
     client = {"base_url": loop.base_url, "api_key": loop.api_key, "max_retries": 0}
-    return _run(loop, AnthropicModel(client_args=client, model_id=loop.model, max_tokens=MAX_TOKENS))
+    model = AnthropicModel(
+        client_args=client, model_id=loop.model, max_tokens=MAX_TOKENS, anthropic_tools=server_tools(loop)
+    )
+    return _run(loop, model)
 
 
 def gemini(loop: ToolLoop) -> str:
@@ -91,7 +126,9 @@ def gemini(loop: ToolLoop) -> str:
     from strands.models.gemini import GeminiModel
 
     http = types.HttpOptions(base_url=loop.base_url, retry_options=types.HttpRetryOptions(attempts=1))
-    return _run(loop, GeminiModel(client_args={"api_key": loop.api_key, "http_options": http}, model_id=loop.model))
+    builtin = [types.Tool.model_validate(t) for t in server_tools(loop)]
+    client = {"api_key": loop.api_key, "http_options": http}
+    return _run(loop, GeminiModel(client_args=client, model_id=loop.model, gemini_tools=builtin))
 
 
 def ollama_chat(loop: ToolLoop) -> str:
