@@ -109,6 +109,12 @@ def _expected(scenario_id: str, streams: bool) -> Expected:
             "id 'call_u4kq7zm2call_9xw3ptbd', name 'get_weatherget_weather', "
             'arguments \'{"city":"Paris"}{"city":"Tokyo"}\'.',
         )
+    if scenario_id == "mistral-responses/parallel-results-reversed" and streams:
+        return Expected(
+            "skip",
+            why="the recording's two Mistral calls have no item id; streamed, their argument events (which name "
+            "their item by `item_id` alone) could not be told apart, so the replay cannot stream them",
+        )
     if scenario_id == "openai-chat/custom-tool-call" and streams:
         return Expected(
             "skip",

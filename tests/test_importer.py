@@ -17,6 +17,7 @@ from conformance.cli import main
 from conformance.corpus.loading import Corpus, load_corpus
 from conformance.importer import Options, Source, import_cassette
 from conformance.reference import ADAPTER as REFERENCE
+from conformance.replay.verdicts import codec_only
 from conformance.running.runner import run_scenario
 
 
@@ -72,6 +73,37 @@ def test_server_tools_keep_the_provider_s_results(tmp_path: Path, corpus: Corpus
     search = scenario.turns[0].calls[0]
     assert search.provider_executed and search.name == "web_search" and "web_search_result" in search.output
     assert "server-tool" in scenario.features
+
+
+def test_a_question_asked_after_the_answer_begins_a_run_of_its_own(tmp_path: Path, corpus: Corpus) -> None:
+    """The recording answers with a web search, then asks another question: the second turn is a run of a
+    session (its prompt), which a client's single tool loop never asks; a client is not failed for it."""
+    source = _write(
+        tmp_path / "asked.yaml",
+        bundled_interactions("recorded/mirascope-mirascope/openai-responses/mirascope-web-search-tool.yaml"),
+    )
+    _import(tmp_path, source, corpus, revoice=False)
+    written = _written(tmp_path)
+    scenario = written.scenarios["openai-responses/recorded/asked"]
+    asked = [t.prompt for t in scenario.turns]
+    assert (
+        asked[0] is None
+        and asked[1] == corpus.scenarios["openai-responses/recorded/mirascope-web-search-tool"].turns[1].prompt
+    )
+    assert codec_only(scenario) == "a session of several runs, which only a codec adapter can be handed run by run"
+    assert run_scenario(REFERENCE, scenario, written).outcome == "pass"
+
+
+def test_a_text_sent_beside_tool_results_is_no_new_question(tmp_path: Path, corpus: Corpus) -> None:
+    """CrewAI sends a user text with Gemini's function responses: that is the loop going on, not a new run."""
+    source = _write(
+        tmp_path / "beside.yaml",
+        bundled_interactions("recorded/crewaiinc-crewai/gemini/crewai-tool-returning-float.yaml"),
+    )
+    _import(tmp_path, source, corpus, revoice=False)
+    scenario = _written(tmp_path).scenarios["gemini/recorded/beside"]
+    assert [t.prompt for t in scenario.turns] == [None] * len(scenario.turns)
+    assert codec_only(scenario) is None
 
 
 def test_a_conversation_moved_to_another_api_keeps_its_history(tmp_path: Path, corpus: Corpus) -> None:

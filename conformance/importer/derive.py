@@ -74,7 +74,9 @@ def derive(conversation: Conversation, whole: Split, corpus: Corpus) -> Derived:
                     f"the recording ends on response[{step.index}]'s calls: the client's outputs for them "
                     "were never sent, so their canned outputs are empty"
                 )
-        turns.append(_turn(step, answers, dialect.call_type, corpus))
+        turn = _turn(step, answers, dialect.call_type, corpus)
+        asked = _asked_again(conversation.steps[k - 1], step, ctx) if k else None
+        turns.append({"prompt": asked, **turn} if asked else turn)
         orders.append(_order(step, answers, ctx))
 
     history, origin = _history(first, whole, ctx)
@@ -108,6 +110,15 @@ def derive(conversation: Conversation, whole: Split, corpus: Corpus) -> Derived:
 
 
 # --- served turns -------------------------------------------------------------------------------
+
+
+def _asked_again(before: Step, step: Step, ctx: CheckContext) -> str | None:
+    """The question a request asks after the tool loop before it ended in an answer (no call of the
+    previous response awaits a result): a run of a session, which a client's single tool loop never
+    sends. A user text sent beside tool results is part of the loop, not a new run."""
+    if any(_needs_result(ctx, c) for c in before.served.calls):
+        return None
+    return requests.new_prompt(ctx.dialect.api, before.body, step.body)
 
 
 def _needs_result(ctx: CheckContext, call: WireCall) -> bool:

@@ -86,6 +86,34 @@ def prompt(api: str, body: Any) -> str:
     return ""
 
 
+def user_texts(api: str, body: Any) -> list[str]:
+    """The texts of a request's user messages, in order; tool results (which some APIs send as user
+    messages, with no text of their own) are left out."""
+    if not isinstance(body, dict):
+        return []
+    if api == "gemini":
+        messages, key = [m for m in body.get("contents") or () if isinstance(m, dict)], "parts"
+        users = [m for m in messages if m.get("role", "user") == "user"]
+    elif api in _RESPONSES_LIKE:
+        given = body.get("input")
+        if isinstance(given, str):
+            return [given]
+        users, key = [m for m in given or () if isinstance(m, dict) and m.get("role") == "user"], "content"
+    else:
+        users = [m for m in body.get("messages") or () if isinstance(m, dict) and m.get("role") == "user"]
+        key = "content"
+    return [text for text in (_text_of(m.get(key)) for m in users) if text]
+
+
+def new_prompt(api: str, before: Any, body: Any) -> str | None:
+    """The user message a request adds after the previous one's history, if it adds one: the recording
+    goes on past the tool loop's answer with another question, a run of its own."""
+    earlier, now = user_texts(api, before), user_texts(api, body)
+    if len(now) > len(earlier) and now[: len(earlier)] == earlier:
+        return now[-1]
+    return None
+
+
 def tools(api: str, body: Any) -> list[Tool]:
     """The client tools the request declares, in the neutral form."""
     if not isinstance(body, dict):

@@ -101,6 +101,13 @@ class Responses(ProviderTransport):
     def events_of(self, body: Any) -> list[StreamEvent]:
         if not isinstance(body, dict) or not isinstance(body.get("output"), list):
             raise ReframeError("a response without an output list cannot be streamed")
+        calls = [i.get("id") for i in body["output"] if isinstance(i, dict) and i.get("type") in _STREAMED_CALLS]
+        if len(set(calls)) < len(calls):
+            # Argument events name their item by `item_id` alone: calls without an id of their own (Mistral
+            # may leave it out) would stream as a form no server sends, each event fitting either call.
+            raise ReframeError(
+                "its calls share one item id (or have none), so their argument events cannot be told apart"
+            )
         return _stream(body)
 
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
@@ -128,6 +135,10 @@ class Responses(ProviderTransport):
         full = {k: v for k, v in body.items() if k not in ("previous_response_id", "conversation")}
         full["input"] = held + _items(body)
         return full
+
+
+# Items whose content streams in events that name the item by `item_id`.
+_STREAMED_CALLS = ("function_call", "custom_tool_call")
 
 
 def _type(event: StreamEvent) -> str:

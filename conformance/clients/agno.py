@@ -1,0 +1,223 @@
+"""Agno, run as its documentation shows: an `Agent` with tools, `agent.run(prompt)`, runs the loop.
+
+Each API gets Agno's own model class: `OpenAIChat`, `OpenAIResponses`, `OpenResponses` (any Open
+Responses server, Mistral's included), `OllamaResponses`, `Claude` (Anthropic, and Ollama's
+Anthropic-compatible Messages API), `Gemini`, `AwsBedrock`, `Ollama`, `MistralChat`, `Cohere`, `MoonShot`,
+pointed at `loop.base_url` with `loop.api_key`. Tools are Agno `Function`s built from the
+scenario's name, description and JSON schema (`skip_entrypoint_processing=True` keeps the schema as
+given), and return the scenario's canned output. `agent.run(prompt, stream=loop.stream)` runs the
+loop; a streamed run is read to its end. Retries are off (the SDKs' `max_retries=0`, Agno's own
+`retries=0`, a single-attempt boto3 client), telemetry is off, and nothing is stored between runs.
+The provider tools the recording declared (web search, code execution, ...) are given to the Agent
+as dicts, which Agno passes on as built-in tools; a scenario that needs a tool Agno cannot declare
+or run is declared unsupported (`loop.skip`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from conformance.clients.official_sdks.common import recorded_extras, server_tools
+from conformance.connectors.client import ClientAdapter, ToolLoop
+
+# Claude and Bedrock need `max_tokens`; the recorded traffic used 4096 (Agno's Claude default is 8192).
+MAX_TOKENS = 4096
+
+# Responses built-in tools whose items the client must run: `agno/models/openai/responses.py` parses
+# function calls only, so their items have no handler and the loop cannot answer them.
+_RESPONSES_CLIENT_RUN = frozenset(
+    {"computer_use_preview", "local_shell", "shell", "apply_patch", "tool_search", "programmatic_tool_calling"}
+)
+
+
+def _tools(loop: ToolLoop) -> list[Any]:
+    from agno.tools.function import Function
+
+    for t in loop.tools:
+        if t.get("type", "function") != "function":
+            # Declaring it as a function tool would send another request than the recorded one.
+            loop.skip(f"Agno cannot declare the {t.get('type')} tool {t['name']!r}: its tools are function tools only")
+        extras = recorded_extras(loop, t["name"], drop=frozenset({"strict", "cache_control"}))
+        if extras:
+            # A Function is a name, a description and a schema: no per-tool provider options.
+            loop.skip(f"Agno cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}")
+
+    def implementation(name: str) -> Callable[..., str]:
+        def run(**arguments: Any) -> str:
+            return loop.call_tool(name, arguments)
+
+        return run
+
+    return [
+        Function(
+            name=t["name"],
+            description=t.get("description", ""),
+            parameters=dict(t.get("parameters") or {"type": "object", "properties": {}}),
+            entrypoint=implementation(t["name"]),
+            skip_entrypoint_processing=True,
+        )
+        for t in loop.tools
+    ]
+
+
+def _run(loop: ToolLoop, model: Any, builtin: list[Any] | None = None) -> str:
+    """The documented loop: an Agent holding the tools, run on the prompt until it answers. A provider's
+    built-in tool is given to the Agent as a dict, which Agno passes to the provider as it is."""
+    from agno.agent import Agent
+
+    agent = Agent(model=model, tools=[*_tools(loop), *(builtin or [])], telemetry=False, retries=0)
+    if not loop.stream:
+        return str(agent.run(loop.prompt).content or "")
+    text: list[str] = []
+    for event in agent.run(loop.prompt, stream=True):
+        content = getattr(event, "content", None)
+        if getattr(event, "event", None) == "RunContent" and isinstance(content, str):
+            text.append(content)
+    return "".join(text)
+
+
+def openai_chat(loop: ToolLoop) -> str:
+    from agno.models.openai import OpenAIChat
+
+    return _run(loop, OpenAIChat(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0))
+
+
+def _responses_builtin(loop: ToolLoop) -> list[Any]:
+    builtin = server_tools(loop)
+    for tool in builtin:
+        kind = str(tool.get("type"))
+        if kind in _RESPONSES_CLIENT_RUN:
+            loop.skip(f"Agno cannot run the client-side items of the Responses built-in tool {kind}")
+        if kind == "mcp" and tool.get("require_approval", "never") != "never":
+            loop.skip("Agno has no handler for Responses MCP approval requests")
+    return builtin
+
+
+def openai_responses(loop: ToolLoop) -> str:
+    from agno.models.openai import OpenAIResponses
+
+    builtin = _responses_builtin(loop)
+    model = OpenAIResponses(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
+    return _run(loop, model, builtin)
+
+
+def openresponses(loop: ToolLoop) -> str:
+    from agno.models.openai.open_responses import OpenResponses
+
+    builtin = _responses_builtin(loop)
+    model = OpenResponses(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
+    return _run(loop, model, builtin)
+
+
+def ollama_responses(loop: ToolLoop) -> str:
+    from agno.models.ollama.responses import OllamaResponses
+
+    # OllamaResponses takes the server's address and adds `/v1` itself.
+    host = re.sub(r"/v1/?$", "", loop.base_url)
+    builtin = _responses_builtin(loop)
+    return _run(loop, OllamaResponses(id=loop.model, host=host, api_key=loop.api_key, max_retries=0), builtin)
+
+
+def kimi_chat(loop: ToolLoop) -> str:
+    from agno.models.moonshot import MoonShot
+
+    return _run(loop, MoonShot(id=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0))
+
+
+def anthropic_messages(loop: ToolLoop) -> str:
+    from agno.models.anthropic import Claude
+
+    params = {"base_url": loop.base_url, "max_retries": 0}
+    model = Claude(id=loop.model, api_key=loop.api_key, max_tokens=MAX_TOKENS, client_params=params)
+    return _run(loop, model, server_tools(loop))
+
+
+def gemini(loop: ToolLoop) -> str:
+    from agno.models.google import Gemini
+    from google.genai import types
+
+    if server_tools(loop):
+        # Agno's Gemini declares built-in tools through its flags (search, url_context, ...), and with any
+        # of them on it leaves the function tools out (agno/models/google/gemini.py:408-411).
+        loop.skip("Agno's Gemini cannot declare a Gemini built-in tool beside function tools")
+    http = types.HttpOptions(base_url=loop.base_url, retry_options=types.HttpRetryOptions(attempts=1))
+    return _run(loop, Gemini(id=loop.model, api_key=loop.api_key, client_params={"http_options": http}))
+
+
+def ollama_chat(loop: ToolLoop) -> str:
+    from agno.models.ollama import Ollama
+
+    return _run(loop, Ollama(id=loop.model, host=loop.base_url))
+
+
+def mistral_chat(loop: ToolLoop) -> str:
+    from agno.models.mistral import MistralChat
+    from mistralai.client.utils import BackoffStrategy, RetryConfig
+
+    # The Mistral SDK takes the server URL without the API version; it appends /v1/chat/completions.
+    server = re.sub(r"/v1/?$", "", loop.base_url)
+    no_retries = RetryConfig("none", BackoffStrategy(1, 1, 1.0, 1), False)
+    params = {"retry_config": no_retries}
+    return _run(loop, MistralChat(id=loop.model, api_key=loop.api_key, endpoint=server, client_params=params))
+
+
+def cohere_v2(loop: ToolLoop) -> str:
+    import cohere
+    from agno.models.cohere import Cohere
+
+    # Agno's Cohere builds its client from the API key alone; a client of one's own is its `client` field.
+    client = cohere.ClientV2(api_key=loop.api_key, base_url=loop.base_url, max_retries=0)
+    return _run(loop, Cohere(id=loop.model, api_key=loop.api_key, client=client))
+
+
+def bedrock_converse(loop: ToolLoop) -> str:
+    import boto3
+    from agno.models.aws import AwsBedrock
+    from botocore.config import Config
+
+    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
+    client = boto3.client(
+        "bedrock-runtime",
+        region_name=region.group(1) if region else "us-east-1",
+        endpoint_url=loop.base_url,
+        aws_access_key_id="conformance",
+        aws_secret_access_key=loop.api_key,
+        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}),
+    )
+    return _run(loop, AwsBedrock(id=loop.model, client=client, max_tokens=MAX_TOKENS))
+
+
+def _version() -> str:
+    try:
+        return version("agno")
+    except PackageNotFoundError:
+        return "not installed"
+
+
+ADAPTER = ClientAdapter(
+    name="agno",
+    version=_version(),
+    clients={
+        "openai-chat": openai_chat,
+        "openai-responses": openai_responses,
+        "openresponses": openresponses,
+        "mistral-responses": openresponses,
+        "ollama-responses": ollama_responses,
+        "anthropic-messages": anthropic_messages,
+        "ollama-messages": anthropic_messages,
+        "gemini": gemini,
+        "mistral-chat": mistral_chat,
+        "bedrock-converse": bedrock_converse,
+        "cohere-v2": cohere_v2,
+        "ollama-chat": ollama_chat,
+        "kimi-chat": kimi_chat,
+    },
+    homepage="https://github.com/agno-agi/agno",
+    unsupported={
+        "azure-foundry": "Agno's Azure models serve Azure OpenAI deployments and AI Foundry chat models; the Foundry "
+        "project endpoint's agent tool items have no Agno model",
+    },
+)
