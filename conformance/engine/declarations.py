@@ -211,5 +211,7 @@ def undeclared(api: str, served: Served, declared: Declared) -> list[Use]:
 
 def refusal_reason(api: str, missing: Sequence[Use], response: str) -> str:
     """Why the client could not have been served a response, in words."""
-    what = ", ".join(dict.fromkeys(u.missing(api) for u in missing))
-    return f"the client's request declared {what}; the recorded {response} uses it ({missing[0].path})"
+    named = list(dict.fromkeys(u.missing(api) for u in missing))
+    what = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    them = "it" if len(named) == 1 else "them"
+    return f"the client's request declared {what}; the recorded {response} uses {them} ({missing[0].path})"
