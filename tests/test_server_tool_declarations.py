@@ -19,7 +19,12 @@ import pytest
 
 from conformance.connectors.client import ClientAdapter, ToolLoop
 from conformance.corpus.loading import Corpus
-from conformance.engine.declarations import declared_by_request, server_tool_definitions, undeclared
+from conformance.engine.declarations import (
+    declared_by_request,
+    server_tool_definitions,
+    undeclared,
+    with_server_tools,
+)
 from conformance.engine.turn_end import asks_client
 from conformance.engine.wire import Served, WireCall
 from conformance.running.runner import RunOptions, run_scenario
@@ -249,6 +254,10 @@ def test_the_importer_reads_server_tools_as_the_request_declares_them() -> None:
     assert server_tool_definitions("gemini", {"tools": [{"functionDeclarations": []}, {"googleSearch": {}}]}) == [
         {"type": "google_search"}
     ]
+    # and back: a client built on a codec declares them beside its function tools, in the API's layout
+    added = with_server_tools("gemini", {"tools": [{"functionDeclarations": []}]}, [{"type": "google_search"}])
+    assert added["tools"] == [{"functionDeclarations": []}, {"googleSearch": {}}]
+    assert declared_by_request("gemini", added).families == {"google_search"}
 
 
 # --- the end of a tool loop -----------------------------------------------------------------------

@@ -60,6 +60,8 @@ _GEMINI_KEYS = {
     "urlContext": "url_context",
     "url_context": "url_context",
 }
+# Gemini: a scenario's server tool type -> the key a request declares it by.
+_GEMINI_TOOL_KEYS = {"code_execution": "codeExecution", "google_search": "googleSearch", "url_context": "urlContext"}
 _GEMINI_TOOL_TYPES = {"GOOGLE_SEARCH": "google_search", "URL_CONTEXT": "url_context"}  # toolCall.toolType prefixes
 
 _ANTHROPIC_VERSION = re.compile(r"_\d{8}$")
@@ -188,6 +190,20 @@ def server_tool_definitions(api: str, body: Any) -> list[dict[str, Any]]:
         if isinstance(server, Mapping) and isinstance(server.get("name"), str) and server["name"] not in named:
             found.append({"type": "mcp_toolset", "mcp_server_name": server["name"]})
     return found
+
+
+def with_server_tools(api: str, body: Mapping[str, Any], server_tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A request body with a scenario's server tools added to its `tools`, in the API's layout (Gemini's
+    by key, `{"codeExecution": {}}`): what a client built on a codec sends to declare them."""
+    out = dict(body)
+    if api not in COMPARED or not server_tools:
+        return out
+    added = [
+        {_GEMINI_TOOL_KEYS.get(str(t["type"]), str(t["type"])): {}} if api == "gemini" else dict(t)
+        for t in server_tools
+    ]
+    out["tools"] = [*(out.get("tools") or []), *added]
+    return out
 
 
 def declared_by_scenario(api: str, tools: Iterable[Mapping[str, Any]]) -> Declared:
