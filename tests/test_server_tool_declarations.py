@@ -112,7 +112,7 @@ def gemini_tools(loop: ToolLoop, *, server: bool = True) -> list[dict[str, Any]]
         {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]} for t in loop.tools
     ]
     keys = {"code_execution": "codeExecution", "google_search": "googleSearch"}
-    extra = [{keys[t["type"]]: {}} for t in loop.server_tools] if server else []
+    extra: list[dict[str, Any]] = [{keys[t["type"]]: {}} for t in loop.server_tools] if server else []
     return [{"functionDeclarations": declarations}, *extra]
 
 
@@ -218,14 +218,10 @@ def test_what_a_request_declares_is_read_per_dialect() -> None:
     )
     search = WireCall("srvtoolu_2", "web_search", {}, "anthropic-messages/ServerToolUseBlock", "response[0].content[1]")
     served = Served(stream=False, calls=(call, search), text="", payload={})
-    body = {
-        "tools": [
-            {"name": "query_sales", "input_schema": {}, "allowed_callers": ["code_execution_20250825"]},
-            {"type": "web_search_20260209", "name": "web_search"},
-        ]
-    }
+    sales: dict[str, Any] = {"name": "query_sales", "input_schema": {}, "allowed_callers": ["code_execution_20250825"]}
+    body = {"tools": [sales, {"type": "web_search_20260209", "name": "web_search"}]}
     assert undeclared("anthropic-messages", served, declared_by_request("anthropic-messages", body)) == []
-    body["tools"][0]["allowed_callers"] = ["direct"]
+    sales["allowed_callers"] = ["direct"]
     assert [
         u.function for u in undeclared("anthropic-messages", served, declared_by_request("anthropic-messages", body))
     ] == ["query_sales"]
