@@ -5,13 +5,16 @@ schema and layout (from loading), `id-retired`, `description-unique`, `reference
 name existing wire types, bugs name existing scenarios and importable reproductions),
 `cassette` (every cassette a case names exists, parses, and serves the calls the scenario
 declares), `pattern` (every id limit's `pattern` compiles, as the format rules will compile it),
-`source` (a recorded scenario says where its traffic comes from: the bundled ones name a
-repository, commit and allowed licence, and their cassette names the scenario it belongs to),
+`undeclared-tool` (every server tool and every `caller` a scenario's responses use is declared in its
+`tools`, as the provider requires of a request), `source` (a recorded scenario says where its
+traffic comes from: the bundled ones name a repository, commit and allowed licence, and their
+cassette names the scenario it belongs to),
 and `example` (examples validate against the official SDK's model, when installed).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -22,10 +25,11 @@ from conformance.corpus.caseschema import vocabulary
 from conformance.corpus.loading import Corpus, LoadedFile, Scenario, build_corpus, default_roots, read_case_files
 from conformance.corpus.paths import bundled_cases
 from conformance.corpus.problems import Problem
+from conformance.engine.declarations import Use, declared_by_scenario, family_of, undeclared
 from conformance.engine.dialects import dialect_for
 from conformance.engine.dialects.base import DialectError
 from conformance.engine.wording import a
-from conformance.recordings.cassette import CassetteError, load_cassette
+from conformance.recordings.cassette import CassetteError, Interaction, load_cassette
 from conformance.recordings.sse import StreamError
 from conformance.recordings.yamlio import YamlError, line_of, load_file
 
@@ -248,6 +252,8 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
         )
         return carried
     dialect = dialect_for(scenario.api)  # the schema admits only APIs that have one
+    declared = declared_by_scenario(scenario.api, (*scenario.tools, *scenario.server_tools))
+    reported: set[tuple[str | None, ...]] = set()
     for interaction, turn in zip(cassette, scenario.turns, strict=True):
         try:
             served = dialect.served(interaction.response, f"response[{interaction.index}]")
@@ -256,6 +262,10 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
             continue
         carried.update(c.wire_type for c in served.calls)
         carried.update(r.wire_type for r in served.results)
+        for use in undeclared(scenario.api, served, declared):
+            if (use.family, use.function, use.caller) not in reported:  # once per scenario: one line fixes it
+                reported.add((use.family, use.function, use.caller))
+                at(case_id, ["tools"], "undeclared-tool", _undeclared_message(scenario.api, use, interaction))
         try:
             sent = dialect.history(interaction.request.json(), f"request[{interaction.index}]")
         except (ValueError, DialectError) as exc:
@@ -291,6 +301,22 @@ def _check_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> se
     for wire_type in sorted(carried - set(scenario.wire_types)):
         at(case_id, ["wire_types"], "cassette", f"the cassette carries {wire_type}, which wire_types does not declare")
     return carried
+
+
+def _undeclared_message(api: str, use: Use, interaction: Interaction) -> str:
+    """What a scenario leaves undeclared, with the definition its own recorded request sends, if any."""
+    where = f"response[{interaction.index}] uses it at {use.path}"
+    if use.function is not None:
+        return f"{use.function} has no allowed_callers [{use.caller}], yet {where}"
+    body = interaction.request.json()
+    recorded = body.get("tools") if isinstance(body, dict) else None
+    sent = [
+        t
+        for t in (recorded if isinstance(recorded, list) else [])
+        if isinstance(t, dict) and isinstance(t.get("type"), str) and family_of(api, t["type"]) == use.family
+    ]
+    hint = f"; the recorded request declares {json.dumps(sent[0])}" if sent else ""
+    return f"tools declares no {use.family} server tool, yet {where}{hint}"
 
 
 def _check_history_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:

@@ -21,6 +21,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from conformance.connectors.client import ClientAdapter, ToolLoop
 from conformance.connectors.contract import Codec
+from conformance.engine.declarations import with_server_tools
 from conformance.engine.dialects import dialect_for
 from conformance.engine.neutral import Conversation, Message, Part, tool_calls, user
 from conformance.recordings.cassette import HttpResponse
@@ -210,7 +211,8 @@ def codec_client(codec: Codec, variant: Variant) -> Callable[[ToolLoop], None]:
                     side = _send(method, root + path, body)
                     if side.status >= 400:
                         raise ClientFailed(f"side request {method} {path}: {side.status} {side.text()[:200]}")
-            full = _with_stream(api, codec.encode(conversation), stream)
+            # The codec encodes function tools; the scenario's server tools are declared beside them.
+            full = _with_stream(api, with_server_tools(api, codec.encode(conversation), loop.server_tools), stream)
             body = continuation.body(conversation, full, new) if continuation else full
             url, query = _target(loop, api, stream, variant.version)
             if variant.version == "vertex" and api == "anthropic-messages":

@@ -128,12 +128,6 @@ def _expected(scenario_id: str, streams: bool) -> Expected:
         "ollama-chat/three-turn-chain",
     ):
         return _OLLAMA_IDS
-    if scenario_id == "azure-foundry/memory-command-then-search":
-        return Expected(
-            "fail",
-            why="the scenario's second request resends the history after a text answer, with no new user turn and no "
-            "call to answer; no tool loop sends it, so it is reported as never requested",
-        )
     return PASS
 
 

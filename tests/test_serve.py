@@ -145,6 +145,7 @@ def test_the_listing_holds_what_curl_needs_to_play_the_scenario(tmp_path: Path) 
         entry = json.loads(_curl(f"{root}/_conformance/scenarios"))["scenarios"][0]
         assert entry["prompt"] == "What is the weather in Paris?" and entry["model"] == "gpt-4o-mini"
         assert [t["name"] for t in entry["tools"]] == ["get_weather"]
+        assert entry["server_tools"] == []  # a function-tools-only scenario declares no provider tool
         first = entry["first_request"]
         assert first["url"] == server.base_url("openai-chat/one-call") + "/chat/completions"
         # A body that is no request of the API: the provider's 400 at once, and no turn spent.

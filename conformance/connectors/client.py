@@ -140,6 +140,11 @@ class ToolLoop:
     base_url: str
     api_key: str = REPLAY_API_KEY
     outputs: Sequence[tuple[str, Mapping[str, Any], str]] = ()  # (name, arguments, canned output)
+    # The provider's own tools the scenario's responses use, as a request declares them (`{"type":
+    # "code_execution_20250825", "name": "code_execution"}`, `{"type": "web_search"}`): a client
+    # declares them beside `tools`, whose function tools carry `allowed_callers` where code calls them.
+    # A request that leaves one out cannot be served the recorded turn: the case is a `skip`.
+    server_tools: list[dict[str, Any]] = field(default_factory=list)
     # The tools array of the first recorded request, as the provider saw it: server and built-in
     # tools (web search, code execution, MCP, shell, ...) that `tools` does not describe.
     recorded_tools: list[Any] = field(default_factory=list)
@@ -217,6 +222,7 @@ def tool_loop(
         tools=[dict(t) for t in scenario.tools],  # type: ignore[misc]
         base_url=base_url or DEFAULT_BASE_URLS[scenario.api],
         outputs=[(c.name, c.arguments, c.output) for t in scenario.turns for c in t.client_calls],
+        server_tools=[dict(t) for t in scenario.server_tools],
         recorded_tools=_recorded_tools(recorded),
         settings=recorded_settings(recorded, scenario.api),
         scenario_id=scenario.id,

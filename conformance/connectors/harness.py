@@ -208,6 +208,7 @@ def run_case(scenario: Scenario, listing: Listing, loop: ToolLoop) -> dict[str, 
         "prompt": scenario.prompt,
         "stream": scenario.stream,
         "tools": loop.tools,
+        "server_tools": loop.server_tools,
         "recorded_tools": loop.recorded_tools,
         "settings": {
             "body": dict(loop.settings.body),

@@ -168,6 +168,11 @@ class RecordedSource:
     revoiced: tuple[str, ...] = ()  # what `conformance import` re-voiced, by kind
 
 
+def is_server_tool(tool: Mapping[str, Any]) -> bool:
+    """A scenario tool that is the provider's own (any `type` but a function's or a custom tool's)."""
+    return tool.get("type", "function") not in ("function", "custom")
+
+
 @dataclass(frozen=True)
 class Scenario:
     id: str
@@ -187,6 +192,9 @@ class Scenario:
     data: Mapping[str, Any] = field(repr=False, compare=False)
     history: PriorHistory | None = None
     source: RecordedSource | None = None
+    # The provider's own tools the conversation uses, as its requests declare them (`type:
+    # code_execution_20250825`, `type: web_search`); `tools` holds the client's function tools alone.
+    server_tools: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def recorded(self) -> bool:
@@ -385,7 +393,8 @@ def _scenario(d: Mapping[str, Any], path: Path) -> Scenario:
         prompt=d["prompt"],
         stream=bool(d.get("stream", False)),
         answer_order=d.get("answer_order", "as-called"),
-        tools=tuple(d["tools"]),
+        tools=tuple(t for t in d["tools"] if not is_server_tool(t)),
+        server_tools=tuple(t for t in d["tools"] if is_server_tool(t)),
         turns=_turns(d["turns"]),
         path=path,
         data=d,

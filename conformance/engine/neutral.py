@@ -63,6 +63,8 @@ class ToolSpec(TypedDict):
     description: NotRequired[str]
     parameters: NotRequired[dict[str, Any]]  # every function tool has them; a custom (free-form) tool has none
     type: NotRequired[Literal["function", "custom"]]
+    # Who may call it besides the model (Anthropic programmatic tool calling: code_execution_20250825).
+    allowed_callers: NotRequired[list[str]]
 
 
 class Conversation(TypedDict):

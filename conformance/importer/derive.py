@@ -21,6 +21,7 @@ from typing import Any
 
 from conformance.corpus.loading import Corpus
 from conformance.engine.conversations import Conversation, Split, Step, carries, parsed_arguments, same_arguments
+from conformance.engine.declarations import family_of, server_tool_definitions
 from conformance.engine.dialects import dialect_for
 from conformance.engine.rules.alignment import align_turn
 from conformance.engine.rules.context import CheckContext
@@ -403,10 +404,15 @@ def _origin(sent: WireCall, earlier: list[Step], api: str) -> tuple[str, WireCal
 
 def _tools(conversation: Conversation, history: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
     found: list[dict[str, Any]] = []
+    server: list[dict[str, Any]] = []  # the provider's own tools, as the requests declare them
     for step in conversation.steps:
         for tool in requests.tools(conversation.api, step.body):
             if all(t["name"] != tool["name"] for t in found):
                 found.append(tool)
+        for definition in server_tool_definitions(conversation.api, step.body):
+            family = family_of(conversation.api, definition["type"])
+            if all(family_of(conversation.api, t["type"]) != family for t in server):
+                server.append(definition)
     called = [c["name"] for t in history for c in t["calls"] if not c.get("provider_executed")]
     called += [c.name for c in conversation.served_calls() if c.name and not c.provider_executed]
     missing = [n for n in dict.fromkeys(called) if all(t["name"] != n for t in found)]
@@ -414,7 +420,7 @@ def _tools(conversation: Conversation, history: list[dict[str, Any]]) -> tuple[l
     if missing:
         note = f"the requests do not declare {', '.join(missing)}; declared here with an open object schema"
         found += [{"name": n, "parameters": {"type": "object"}} for n in missing]
-    return found, note
+    return found + server, note
 
 
 def _wire_types(conversation: Conversation, origin: str, history: list[dict[str, Any]]) -> list[str]:

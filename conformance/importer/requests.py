@@ -173,7 +173,11 @@ def _anthropic_tools(body: dict[str, Any]) -> list[Tool]:
     for tool in body.get("tools") or ():
         # Client tools have an input_schema; server tools have a versioned type instead.
         if isinstance(tool, dict) and tool.get("type") in (None, "custom") and "input_schema" in tool:
-            out.append(_neutral(tool.get("name"), tool.get("description"), tool.get("input_schema")))
+            neutral = _neutral(tool.get("name"), tool.get("description"), tool.get("input_schema"))
+            callers = tool.get("allowed_callers")
+            if isinstance(callers, list) and callers and all(isinstance(c, str) and c for c in callers):
+                neutral["allowed_callers"] = list(callers)  # code may call it: the responses' callers need it
+            out.append(neutral)
     return out
 
 

@@ -171,7 +171,13 @@ class AnthropicMessagesCodec:
             body["system"] = "\n\n".join(system)
         if conversation["tools"]:
             body["tools"] = [
-                {"name": t["name"], "description": t.get("description", ""), "input_schema": t["parameters"]}
+                {
+                    "name": t["name"],
+                    "description": t.get("description", ""),
+                    "input_schema": t["parameters"],
+                    # Code the provider runs may call the tool only where the definition allows it.
+                    **({"allowed_callers": list(t["allowed_callers"])} if t.get("allowed_callers") else {}),
+                }
                 for t in conversation["tools"]
             ]
         if conversation["stream"]:

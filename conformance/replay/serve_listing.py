@@ -26,6 +26,7 @@ def scenario_entry(session: ReplaySession, root: str, base_url: str, tools_url: 
         "prompt": scenario.prompt,
         "stream": scenario.stream,
         "tools": [dict(t) for t in scenario.tools],
+        "server_tools": [dict(t) for t in scenario.server_tools],
         "turns": len(interactions),
         "first_request": _first_request(session, f"{root}/{scenario.id}"),
     }

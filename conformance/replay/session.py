@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.corpus.loading import Scenario
+from conformance.engine.declarations import declared_by_request, refusal_reason, undeclared
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.violations import Violation
@@ -51,6 +52,9 @@ class ClientRun:
     extra: list[str] = field(default_factory=list)  # requests the recording does not hold
     unservable: str | None = None  # why the recording cannot be served to this client's transport
     unsupported: str | None = None  # why the client declared the scenario unsupported
+    # Why the client's own request could not have been served the recorded turn (a server tool or a
+    # caller it did not declare); the replay answered an error instead.
+    undeclared: str | None = None
     # What the client's tools were called with (name, arguments), when its tools are the suite's;
     # None when the suite cannot see them (a client answering calls with outputs of its own).
     tools_ran: list[tuple[str | None, Any]] | None = None
@@ -87,6 +91,7 @@ class ReplaySession:
         self.side: list[str] = []
         self.extra: list[str] = []
         self.unservable: str | None = None
+        self.undeclared: str | None = None
         self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
@@ -116,6 +121,8 @@ class ReplaySession:
         if route.kind == "side":
             _note(self.side, f"{what} ({route.side})")
             return self.transport.side_answer(route, request, self.scenario.model, self._earlier())
+        if self.undeclared is not None:  # the conversation cannot go on past a turn the client could not get
+            return self._undeclared_answer()
         raw = request.json()
         try:
             body = self.transport.reconstruct(raw, self._earlier())
@@ -144,6 +151,10 @@ class ReplaySession:
             return self.transport.error(400, f"The request body is not {_an(self.scenario.api)} request: {exc}")
         if refusal is not None:
             return refusal
+        missing = undeclared(self.scenario.api, self.served(index), declared_by_request(self.scenario.api, body))
+        if missing:
+            self.undeclared = refusal_reason(self.scenario.api, missing, f"response[{index}]")
+            return self._undeclared_answer()
         interaction = self.recorded.interactions[index]
         try:
             return render(self.transport, interaction.response, self.served(index), route)
@@ -167,6 +178,11 @@ class ReplaySession:
             return None
         self.refused.extend(here)
         return self.transport.error(400, here[0].provider_error or "")
+
+    def _undeclared_answer(self) -> Answer:
+        # Not the provider's own text: no provider serves a tool the request did not declare, and what
+        # it answers instead (an error, or a turn without the tool) is not recorded.
+        return self.transport.error(400, f"The replay cannot serve the recorded turn: {self.undeclared}.")
 
     # --- what was played ---------------------------------------------------------------------
     def served(self, index: int) -> Served:
@@ -203,6 +219,7 @@ class ReplaySession:
                 extra=list(self.extra),
                 unservable=self.unservable,
                 unsupported=unsupported,
+                undeclared=self.undeclared,
             )
 
 

@@ -18,6 +18,7 @@ from conformance.engine.outcomes import CaseResult
 from conformance.engine.quoting import quotes_for
 from conformance.engine.requests_view import requests_of
 from conformance.engine.rules import CheckContext, check
+from conformance.engine.turn_end import asks_client
 from conformance.engine.wording import a
 from conformance.replay.session import ClientRun, listed
 
@@ -98,6 +99,8 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
     result = judged(scenario, run.exchange, ctx, dialect, "client")
     if result.outcome == "error":
         return result
+    if run.undeclared is not None:
+        return _undeclared(scenario, run.undeclared, result)
     errors = result.errors
     notes: list[str] = []
     if run.refused:
@@ -121,8 +124,12 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
                 detail=getattr(run.fault, "detail", "") or short_traceback(run.fault),
             )
     if run.sent < run.recorded and run.fault is None:
-        notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
-        result.outcome = "fail"
+        ended = _loop_ended(scenario, run)
+        if ended is not None:
+            notes.append(ended)
+        else:
+            notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
+            result.outcome = "fail"
     if run.sent > run.recorded:
         notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
         result.outcome = "fail"
@@ -130,3 +137,28 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
     return result
+
+
+def _loop_ended(scenario: Scenario, run: ClientRun) -> str | None:
+    """Why stopping short of the recording was right, when it was: the last response the client got
+    asks nothing of it (text and the provider's own tools, no call for the client, no `pause_turn`),
+    so a tool loop ends there; what the recording holds after it (a follow-up message of the
+    recorded application) is no request of the client's loop."""
+    played = run.exchange.turns[: run.sent]
+    if not played or asks_client(scenario.api, played[-1].served) is not None:
+        return None
+    index = len(played) - 1
+    return (
+        f"the client's loop ended after response[{index}], which holds no call for the client; "
+        f"the recording's {run.recorded - run.sent} later interaction(s) go beyond a tool loop and were not played"
+    )
+
+
+def _undeclared(scenario: Scenario, reason: str, result: CaseResult) -> CaseResult:
+    """A client whose request could not have produced the recorded turn: the case stops there. The
+    requests it sent up to that turn were served as recorded and their violations stand; otherwise
+    the case is a `skip` with the reason, never a violation of what the replay could not serve."""
+    if result.errors:
+        result.summary = f"{result.summary}; then {reason}, and the replay stopped there"
+        return result
+    return CaseResult(scenario.id, scenario.api, "skip", summary=reason)

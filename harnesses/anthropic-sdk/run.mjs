@@ -49,6 +49,8 @@ function declareTools(c, callTool) {
         description: spec.description ?? "",
         inputSchema: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
         run: async (input, context) => callTool(spec.name, input, context?.toolUse?.id),
+        // Who besides the model may call it (code execution): betaTool sends extra fields as given.
+        ...(spec.allowed_callers ? { allowed_callers: spec.allowed_callers } : {}),
       }),
     );
   }

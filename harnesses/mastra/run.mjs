@@ -178,6 +178,10 @@ function declareTools(c, callTool) {
       description: spec.description ?? "",
       inputSchema: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
       execute: async (input, context) => callTool(spec.name, input, context?.agent?.toolCallId),
+      // Who besides the model may call it (Anthropic code execution): @ai-sdk/anthropic's allowedCallers.
+      ...(spec.allowed_callers && c.api === "anthropic-messages"
+        ? { providerOptions: { anthropic: { allowedCallers: spec.allowed_callers } } }
+        : {}),
     });
   }
   const provided = providerTools(c, callTool);
