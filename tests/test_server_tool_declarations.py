@@ -260,10 +260,17 @@ def test_the_importer_reads_server_tools_as_the_request_declares_them() -> None:
 
 
 def test_a_loop_that_ends_after_a_server_tool_turn_passes(corpus: Corpus) -> None:
-    """The recording's second request is a follow-up message of the recorded application; a tool loop
-    ends after a response with only web searches and text, as this one does."""
-    scenario = "anthropic-messages/recorded/mirascope-web-search-tool"
-    result = _run("anthropic-messages", anthropic_loop(anthropic_tools), scenario, corpus)
+    """A recording that goes on after a response with only web searches and text: a tool loop ends
+    there, as this one does. (The bundled recording's second request asks a new question, so it is a
+    session of two runs; here it is read as a recording that does not say why it went on.)"""
+    from dataclasses import replace
+
+    recorded = corpus.scenarios["anthropic-messages/recorded/mirascope-web-search-tool"]
+    scenario = replace(recorded, turns=tuple(replace(t, prompt=None) for t in recorded.turns))
+    adapter = ClientAdapter(
+        name="plain-http", version="0", clients={"anthropic-messages": anthropic_loop(anthropic_tools)}
+    )
+    result = run_scenario(adapter, scenario, corpus)
     assert result.outcome == "pass", result.summary
     assert "ended after response[0], which holds no call for the client" in result.summary
 
@@ -303,3 +310,34 @@ def test_the_tool_loop_and_the_harness_case_carry_the_declarations(corpus: Corpu
     # Added beside `tools`, whose entries stay function tools: a harness that reads only `tools` works as before.
     assert case["server_tools"] == loop.server_tools
     assert all(t.get("type", "function") in ("function", "custom") for t in case["tools"])
+
+
+# An adapter the isolation worker can import by spec: the parent works out the undeclared turn itself.
+NO_CALLERS = ClientAdapter(
+    name="plain-http",
+    version="0",
+    clients={"anthropic-messages": anthropic_loop(lambda loop: anthropic_tools(loop, callers=False))},
+)
+WITH_CALLERS = ClientAdapter(
+    name="plain-http", version="0", clients={"anthropic-messages": anthropic_loop(anthropic_tools)}
+)
+
+
+@pytest.mark.parametrize(("spec", "outcome"), [("NO_CALLERS", "skip"), ("WITH_CALLERS", "pass")])
+def test_an_isolated_client_gets_the_same_verdict(
+    spec: str, outcome: str, corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path
+
+    from conformance.running.isolation import IsolatedAdapter, Worker
+
+    monkeypatch.chdir(Path(__file__).parent)
+    worker = Worker()
+    try:
+        adapter = IsolatedAdapter(f"test_server_tool_declarations:{spec}", worker)
+        result = run_scenario(adapter, corpus.scenarios["anthropic-messages/programmatic-tool-calling"], corpus)
+    finally:
+        worker.close()
+    assert result.outcome == outcome, result.summary
+    if outcome == "skip":
+        assert "declared no allowed_callers" in result.summary

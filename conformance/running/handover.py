@@ -92,9 +92,11 @@ def client_run(
         isinstance(tools_ran, list) and all(isinstance(t, list) and len(t) == 2 for t in tools_ran)
     ):
         raise HandoverError("tools_ran is not a list of [name, arguments] pairs")
+    refused = refusals(exchange, ctx) if replayed and is_authoritative(recorded, scenario.api) else []
     return ClientRun(
         exchange=exchange,
-        refused=refusals(exchange, ctx) if replayed and is_authoritative(recorded, scenario.api) else [],
+        refused=refused,
+        undeclared=undeclared_turn(exchange, refused) if replayed else None,
         recorded=len(recorded.interactions),
         sent=sent,
         fault=None if fault is None else described(fault, "fault"),
@@ -126,6 +128,21 @@ def refusals(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         if here:
             return here
     return []
+
+
+def undeclared_turn(exchange: Exchange, refused: list[Violation]) -> str | None:
+    """Why the replay could not serve a recorded turn to the request sent for it (a server tool or
+    caller the request did not declare), worked out from the bodies as the replay works it out."""
+    from conformance.engine.declarations import declared_by_request, refusal_reason, undeclared
+
+    skipped = {v.location.split(".", 1)[0] for v in refused}  # answered with the provider's error first
+    for turn in exchange.turns:
+        if f"request[{turn.index}]" in skipped:
+            continue
+        missing = undeclared(exchange.api, turn.served, declared_by_request(exchange.api, turn.request))
+        if missing:
+            return refusal_reason(exchange.api, missing, f"response[{turn.index}]")
+    return None
 
 
 def _texts(data: dict[str, Any], key: str) -> list[str]:
