@@ -74,7 +74,13 @@ def derive(conversation: Conversation, whole: Split, corpus: Corpus) -> Derived:
                     f"the recording ends on response[{step.index}]'s calls: the client's outputs for them "
                     "were never sent, so their canned outputs are empty"
                 )
-        turns.append(_turn(step, answers, dialect.call_type, corpus))
+        turn = _turn(step, answers, dialect.call_type, corpus)
+        follow_up = requests.follow_up(api, step.body) if k and not _awaits_results(turns[-1]) else None
+        if follow_up is not None:
+            # The previous run ended on an answer and the client went on with a new user message: a
+            # session's next run, which a tool loop never sends by itself.
+            turn = {"prompt": follow_up, **turn}
+        turns.append(turn)
         orders.append(_order(step, answers, ctx))
 
     history, origin = _history(first, whole, ctx)
@@ -184,6 +190,11 @@ def _turn(step: Step, answers: dict[int, _Answer], plain_type: str, corpus: Corp
     if not turn:
         turn["text"] = ""
     return turn
+
+
+def _awaits_results(turn: dict[str, Any]) -> bool:
+    """Whether a turn served calls the client answers, so that the next request carries their results."""
+    return any(not c.get("provider_executed") for c in turn.get("calls", ()))
 
 
 def _order(step: Step, answers: dict[int, _Answer], ctx: CheckContext) -> str:
@@ -458,6 +469,7 @@ def _features(
     add("cross-provider", bool(origin) and origin != api)
     add("out-of-order-results", answer_order == "reversed")
     add("opaque-field", any(c.get("extra") for c in calls))
+    add("session", any(t.get("prompt") for t in turns))
     if not features or features == ["streaming"]:
         features.insert(0, "single-call")
     return features

@@ -78,6 +78,36 @@ def prompt(api: str, body: Any) -> str:
     return ""
 
 
+# Blocks that answer a call: a message holding one is the client's results, not the user's own words.
+_RESULT_BLOCKS = frozenset(
+    {"tool_result", "function_call_output", "functionResponse", "function_response", "toolResult"}
+)
+
+
+def follow_up(api: str, body: Any) -> str | None:
+    """The text of the user message the request ends with, when it ends with one of the user's own (a new
+    run of a session opened after an answer), not with the client's results; else None."""
+    if not isinstance(body, dict):
+        return None
+    if api == "gemini":
+        messages = body.get("contents")
+    elif api in _RESPONSES_LIKE:
+        messages = body.get("input")
+    else:
+        messages = body.get("messages")
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return None
+    last = messages[-1]
+    if last.get("role", "user" if api == "gemini" else None) != "user":
+        return None
+    content = last.get("parts") if api == "gemini" else last.get("content")
+    blocks = content if isinstance(content, list) else [content]
+    if any(isinstance(b, dict) and (b.get("type") in _RESULT_BLOCKS or _RESULT_BLOCKS & set(b)) for b in blocks):
+        return None
+    text = _text_of(content)
+    return text or None
+
+
 def tools(api: str, body: Any) -> list[Tool]:
     """The client tools the request declares, in the neutral form."""
     if not isinstance(body, dict):
