@@ -53,15 +53,15 @@ def test_recorded_paths_in_violations_are_kept() -> None:
         "error",
         "request[1].input[2]",
         "the call's arguments were altered",
-        expected={"path": "/tmp/squares.csv"},
-        received={"path": "/tmp/other.csv"},
+        expected={"path": "/srv/data/squares.csv"},
+        received={"path": "/srv/data/other.csv"},
     )
     result = CaseResult("openai-responses/x", "openai-responses", "fail", violations=[violation])
 
     (kept,) = json.loads(_document(result))["cases"][0]["violations"]
 
-    assert kept["expected"] == {"path": "/tmp/squares.csv"}
-    assert kept["received"] == {"path": "/tmp/other.csv"}
+    assert kept["expected"] == {"path": "/srv/data/squares.csv"}
+    assert kept["received"] == {"path": "/srv/data/other.csv"}
 
 
 def test_text_without_machine_paths_is_unchanged() -> None:

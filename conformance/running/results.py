@@ -26,7 +26,7 @@ _CHECKOUT = Path(__file__).resolve().parents[2]
 # Any installed library, in whatever environment ran it: named from its site-packages directory on.
 _INSTALLED = re.compile(r"(?:[A-Za-z]:)?[^\s\"'(]*[/\\](site-packages|dist-packages)[/\\]")
 # Fields of a case that quote the adapter's tracebacks and messages (never the recorded traffic,
-# whose paths are the provider's data: a shell call's `/tmp/squares.csv` stays as recorded).
+# whose paths are the provider's data: a file a shell call names stays as recorded).
 _TOLD_FIELDS = ("summary", "detail")
 
 
