@@ -20,6 +20,8 @@ pytest.importorskip("mcp", reason="litellm.completion with tools needs the mcp p
         "anthropic-messages/streamed-parallel-calls",  # completion(stream=True) + stream_chunk_builder
         "openai-responses/streamed-function-and-custom",  # litellm.responses(stream=True)
         "bedrock-converse/parallel-same-tool",
+        "ollama-responses/streamed-parallel-calls",  # litellm.responses("openai/...") at Ollama's /v1/responses
+        "ollama-messages/three-turn-chain",  # run_tool_loop with "anthropic/..." at Ollama's /v1/messages
     ],
 )
 def test_litellm_passes(scenario_id: str, corpus: Corpus) -> None:

@@ -14,6 +14,8 @@ PASSING = [
     ("anthropic-messages/parallel-same-tool", "pydantic_ai.models.anthropic"),
     ("mistral-chat/streamed-parallel-calls", "pydantic_ai.models.mistral"),
     ("bedrock-converse/three-turn-chain", "pydantic_ai.models.bedrock"),
+    ("ollama-responses/parallel-results-reversed", "pydantic_ai.providers.ollama"),
+    ("ollama-messages/one-call", "pydantic_ai.models.anthropic"),
 ]
 
 
