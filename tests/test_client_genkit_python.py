@@ -18,6 +18,7 @@ PASSING = [
     ("gemini/parallel-same-tool-idless", "genkit_google_genai"),
     ("anthropic-messages/streamed-parallel-calls", "genkit_anthropic"),
     ("bedrock-converse/parallel-same-tool", "genkit_amazon_bedrock"),
+    ("ollama-messages/streamed-parallel-calls", "genkit_anthropic"),  # genkit-anthropic at Ollama's /v1/messages
 ]
 
 

@@ -18,6 +18,9 @@ pytest.importorskip("langchain_openai", reason="the LangChain client adapter dri
         ("openai-responses/streamed-function-and-custom", "langchain_openai"),
         ("anthropic-messages/streamed-parallel-calls", "langchain_anthropic"),
         ("mistral-chat/parallel-same-tool", "langchain_mistralai"),
+        ("mistral-responses/namespace-and-caller", "langchain_openai"),  # ChatOpenAI at Mistral's /v1/responses
+        ("ollama-responses/item-ids-repeat-across-responses", "langchain_openai"),
+        ("ollama-messages/streamed-parallel-calls", "langchain_anthropic"),  # ChatAnthropic at Ollama's /v1/messages
     ],
 )
 def test_langchain_passes(scenario_id: str, package: str, corpus: Corpus) -> None:

@@ -14,6 +14,8 @@ PASSING = [
     ("anthropic-messages/parallel-same-tool", "pydantic_ai.models.anthropic"),
     ("mistral-chat/streamed-parallel-calls", "pydantic_ai.models.mistral"),
     ("bedrock-converse/three-turn-chain", "pydantic_ai.models.bedrock"),
+    ("ollama-responses/parallel-results-reversed", "pydantic_ai.providers.ollama"),
+    ("ollama-messages/one-call", "pydantic_ai.models.anthropic"),
 ]
 
 
@@ -43,3 +45,15 @@ def test_ollama_calls_streamed_at_one_index_are_merged(corpus: Corpus) -> None:
     assert lost.expected == "call_u4kq7zm2"
     (altered,) = [v for v in result.errors if v.code == "roundtrip/arguments-altered"]
     assert altered.received == {"INVALID_JSON": '{"city":"Paris"}{"city":"Tokyo"}'}
+
+
+def test_a_responses_call_goes_back_with_its_namespace_but_without_its_caller(corpus: Corpus) -> None:
+    """OpenAIResponsesModel keeps a function call's `namespace` in `provider_details` and writes it back, but
+    never reads `caller` (`models/openai/_responses_model.py`, the `ResponseFunctionToolCall` branch of
+    `_process_response`, and `_map_function_call`), so a call a program made goes back as the model's own."""
+    pytest.importorskip("pydantic_ai.models.openai")
+    result = run_scenario(ADAPTER, corpus.scenarios["mistral-responses/namespace-and-caller"], corpus)
+    assert result.outcome == "fail", result.summary
+    (dropped,) = result.errors
+    assert (dropped.code, dropped.location) == ("roundtrip/opaque-dropped", "request[1].input[1].caller")
+    assert dropped.expected == {"type": "program", "caller_id": "R9vLk2XpC"}

@@ -231,6 +231,30 @@ def test_several_conversations_become_several_scenarios(tmp_path: Path, corpus: 
     assert [i.interactions for i in only.imported] == [[2, 3, 4]]
 
 
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        "anthropic-messages/recorded/mirascope-web-search-tool",
+        "openai-responses/recorded/logfire-openai-agents-file-search",
+    ],
+)
+def test_a_new_user_message_after_an_answer_opens_a_run_of_a_session(
+    tmp_path: Path, corpus: Corpus, recorded: str
+) -> None:
+    """The recording goes on after the model's answer with a user message of its own: a session's next run,
+    which no tool loop sends by itself. Read as a plain continuation, every client was reported as never
+    sending the second request."""
+    bundled = corpus.scenarios[recorded]
+    source = _write(tmp_path / "session.yaml", bundled_interactions(str(bundled.cassette)))
+    _import(tmp_path, source, corpus, revoice=False, case_id="session")
+    written = _written(tmp_path)
+    scenario = written.scenarios[f"{bundled.api}/recorded/session"]
+    assert [t.prompt for t in scenario.turns] == [t.prompt for t in bundled.turns]
+    assert scenario.turns[0].prompt is None and scenario.turns[1].prompt
+    assert "session" in scenario.features and "session" in bundled.features
+    assert run_scenario(REFERENCE, scenario, written).outcome == "pass"
+
+
 def test_a_third_party_source_is_recorded_beside_the_scenario(tmp_path: Path, corpus: Corpus) -> None:
     source = Source(
         repository="owner/name", path="tests/cassettes/x.yaml", commit="a" * 40, licence="MIT", read="2026-01-02"

@@ -3,7 +3,8 @@
 Each API gets Genkit's first-party model plugin, pointed at `loop.base_url` with `loop.api_key`:
 `genkit-openai` (Genkit's OpenAI-compatible plugin, for OpenAI Chat Completions, Moonshot and
 Mistral), `genkit-google-genai` (Gemini), `genkit-anthropic`, `genkit-ollama` and
-`genkit-amazon-bedrock`. Tools are registered with `ai.tool(name, description, input_schema=...)`
+`genkit-amazon-bedrock`; Ollama's Anthropic-compatible `/v1/messages` through `genkit-anthropic`
+with the server's `base_url`. Tools are registered with `ai.tool(name, description, input_schema=...)`
 from the scenario's JSON schema and return the scenario's canned output. A non-streamed scenario
 is run with `await ai.generate(...)`, a streamed one with `ai.generate_stream(...)`, whose chunks are
 drained before the final response is awaited. Genkit's tool loop stops after `max_turns` model
@@ -242,6 +243,7 @@ ADAPTER = ClientAdapter(
         "anthropic-messages": anthropic_messages,
         "ollama-chat": ollama_chat,
         "bedrock-converse": bedrock_converse,
+        "ollama-messages": anthropic_messages,
     },
     homepage="https://genkit.dev/docs/get-started/?lang=python",
     notes="; ".join(f"{p} {_version(p)}" for p in PACKAGES),
@@ -250,6 +252,9 @@ ADAPTER = ClientAdapter(
         "azure-foundry": "Genkit for Python has no Azure AI Foundry plugin, and genkit-openai has no Responses "
         "API model",
         "openresponses": "genkit-openai speaks Chat Completions only; it has no Open Responses model",
+        "mistral-responses": "genkit-openai speaks Chat Completions only; Genkit for Python has no Responses API model",
+        "ollama-responses": "genkit-openai speaks Chat Completions only, and genkit-ollama the native /api/chat; "
+        "neither reaches Ollama's /v1/responses",
         "cohere-v2": "Genkit for Python has no first-party Cohere plugin",
     },
 )

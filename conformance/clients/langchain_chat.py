@@ -2,6 +2,9 @@
 
 Each API is served by the LangChain integration for it: `ChatOpenAI` for Chat Completions,
 `ChatOpenAI(use_responses_api=True)` for the Responses API, `ChatAnthropic` and `ChatMistralAI`.
+Servers that speak those wires under another host are reached through the same classes with their
+`base_url`, as LangChain documents for compatible endpoints: Mistral's and Ollama's `/v1/responses`
+through `ChatOpenAI(use_responses_api=True)`, Ollama's `/v1/messages` through `ChatAnthropic`.
 The loop is the documented manual one: `bind_tools`, `invoke` (or `stream`, adding the
 `AIMessageChunk`s together), then each of the message's `tool_calls` run with `tool.invoke(tool_call)`,
 which answers with a `ToolMessage` under the call's `tool_call_id`, until the model answers in text.
@@ -19,6 +22,8 @@ from typing import Any
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
+# The Responses wire, however the server is reached: OpenAI's own, or a server of the same wire.
+RESPONSES_APIS = frozenset({"openai-responses", "mistral-responses", "ollama-responses"})
 
 
 def _tools(loop: ToolLoop) -> list[Any]:
@@ -117,7 +122,7 @@ def _run(model: Any, loop: ToolLoop) -> str:
             message = bound.invoke(messages)
         messages.append(message)
         answers = [_answer(tool_call, by_name) for tool_call in message.tool_calls]
-        if loop.api == "openai-responses":
+        if loop.api in RESPONSES_APIS:
             answers += _answer_responses_items(message, loop)
         if not answers:
             return str(message.text)
@@ -195,6 +200,9 @@ CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
     "openai-responses": openai_responses,
     "anthropic-messages": anthropic_messages,
     "mistral-chat": mistral_chat,
+    "mistral-responses": openai_responses,
+    "ollama-responses": openai_responses,
+    "ollama-messages": anthropic_messages,
 }
 
 ADAPTER = ClientAdapter(

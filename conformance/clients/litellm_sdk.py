@@ -14,6 +14,9 @@ recording declared (web search, code execution, shell, ...) are passed along as 
 The Responses API is driven through `litellm.responses` with `store=False`: the output items of
 each response are sent back as the next request's input, followed by one output item per
 client-side call under its `call_id`. Streams are read to their `response.completed` event.
+Servers of the same wires under another host are reached as LiteLLM documents for compatible
+endpoints, the `openai/` or `anthropic/` model prefix with their `api_base`: Mistral's and Ollama's
+`/v1/responses` through `litellm.responses`, Ollama's `/v1/messages` through `litellm.completion`.
 
 Retries are off (`max_retries=0`, `num_retries=0`), so a provider error surfaces once. The cost
 map is read from the installed package (`LITELLM_LOCAL_MODEL_COST_MAP`), since a replay has no
@@ -231,6 +234,9 @@ CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
     "cohere-v2": cohere_v2,
     "ollama-chat": ollama_chat,
     "kimi-chat": kimi_chat,
+    "mistral-responses": openai_responses,
+    "ollama-responses": openai_responses,
+    "ollama-messages": anthropic_messages,
 }
 
 ADAPTER = ClientAdapter(

@@ -5,6 +5,10 @@ Each API gets the framework's own model class and provider, pointed at `loop.bas
 JSON schema, and return the scenario's canned output. A non-streamed scenario is run with
 `Agent.run_sync`; a streamed one with `Agent.run_stream_events`, which the framework documents for
 streaming a run that executes every tool call to completion (`run_stream` stops at the first text).
+Servers of the OpenAI and Anthropic wires under another host get the same model classes with the
+provider the framework documents for them: Mistral's `/v1/responses` through `OpenAIResponsesModel`
+with an `OpenAIProvider(base_url=...)`, Ollama's through `OpenAIResponsesModel` with its
+`OllamaProvider`, Ollama's `/v1/messages` through `AnthropicModel` with an `AnthropicProvider(base_url=...)`.
 SDK retries are off (`max_retries=0`; for Bedrock, a boto3 client that makes one attempt), so a
 provider error surfaces once.
 """
@@ -97,6 +101,14 @@ def openai_responses(loop: ToolLoop) -> str:
     return _run(loop, OpenAIResponsesModel(loop.model, provider=provider))
 
 
+def ollama_responses(loop: ToolLoop) -> str:
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.providers.ollama import OllamaProvider
+
+    provider = OllamaProvider(base_url=loop.base_url, api_key=loop.api_key)
+    return _run(loop, OpenAIResponsesModel(loop.model, provider=provider))
+
+
 def kimi_chat(loop: ToolLoop) -> str:
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.moonshotai import MoonshotAIProvider
@@ -183,6 +195,9 @@ ADAPTER = ClientAdapter(
         "bedrock-converse": bedrock_converse,
         "cohere-v2": cohere_v2,
         "kimi-chat": kimi_chat,
+        "mistral-responses": openai_responses,
+        "ollama-responses": ollama_responses,
+        "ollama-messages": anthropic_messages,
     },
     homepage="https://github.com/pydantic/pydantic-ai",
     unsupported={

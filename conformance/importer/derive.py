@@ -475,6 +475,7 @@ def _features(
     add("cross-provider", bool(origin) and origin != api)
     add("out-of-order-results", answer_order == "reversed")
     add("opaque-field", any(c.get("extra") for c in calls))
+    add("session", any(t.get("prompt") for t in turns))
     if not features or features == ["streaming"]:
         features.insert(0, "single-call")
     return features
