@@ -5,7 +5,7 @@ Ids: a `tool_use` block of an assistant message carries `id`; the `tool_result` 
 sits in the very next user message, before any other content, and echoes it in `tool_use_id`.
 Server tools (`server_tool_use`, `mcp_tool_use`) run at Anthropic: their result blocks follow them
 in the same assistant content. A `caller` on a call names the code-execution call that issued it
-(programmatic tool calling) and must go back unchanged.
+(programmatic tool calling); the fields that must go back unchanged are listed in the wire-type cases.
 Streams: `content_block_start` carries the whole block with its id; `input_json_delta` fragments
 join it by `index`, never by id.
 """
@@ -46,14 +46,6 @@ SERVER_RESULT_BLOCKS = {
 _BEDROCK_INVOKE = re.compile(r"/model/[^/]*anthropic\.[^/]*/invoke")
 
 
-def _opaque(block: dict[str, Any]) -> dict[str, Any]:
-    caller = block.get("caller")
-    # {"type": "direct"} is what a call the model made itself says; sending it back or not is the same.
-    if caller is None or (isinstance(caller, dict) and caller.get("type") == "direct"):
-        return {}
-    return {"caller": caller}
-
-
 def _call(block: dict[str, Any], path: str, arguments: Any) -> WireCall:
     kind = block.get("type")
     return WireCall(
@@ -62,7 +54,7 @@ def _call(block: dict[str, Any], path: str, arguments: Any) -> WireCall:
         arguments,
         CALL_BLOCKS[str(kind)],
         path,
-        opaque=_opaque(block),
+        fields=block,  # its wire-type case names the fields that come back (caller, toolset_name)
         provider_executed=kind != "tool_use",
     )
 
