@@ -172,8 +172,15 @@ def _tools(scenario: Scenario) -> list[dict[str, Any]]:
         if c.name.startswith("tool_search_tool_")
         for ref in json.loads(c.output).get("tool_references", [])
     }
+    # A toolset is one tools entry with no name (browser_toolset_20260801); its members are not declared one by one.
+    toolsets = {c.name: str(c.extra["toolset_name"]) for c in _all_calls(scenario) if c.extra.get("toolset_name")}
     tools: list[dict[str, Any]] = []
     for spec in scenario.tools:
+        if spec["name"] in toolsets:
+            entry = {"type": f"{toolsets[spec['name']]}_toolset_20260801"}
+            if entry not in tools:
+                tools.append(entry)
+            continue
         tool: dict[str, Any] = {
             "name": spec["name"],
             "description": spec.get("description", ""),
