@@ -78,6 +78,24 @@ class CallerDropped(AnthropicMessagesCodec):
         return {k: v for k, v in super().kept(block).items() if k != "caller"}
 
 
+class ListingDropped(AnthropicMessagesCodec):
+    """Blocks without a tool id are dropped on decoding: the mcp_tool_listing never goes back."""
+
+    def decode_block(self, block: dict[str, Any]) -> Any:
+        return None if block.get("type") == "mcp_tool_listing" else super().decode_block(block)
+
+
+class ListingRebuilt(AnthropicMessagesCodec):
+    """The listing goes back rebuilt from the tools' names and schemas, without their descriptions."""
+
+    def encode_call(self, part: Any) -> dict[str, Any] | None:
+        block = super().encode_call(part)
+        if block is not None and block.get("type") == "mcp_tool_listing":
+            tools = [{k: v for k, v in t.items() if k != "description"} for t in block["tools"]]
+            block = {**block, "tools": tools}
+        return block
+
+
 class ToolsetNameDropped(AnthropicMessagesCodec):
     """A toolset member's tool_use goes back as a plain tool_use: its toolset_name is not kept."""
 
@@ -203,6 +221,8 @@ CASES = [
     ("decode/hybrid-id-split", ServerResultOwnId(), "anthropic-messages/mcp-and-advisor"),
     ("roundtrip/opaque-dropped", CallerDropped(), "anthropic-messages/programmatic-tool-calling"),
     ("roundtrip/opaque-dropped", ToolsetNameDropped(), "anthropic-messages/toolset-member-call"),
+    ("roundtrip/call-lost", ListingDropped(), "anthropic-messages/mcp-tool-listing"),
+    ("roundtrip/opaque-dropped", ListingRebuilt(), "anthropic-messages/mcp-tool-listing"),
     ("format/id-pattern", ForeignIdsPassedThrough(), "anthropic-messages/from-kimi"),
     ("encode/unstable-id", UuidForMissingIds(), "anthropic-messages/from-gemini-idless"),
     ("pairing/duplicate-call-id", IdFromName(), "anthropic-messages/from-gemini-idless"),
@@ -277,4 +297,17 @@ def test_a_dropped_toolset_name_is_reported_without_a_provider_error(corpus: Cor
     assert {(v.code, v.location, v.expected, v.provider_error) for v in found} == {
         ("roundtrip/opaque-dropped", "request[1].messages[1].content[0].toolset_name", "browser", None),
         ("roundtrip/opaque-dropped", "request[2].messages[3].content[0].toolset_name", "browser", None),
+    }
+
+
+def test_an_mcp_tool_listing_goes_back_whole(corpus: Corpus) -> None:
+    """The id-less listing block is read as a call the provider ran: left out, it is a lost call; sent
+    with another listing, its `tools` (the case's returned field) are reported changed."""
+    scenario = corpus.scenarios["anthropic-messages/mcp-tool-listing"]
+    lost = run_scenario(adapter(ListingDropped()), scenario, corpus).violations
+    assert {v.code for v in lost} == {"roundtrip/call-lost", "decode/call-missing"}
+    assert [v.expected for v in lost if v.code == "roundtrip/call-lost"] == ["mcp_tool_listing"]
+    rebuilt = run_scenario(adapter(ListingRebuilt()), scenario, corpus).violations
+    assert {(v.code, v.location) for v in rebuilt} == {
+        ("roundtrip/opaque-dropped", "request[1].messages[1].content[1].tools")
     }
