@@ -72,7 +72,8 @@ class WireCall:
     optional_opaque: tuple[str, ...] = ()
     # The item (or block) as it stands on the wire, where the API's wire-type cases name fields of it
     # that must come back (`returned_fields`): the rules read those from the case data, not the dialect.
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    # Not part of the call's identity: two readings of one call compare equal whatever else the item holds.
+    fields: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # A long history builds one of these per call: the common, valid case costs a few type tests.
