@@ -64,8 +64,20 @@ _OLLAMA_IDS = Expected(
 )
 
 
-def _expected(scenario_id: str, streams: bool) -> Expected:
-    """The verdict of a run of the scenario by the official SDKs, streaming or not."""
+def _expected(scenario_id: str, streams: bool, resends_history: bool = True) -> Expected:
+    """The verdict of a run of the scenario by the official SDKs, streaming or not, resending the
+    history or continuing a stored response."""
+    if scenario_id == "openai-responses/namespaced-deferred-call" and not streams and resends_history:
+        return Expected(
+            "fail",
+            frozenset({"roundtrip/opaque-dropped"}),
+            "the guide's loop sends `response.output` back as input; openai-python validates the served item into "
+            "ResponseFunctionToolCall, whose `async` is the field `async_` "
+            "(openai/types/responses/response_function_tool_call.py:50), "
+            "and dumps input models without aliases (openai/_utils/_transform.py:223, `model_dump(exclude_unset=True, "
+            'mode="json")`), so the call goes back with `async_` and without `async`. Streamed, the item is built '
+            "with `construct`, which keeps `async` as well, and the call goes back whole.",
+        )
     if scenario_id == "openai-chat/gemini-compat-empty-ids":
         return Expected(
             "fail",
@@ -196,7 +208,8 @@ def test_responses_continue_after_previous_response_id(
     corpus: Corpus, scenario_id: str, replay: str, sent: list[tuple[str, str, Any]]
 ) -> None:
     options = Options(responses="previous-response-id")
-    _check(_run(corpus, scenario_id, options, replay), _expected(scenario_id, _streams(scenario_id, options)))
+    expected = _expected(scenario_id, _streams(scenario_id, options), resends_history=False)
+    _check(_run(corpus, scenario_id, options, replay), expected)
     turns = [body for method, _, body in sent if method == "POST"]
     assert "previous_response_id" not in turns[0]
     for later in turns[1:]:

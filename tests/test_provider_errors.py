@@ -51,6 +51,20 @@ def test_every_mistral_error_text_in_the_cases_gets_its_checks_type(corpus: Corp
     assert len(texts) > 5 and general == {"Tool call id has to be defined."}
 
 
+def test_anthropic_tool_id_errors_are_served_without_an_error_code(corpus: Corpus) -> None:
+    """Anthropic's SDK reads a cause from `error.details.error_code`; the tool-id errors the cases quote carry
+    none in the bodies reported, and the served body reads the same through the SDK's own parser."""
+    pytest.importorskip("anthropic")
+    from anthropic._exceptions import extract_error_code
+
+    texts = {e.text for w in corpus.wire_types.values() if w.api == "anthropic-messages" for e in w.error_texts}
+    assert len(texts) > 3
+    for text in texts:
+        body = _body("anthropic-messages", text)
+        assert body == {"type": "error", "error": {"type": "invalid_request_error", "message": text}}
+        assert extract_error_code(body) is None
+
+
 def test_bedrock_names_the_whole_error_type() -> None:
     response = error_response(
         "bedrock-converse", "Value at 'messages.1.member.content.1.member.toolUse.toolUseId' failed"

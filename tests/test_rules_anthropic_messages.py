@@ -78,6 +78,31 @@ class CallerDropped(AnthropicMessagesCodec):
         return {k: v for k, v in super().kept(block).items() if k != "caller"}
 
 
+class ListingDropped(AnthropicMessagesCodec):
+    """Blocks without a tool id are dropped on decoding: the mcp_tool_listing never goes back."""
+
+    def decode_block(self, block: dict[str, Any]) -> Any:
+        return None if block.get("type") == "mcp_tool_listing" else super().decode_block(block)
+
+
+class ListingRebuilt(AnthropicMessagesCodec):
+    """The listing goes back rebuilt from the tools' names and schemas, without their descriptions."""
+
+    def encode_call(self, part: Any) -> dict[str, Any] | None:
+        block = super().encode_call(part)
+        if block is not None and block.get("type") == "mcp_tool_listing":
+            tools = [{k: v for k, v in t.items() if k != "description"} for t in block["tools"]]
+            block = {**block, "tools": tools}
+        return block
+
+
+class ToolsetNameDropped(AnthropicMessagesCodec):
+    """A toolset member's tool_use goes back as a plain tool_use: its toolset_name is not kept."""
+
+    def kept(self, block: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in super().kept(block).items() if k != "toolset_name"}
+
+
 class ForeignIdsPassedThrough(AnthropicMessagesCodec):
     """Ids from another provider are sent as they are (functions.get_weather:0 reaches Anthropic)."""
 
@@ -195,6 +220,9 @@ CASES = [
     ("decode/hybrid-id-split", ServerResultOwnId(), "anthropic-messages/web-search-beside-client-call"),
     ("decode/hybrid-id-split", ServerResultOwnId(), "anthropic-messages/mcp-and-advisor"),
     ("roundtrip/opaque-dropped", CallerDropped(), "anthropic-messages/programmatic-tool-calling"),
+    ("roundtrip/opaque-dropped", ToolsetNameDropped(), "anthropic-messages/toolset-member-call"),
+    ("roundtrip/call-lost", ListingDropped(), "anthropic-messages/mcp-tool-listing"),
+    ("roundtrip/opaque-dropped", ListingRebuilt(), "anthropic-messages/mcp-tool-listing"),
     ("format/id-pattern", ForeignIdsPassedThrough(), "anthropic-messages/from-kimi"),
     ("encode/unstable-id", UuidForMissingIds(), "anthropic-messages/from-gemini-idless"),
     ("pairing/duplicate-call-id", IdFromName(), "anthropic-messages/from-gemini-idless"),
@@ -259,3 +287,27 @@ def test_a_server_call_answered_by_the_client_is_a_missing_result_not_a_lost_out
     }
     # Its output is the provider's: what the client answered it with is not held to a tool's output.
     assert not [v for v in found if v.code == "pairing/output-lost" and "code_execution" in v.message]
+
+
+def test_a_dropped_toolset_name_is_reported_without_a_provider_error(corpus: Corpus) -> None:
+    """toolset_name is one of ToolUseBlock's returned_fields; no source shows Anthropic refusing a replay
+    without it, so the violation stands on its own."""
+    scenario = corpus.scenarios["anthropic-messages/toolset-member-call"]
+    found = run_scenario(adapter(ToolsetNameDropped()), scenario, corpus).violations
+    assert {(v.code, v.location, v.expected, v.provider_error) for v in found} == {
+        ("roundtrip/opaque-dropped", "request[1].messages[1].content[0].toolset_name", "browser", None),
+        ("roundtrip/opaque-dropped", "request[2].messages[3].content[0].toolset_name", "browser", None),
+    }
+
+
+def test_an_mcp_tool_listing_goes_back_whole(corpus: Corpus) -> None:
+    """The id-less listing block is read as a call the provider ran: left out, it is a lost call; sent
+    with another listing, its `tools` (the case's returned field) are reported changed."""
+    scenario = corpus.scenarios["anthropic-messages/mcp-tool-listing"]
+    lost = run_scenario(adapter(ListingDropped()), scenario, corpus).violations
+    assert {v.code for v in lost} == {"roundtrip/call-lost", "decode/call-missing"}
+    assert [v.expected for v in lost if v.code == "roundtrip/call-lost"] == ["mcp_tool_listing"]
+    rebuilt = run_scenario(adapter(ListingRebuilt()), scenario, corpus).violations
+    assert {(v.code, v.location) for v in rebuilt} == {
+        ("roundtrip/opaque-dropped", "request[1].messages[1].content[1].tools")
+    }

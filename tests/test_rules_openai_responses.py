@@ -5,13 +5,15 @@ Each buggy codec overrides one step of a reference codec, the way a real adapter
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import uuid
 from typing import Any
 
 import pytest
 
 from conformance.connectors.contract import CodecAdapter
-from conformance.corpus.loading import Corpus
+from conformance.corpus.loading import Corpus, ReturnedField
 from conformance.engine.neutral import Message, ToolCallPart, ToolResultPart
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.reference.azure_foundry import AzureFoundryCodec
@@ -103,6 +105,28 @@ class FingerprintDropped(OpenAIResponsesCodec):
         return [{k: v for k, v in i.items() if k != "fingerprint"} for i in super().encode_call(part)]
 
 
+class NamespaceDropped(OpenAIResponsesCodec):
+    """function_call items are rebuilt from type, ids, name and arguments, leaving out the namespace of a
+    deferred tool (the AI SDK before vercel/ai#15193)."""
+
+    def encode_call(self, part: ToolCallPart) -> list[dict[str, Any]]:
+        return [{k: v for k, v in i.items() if k != "namespace"} for i in super().encode_call(part)]
+
+
+class AsyncDropped(OpenAIResponsesCodec):
+    """function_call items go back without the async flag they were served with."""
+
+    def encode_call(self, part: ToolCallPart) -> list[dict[str, Any]]:
+        return [{k: v for k, v in i.items() if k != "async"} for i in super().encode_call(part)]
+
+
+class StatusDropped(OpenAIResponsesCodec):
+    """function_call items go back without their status (which no case lists as one that must come back)."""
+
+    def encode_call(self, part: ToolCallPart) -> list[dict[str, Any]]:
+        return [{k: v for k, v in i.items() if k != "status"} for i in super().encode_call(part)]
+
+
 class OutputsByPosition(OpenAIResponsesCodec):
     """Outputs take the call_ids of the preceding function calls in order, whatever call they answer."""
 
@@ -183,6 +207,7 @@ CASES = [
     ("roundtrip/call-lost", BuiltInItemsDropped(), "openai-responses/mcp-approval-flow"),
     ("decode/id-mismatch", ItemIdDecodedAsCallId(), "openai-responses/one-call"),
     ("roundtrip/opaque-dropped", FingerprintDropped(), "openai-responses/program-calls-functions"),
+    ("roundtrip/opaque-dropped", NamespaceDropped(), "openai-responses/namespaced-deferred-call"),
     ("pairing/by-position", OutputsByPosition(), "openai-responses/parallel-results-reversed"),
     ("encode/unstable-id", FreshIdsForIdlessCalls(), "openai-responses/from-gemini-idless"),
     ("pairing/duplicate-call-id", NameAsIdForIdlessCalls(), "openai-responses/from-gemini-idless"),
@@ -312,3 +337,45 @@ def test_a_call_the_scenario_does_not_let_go_is_lost_when_left_out_with_its_outp
 
     result = run_scenario(adapter(BothLeftOut()), corpus.scenarios["openai-responses/gateway-nameless-call"], corpus)
     assert "roundtrip/call-lost" in {v.code for v in result.violations}
+
+
+NAMESPACED = "openai-responses/namespaced-deferred-call"
+
+
+def test_a_call_sent_back_without_its_namespace_quotes_openais_refusal(corpus: Corpus) -> None:
+    result = run_scenario(adapter(NamespaceDropped()), corpus.scenarios[NAMESPACED], corpus)
+    dropped = [v for v in result.errors if v.code == "roundtrip/opaque-dropped"]
+    assert [v.location for v in dropped] == ["request[2].input[3].namespace"]
+    assert dropped[0].expected == "weather" and dropped[0].received is None
+    assert "Missing namespace for function_call" in (dropped[0].provider_error or "")
+    assert run_scenario(REFERENCE, corpus.scenarios[NAMESPACED], corpus).violations == []
+
+
+def test_a_dropped_field_no_provider_refuses_quotes_no_error(corpus: Corpus) -> None:
+    result = run_scenario(adapter(AsyncDropped()), corpus.scenarios[NAMESPACED], corpus)
+    dropped = [v for v in result.violations if v.code == "roundtrip/opaque-dropped"]
+    assert [(v.location, v.expected, v.provider_error) for v in dropped] == [("request[2].input[3].async", True, None)]
+
+
+def test_the_fields_that_must_come_back_are_the_wire_type_cases(corpus: Corpus) -> None:
+    """The rule compares what the case lists, not a list of its own: without `namespace` in the case's
+    returned_fields, dropping it is not held against the adapter; with another field listed, that one is."""
+    case = corpus.wire_types["openai-responses/FunctionToolCall"]
+    kept = tuple(f for f in case.returned_fields if f.field != "namespace")
+    unlisted = copy.copy(corpus)
+    unlisted.wire_types = {**corpus.wire_types, case.id: dataclasses.replace(case, returned_fields=kept)}
+    scenario = corpus.scenarios[NAMESPACED]
+    assert "roundtrip/opaque-dropped" not in {
+        v.code for v in run_scenario(adapter(NamespaceDropped()), scenario, unlisted).violations
+    }
+
+    status = dataclasses.replace(case, returned_fields=(*case.returned_fields, ReturnedField("status")))
+    listed = copy.copy(corpus)
+    listed.wire_types = {**corpus.wire_types, case.id: status}
+    lost = [
+        v
+        for v in run_scenario(adapter(StatusDropped()), scenario, listed).violations
+        if v.code == "roundtrip/opaque-dropped"
+    ]
+    assert [v.location for v in lost] == ["request[2].input[3].status"]
+    assert run_scenario(adapter(StatusDropped()), scenario, corpus).violations == []

@@ -91,6 +91,15 @@ class ErrorText:
 
 
 @dataclass(frozen=True)
+class ReturnedField:
+    """A field issued with an item that a replayed history must carry unchanged."""
+
+    field: str
+    ignore: tuple[Any, ...] = ()  # values that ask nothing (a direct caller)
+    error: ErrorText | None = None  # the provider's refusal of a replay without it, where known
+
+
+@dataclass(frozen=True)
 class WireType:
     id: str
     api: str
@@ -103,6 +112,7 @@ class WireType:
     request_input: bool
     path: Path
     data: Mapping[str, Any] = field(repr=False, compare=False)
+    returned_fields: tuple[ReturnedField, ...] = ()
 
     def id_field(self, name: str) -> IdField | None:
         return next((f for f in self.id_fields if f.field == name), None)
@@ -377,6 +387,18 @@ def _wire_type(d: Mapping[str, Any], path: Path) -> WireType:
         request_input=bool(d["request_input"]),
         path=path,
         data=d,
+        returned_fields=tuple(_returned(r) for r in d.get("returned_fields", ())),
+    )
+
+
+def _returned(r: Mapping[str, Any]) -> ReturnedField:
+    error = r.get("error")
+    return ReturnedField(
+        field=r["field"],
+        ignore=tuple(r.get("ignore", ())),
+        error=ErrorText(f"a replay without {r['field']}", error["text"], error["source"], "roundtrip/opaque-dropped")
+        if error
+        else None,
     )
 
 

@@ -39,6 +39,9 @@ def mistral_error_type(message: str) -> tuple[str, str | None]:
 
 
 def _body(api: str, message: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    # Anthropic names some causes in `error.details.error_code` (anthropic-python 2.14.0 reads it there:
+    # `extract_error_code`, `ErrorDetails`), but the tool-id errors the rules quote come without it in every
+    # body reported (cases/wire-types/anthropic-messages/), so the served body has no `details` either.
     if api in ("anthropic-messages", "ollama-messages"):  # Ollama answers in Anthropic's error shape
         return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}, {}
     if api == "gemini":

@@ -113,7 +113,7 @@ CODES: dict[str, Code] = {
             "roundtrip/opaque-dropped",
             "error",
             "An opaque field the provider issued with a call is not sent back unchanged",
-            "Carry provider fields you do not interpret (Gemini thought_signature, Anthropic caller) "
+            "Carry provider fields you do not interpret (Gemini thought_signature, Anthropic caller, OpenAI namespace) "
             "in the message model and send them back on the same part, byte for byte.",
         ),
         Code(

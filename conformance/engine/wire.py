@@ -70,6 +70,10 @@ class WireCall:
     # Opaque fields the serving model takes the call back without: dropping one loses the model's
     # state, but the provider does not refuse the request (Gemini before 3 and thoughtSignature).
     optional_opaque: tuple[str, ...] = ()
+    # The item (or block) as it stands on the wire, where the API's wire-type cases name fields of it
+    # that must come back (`returned_fields`): the rules read those from the case data, not the dialect.
+    # Not part of the call's identity: two readings of one call compare equal whatever else the item holds.
+    fields: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # A long history builds one of these per call: the common, valid case costs a few type tests.

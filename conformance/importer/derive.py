@@ -23,6 +23,7 @@ from conformance.corpus.loading import Corpus
 from conformance.engine.conversations import Conversation, Split, Step, carries, parsed_arguments, same_arguments
 from conformance.engine.declarations import family_of, server_tool_definitions
 from conformance.engine.dialects import dialect_for
+from conformance.engine.returned import returned
 from conformance.engine.rules.alignment import align_turn
 from conformance.engine.rules.context import CheckContext
 from conformance.engine.wire import History, WireCall, WireMessage, WireResult
@@ -171,8 +172,9 @@ def _expected(call: WireCall, output: str, plain_type: str, corpus: Corpus) -> d
     if call.provider_executed:
         entry["provider_executed"] = True
     entry["arguments"] = _arguments(call, custom)
-    if call.opaque:
-        entry["extra"] = dict(call.opaque)
+    kept = returned(corpus, call)
+    if kept:
+        entry["extra"] = kept
     entry["output"] = output
     return entry
 

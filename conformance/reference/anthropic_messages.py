@@ -6,7 +6,7 @@ buggy code got wrong, in a few lines.
 What Anthropic asks of a history: user and assistant messages alternate; the results of one turn
 go in the one user message right after it, before any other content; server-tool blocks
 (`server_tool_use`, `mcp_tool_use` and their result blocks) go back in the assistant message,
-verbatim, with their ids; a call's `caller` goes back unchanged.
+verbatim, with their ids; a call's `caller` goes back unchanged, and so does an `mcp_tool_listing` block.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ CALL_TYPES = {
     "server_tool_use": f"{API}/ServerToolUseBlock",
     "mcp_tool_use": f"{API}/MCPToolUseBlock",
 }
+# The tool listing an MCP server returned, with neither id nor name: it goes back as it came.
+MCP_TOOL_LISTING = f"{API}/MCPToolListingBlock"
 SERVER_RESULT_TYPES = {
     "web_search_tool_result": f"{API}/WebSearchToolResultBlock",
     "web_fetch_tool_result": f"{API}/WebFetchToolResultBlock",
@@ -86,6 +88,8 @@ class AnthropicMessagesCodec:
             return {"type": "text", "text": block["text"]} if block.get("text") else None
         if kind in CALL_TYPES:
             return self.decode_call(block)
+        if kind == "mcp_tool_listing":
+            return self.decode_listing(block)
         if kind in SERVER_RESULT_TYPES:
             return self.decode_server_result(block)
         return None  # thinking and other blocks carry no tool id
@@ -108,6 +112,17 @@ class AnthropicMessagesCodec:
         if kind != "tool_use":
             part["provider_executed"] = True
         return part
+
+    def decode_listing(self, block: dict[str, Any]) -> ToolCallPart:
+        return {
+            "type": "tool_call",
+            "call_id": None,
+            "name": "mcp_tool_listing",
+            "arguments": {"mcp_server_name": block.get("mcp_server_name")},
+            "wire_type": MCP_TOOL_LISTING,
+            "provider_executed": True,
+            "extra": {"block": block},
+        }
 
     def decode_server_result(self, block: dict[str, Any]) -> ToolResultPart:
         part: ToolResultPart = {
@@ -226,6 +241,8 @@ class AnthropicMessagesCodec:
         native = self.native(part)
         if part.get("provider_executed") and not native:
             return None  # another provider's server tool has no Anthropic form
+        if part.get("wire_type") == MCP_TOOL_LISTING:
+            return dict((part.get("extra") or {}).get("block") or {}) or None
         block: dict[str, Any] = {
             "type": BLOCK_TYPE.get(str(part.get("wire_type")), "tool_use") if native else "tool_use",
             "id": self.call_id(part),

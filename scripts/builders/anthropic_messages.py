@@ -23,6 +23,7 @@ CALL_BLOCKS = {
     f"{API}/ToolUseBlock": "tool_use",
     f"{API}/ServerToolUseBlock": "server_tool_use",
     f"{API}/MCPToolUseBlock": "mcp_tool_use",
+    f"{API}/MCPToolListingBlock": "mcp_tool_listing",
 }
 # server tool name -> the block carrying its result
 RESULT_BLOCKS = {
@@ -78,7 +79,7 @@ def _deferred(scenario: Scenario) -> dict[int, list[ExpectedCall]]:
     out: dict[int, list[ExpectedCall]] = {}
     for t, turn in enumerate(scenario.turns):
         for call in turn.calls:
-            if not any(_caller_of(c) == call.id for c in turn.calls):
+            if call.id is None or not any(_caller_of(c) == call.id for c in turn.calls):
                 continue
             later = next(
                 (
@@ -105,6 +106,8 @@ def _result_block(call: ExpectedCall) -> dict[str, Any]:
 
 
 def _call_block(call: ExpectedCall) -> dict[str, Any]:
+    if _kind(call) == "mcp_tool_listing":  # no id, no name: the server it asked, and what it listed (the output)
+        return {"type": "mcp_tool_listing", **dict(call.arguments), "tools": json.loads(call.output)}
     block: dict[str, Any] = {"type": _kind(call), "id": call.id, "name": call.name, "input": dict(call.arguments)}
     block.update(call.extra)
     return block
@@ -120,7 +123,7 @@ def _content(scenario: Scenario, index: int) -> list[dict[str, Any]]:
     waiting = {c.id for calls in deferred.values() for c in calls}
     for call in turn.calls:
         blocks.append(_call_block(call))
-        if call.provider_executed and call.id not in waiting:
+        if call.provider_executed and call.id not in waiting and _kind(call) != "mcp_tool_listing":
             blocks.append(_result_block(call))
     return blocks
 
@@ -140,7 +143,7 @@ def _history_turn(turn: ExpectedTurn, ids: IdMap, reverse: bool) -> list[dict[st
 def _own_turn(scenario: Scenario, index: int, ids: IdMap) -> list[dict[str, Any]]:
     content = _content(scenario, index)
     for block in content:
-        if block["type"] in CALL_BLOCKS.values():
+        if block["type"] in CALL_BLOCKS.values() and "id" in block:
             block["id"] = ids.call(block["id"], block["name"])
         elif "tool_use_id" in block:
             block["tool_use_id"] = ids.result(block["tool_use_id"]) or block["tool_use_id"]
@@ -172,8 +175,15 @@ def _tools(scenario: Scenario) -> list[dict[str, Any]]:
         if c.name.startswith("tool_search_tool_")
         for ref in json.loads(c.output).get("tool_references", [])
     }
+    # A toolset is one tools entry with no name (browser_toolset_20260801); its members are not declared one by one.
+    toolsets = {c.name: str(c.extra["toolset_name"]) for c in _all_calls(scenario) if c.extra.get("toolset_name")}
     tools: list[dict[str, Any]] = []
     for spec in scenario.tools:
+        if spec["name"] in toolsets:
+            entry = {"type": f"{toolsets[spec['name']]}_toolset_20260801"}
+            if entry not in tools:
+                tools.append(entry)
+            continue
         tool: dict[str, Any] = {
             "name": spec["name"],
             "description": spec.get("description", ""),

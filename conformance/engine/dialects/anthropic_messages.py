@@ -5,7 +5,7 @@ Ids: a `tool_use` block of an assistant message carries `id`; the `tool_result` 
 sits in the very next user message, before any other content, and echoes it in `tool_use_id`.
 Server tools (`server_tool_use`, `mcp_tool_use`) run at Anthropic: their result blocks follow them
 in the same assistant content. A `caller` on a call names the code-execution call that issued it
-(programmatic tool calling) and must go back unchanged.
+(programmatic tool calling); the fields that must go back unchanged are listed in the wire-type cases.
 Streams: `content_block_start` carries the whole block with its id; `input_json_delta` fragments
 join it by `index`, never by id.
 """
@@ -29,8 +29,16 @@ TOOL_RESULT = f"{API}/ToolResultBlock"
 SERVER_TOOL_USE = f"{API}/ServerToolUseBlock"
 MCP_TOOL_USE = f"{API}/MCPToolUseBlock"
 MCP_TOOL_RESULT = f"{API}/MCPToolResultBlock"
+MCP_TOOL_LISTING = f"{API}/MCPToolListingBlock"
 
-CALL_BLOCKS = {"tool_use": TOOL_USE, "server_tool_use": SERVER_TOOL_USE, "mcp_tool_use": MCP_TOOL_USE}
+CALL_BLOCKS = {
+    "tool_use": TOOL_USE,
+    "server_tool_use": SERVER_TOOL_USE,
+    "mcp_tool_use": MCP_TOOL_USE,
+    # The server's tools/list call to an MCP server and its result in one block, without an id: read
+    # as a provider-run call, so that a history that leaves it out or changes its listing is seen.
+    "mcp_tool_listing": MCP_TOOL_LISTING,
+}
 # Result blocks that sit in the assistant content, after the provider-run call they answer.
 SERVER_RESULT_BLOCKS = {
     "web_search_tool_result": f"{API}/WebSearchToolResultBlock",
@@ -46,23 +54,26 @@ SERVER_RESULT_BLOCKS = {
 _BEDROCK_INVOKE = re.compile(r"/model/[^/]*anthropic\.[^/]*/invoke")
 
 
-def _opaque(block: dict[str, Any]) -> dict[str, Any]:
-    caller = block.get("caller")
-    # {"type": "direct"} is what a call the model made itself says; sending it back or not is the same.
-    if caller is None or (isinstance(caller, dict) and caller.get("type") == "direct"):
-        return {}
-    return {"caller": caller}
-
-
 def _call(block: dict[str, Any], path: str, arguments: Any) -> WireCall:
     kind = block.get("type")
+    if kind == "mcp_tool_listing":
+        # What was listed is the block's `tools`, one of its case's returned_fields; the server it asked is the call.
+        return WireCall(
+            None,
+            str(kind),
+            {"mcp_server_name": block.get("mcp_server_name")},
+            MCP_TOOL_LISTING,
+            path,
+            provider_executed=True,
+            fields=block,
+        )
     return WireCall(
         block.get("id"),
         block.get("name"),
         arguments,
         CALL_BLOCKS[str(kind)],
         path,
-        opaque=_opaque(block),
+        fields=block,  # its wire-type case names the fields that come back (caller, toolset_name)
         provider_executed=kind != "tool_use",
     )
 
@@ -293,6 +304,8 @@ class AnthropicMessages:
         )
 
     def result_type(self, call_wire_type: str) -> str | None:
+        if call_wire_type == MCP_TOOL_LISTING:
+            return None  # the listing is its own result
         if call_wire_type == MCP_TOOL_USE:
             return MCP_TOOL_RESULT
         if call_wire_type == SERVER_TOOL_USE:

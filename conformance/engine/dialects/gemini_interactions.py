@@ -8,7 +8,7 @@ there; google-genai 3.6.1's model does not, and keeps it as an extra field). Ser
 come in pairs the provider runs and serves together: `<tool>_call` with an `id` and `<tool>_result`
 naming it in `call_id` (code execution, URL context, Google Search, Google Maps, file search, MCP
 server tools, tool search, retrieval, processing). Each server step but the MCP pair may carry a
-`signature`, which must go back unchanged; it is the call's opaque field. A server step has no tool
+`signature`, which must go back unchanged (the wire-type cases' `returned_fields`). A server step has no tool
 name of its own, so its pair goes by the call step's type (`google_search_call`); an MCP call by its
 `name`.
 
@@ -41,18 +41,18 @@ from conformance.recordings.sse import parse_events
 API = "gemini-interactions"
 SIGNATURE = "signature"
 
-# The server-run pairs: call step type -> (wire-type name stem, whether it may carry a signature,
-# the field its arguments travel in).
-SERVER_STEPS: dict[str, tuple[str, bool, str | None]] = {
-    "code_execution_call": ("CodeExecution", True, "arguments"),
-    "url_context_call": ("URLContext", True, "arguments"),
-    "google_search_call": ("GoogleSearch", True, "arguments"),
-    "google_maps_call": ("GoogleMaps", True, "arguments"),
-    "file_search_call": ("FileSearch", True, None),
-    "mcp_server_tool_call": ("MCPServerTool", False, "arguments"),
-    "tool_search_call": ("ToolSearch", True, "arguments"),
-    "retrieval_call": ("Retrieval", True, "arguments"),
-    "processing_call": ("Processing", True, None),
+# The server-run pairs: call step type -> (wire-type name stem, the field its arguments travel in).
+# Which of them carry a signature that must go back is the wire-type cases' `returned_fields`.
+SERVER_STEPS: dict[str, tuple[str, str | None]] = {
+    "code_execution_call": ("CodeExecution", "arguments"),
+    "url_context_call": ("URLContext", "arguments"),
+    "google_search_call": ("GoogleSearch", "arguments"),
+    "google_maps_call": ("GoogleMaps", "arguments"),
+    "file_search_call": ("FileSearch", None),
+    "mcp_server_tool_call": ("MCPServerTool", "arguments"),
+    "tool_search_call": ("ToolSearch", "arguments"),
+    "retrieval_call": ("Retrieval", "arguments"),
+    "processing_call": ("Processing", None),
 }
 
 
@@ -64,19 +64,17 @@ def _table() -> dict[str, tuple[str, dict[str, Any]]]:
     table: dict[str, tuple[str, dict[str, Any]]] = {
         "function_call": (
             "FunctionCallStep",
-            {"id_field": "id", "answer": "function_result", "arguments": "arguments", "opaque": (SIGNATURE,)},
+            {"id_field": "id", "answer": "function_result", "arguments": "arguments"},
         ),
         "function_result": ("FunctionResultStep", {"role": "output", "answer": "function_call"}),
     }
-    for call_type, (stem, signed, arguments) in SERVER_STEPS.items():
-        opaque = (SIGNATURE,) if signed else ()
+    for call_type, (stem, arguments) in SERVER_STEPS.items():
         table[call_type] = (
             f"{stem}CallStep",
             {
                 "id_field": "id",
                 "runner": "provider",
                 "answer": result_type_of(call_type),
-                "opaque": opaque,
                 "arguments": arguments,
             },
         )

@@ -1,9 +1,8 @@
 """Mistral Responses (`POST /v1/responses` on api.mistral.ai; mistralai 3.4.0 and later).
 
 The Responses items of function calling: a `function_call` carries a `call_id`, which the
-`function_call_output` answering it repeats, and an optional, nullable item `id`. Two fields come
-with a call and go back with it: `caller` (`direct`, or `program` with the `caller_id` of the
-program that made the call) and `namespace` (the namespace tool that groups the function).
+`function_call_output` answering it repeats, and an optional, nullable item `id`. The fields that come
+with a call and go back with it (`caller`, `namespace`) are listed in its wire-type case.
 Argument deltas are keyed by `item_id`.
 """
 
@@ -21,7 +20,6 @@ ITEMS = kinds(
             {
                 "item_field": "id",
                 "answer": "function_call_output",
-                "opaque": ("caller", "namespace"),
                 "arguments": "arguments",
             },
         ),

@@ -48,7 +48,6 @@ class ItemKind:
     answer: str | None = None  # calls: the item type that answers it; outputs: the call type answered
     # Who runs the call or produces the output: the client, the provider, or as `execution` says.
     runner: Runner = "client"
-    opaque: tuple[str, ...] = ()  # fields issued with the call that must come back unchanged
     alt_field: str | None = None  # outputs: a second field clients put the call's id in
     arguments: str | tuple[str, ...] | None = None  # the field (or fields) holding what the call asks
     # Fields of the arguments the provider fills in with what the call found (a web search's
@@ -100,12 +99,12 @@ ITEMS = kinds(
     {
         "function_call": (
             "FunctionToolCall",
-            _paired("function_call_output", opaque=("caller",), arguments="arguments"),
+            _paired("function_call_output", arguments="arguments"),
         ),
         "function_call_output": ("FunctionToolCallOutput", _output("function_call")),
         "custom_tool_call": (
             "CustomToolCall",
-            _paired("custom_tool_call_output", opaque=("caller",), arguments="input"),
+            _paired("custom_tool_call_output", arguments="input"),
         ),
         "custom_tool_call_output": ("CustomToolCallOutput", _output("custom_tool_call")),
         "computer_call": ("ComputerToolCall", _paired("computer_call_output", arguments="action")),
@@ -116,11 +115,11 @@ ITEMS = kinds(
             "LocalShellToolCallOutput",
             _output("local_shell_call", id_field="call_id", alt_field="id"),
         ),
-        "shell_call": ("FunctionShellCall", _paired("shell_call_output", opaque=("caller",), arguments="action")),
+        "shell_call": ("FunctionShellCall", _paired("shell_call_output", arguments="action")),
         "shell_call_output": ("FunctionShellCallOutput", _output("shell_call")),
         "apply_patch_call": (
             "ApplyPatchToolCall",
-            _paired("apply_patch_call_output", opaque=("caller",), arguments="operation"),
+            _paired("apply_patch_call_output", arguments="operation"),
         ),
         "apply_patch_call_output": ("ApplyPatchToolCallOutput", _output("apply_patch_call")),
         "tool_search_call": (
@@ -132,7 +131,7 @@ ITEMS = kinds(
         # caller.caller_id = its call_id, and its output may come in a later response.
         "program": (
             "Program",
-            _paired("program_output", runner="provider", opaque=("fingerprint",), arguments=("code",)),
+            _paired("program_output", runner="provider", arguments=("code",)),
         ),
         "program_output": ("ProgramOutput", _output("program", runner="provider")),
         # The approval edge is keyed on the request's item id, not on a call_id.
@@ -150,7 +149,7 @@ ITEMS = kinds(
         "file_search_call": ("FileSearchToolCall", _hybrid(arguments=("queries",))),
         "code_interpreter_call": ("CodeInterpreterToolCall", _hybrid(arguments=("code",))),
         "image_generation_call": ("ImageGenToolCall", _hybrid()),
-        "mcp_call": ("MCPToolCall", _hybrid(opaque=("approval_request_id",), arguments="arguments")),
+        "mcp_call": ("MCPToolCall", _hybrid(arguments="arguments")),
         "mcp_list_tools": ("MCPListTools", _hybrid(arguments=("server_label",))),
     },
 )
@@ -174,17 +173,6 @@ def _stored(body: dict[str, Any]) -> str | None:
 
 def _id(value: Any) -> str | None:
     return value if value is None or type(value) is str else str(value)
-
-
-def _opaque(item: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in fields:
-        value = item.get(name)
-        # A direct caller says the model made the call itself: sending it back or not is the same.
-        if value is None or (name == "caller" and isinstance(value, dict) and value.get("type") == "direct"):
-            continue
-        out[name] = value
-    return out
 
 
 def _arguments(item: dict[str, Any], kind: ItemKind) -> Any:
@@ -264,8 +252,9 @@ class ResponsesItems:
             kind.id_field,
             item_id,
             kind.item_field or "id",
-            _opaque(item, kind.opaque) if kind.opaque else {},
-            provider,
+            provider_executed=provider,
+            # What must come back besides the ids is the wire-type case's `returned_fields`, read by the rules.
+            fields=item,
         )
 
     def result(self, item: dict[str, Any], kind: ItemKind, path: str, provider: bool) -> WireResult:

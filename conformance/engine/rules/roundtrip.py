@@ -1,8 +1,9 @@
 """roundtrip/*: what the provider issued with a call comes back unchanged.
 
 The call id (on the call and on its results), the item id where the wire has one besides the
-call id (OpenAI Responses `fc_...`), opaque fields (Gemini `thought_signature`, Anthropic
-`caller`), and the arguments. Where the wire had no id, none is sent back.
+call id (OpenAI Responses `fc_...`), the fields its wire-type case says must come back
+(`returned_fields`: Anthropic `caller`, OpenAI `namespace`) and Gemini's `thought_signature`, and
+the arguments. Where the wire had no id, none is sent back.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from conformance.engine.returned import is_declared, refusal, returned
 from conformance.engine.rules.alignment import Echo
 from conformance.engine.rules.context import CheckContext, arguments_value, canonical, same_arguments
 from conformance.engine.rules.diagnose import diagnose
@@ -309,11 +311,17 @@ def _short(value: Any) -> str:
 
 
 def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violation]:
+    """Every field the provider issued that must come back (the dialect's opaque fields, and the
+    `returned_fields` of the call's wire-type case) is sent back unchanged."""
     out: list[Violation] = []
-    for key, value in served.opaque.items():
-        if sent.opaque.get(key) == value:
+    issued = returned(ctx.corpus, served)
+    if not issued:
+        return out
+    got_back = returned(ctx.corpus, sent)
+    for key, value in issued.items():
+        got = got_back.get(key)
+        if got == value:
             continue
-        got = sent.opaque.get(key)
         what = "drops it" if got is None else f"sends {str(got)[:40]!r} instead"
         violation = ctx.violation(
             "roundtrip/opaque-dropped",
@@ -323,7 +331,15 @@ def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violati
             expected=value,
             received=got,
         )
-        if key in served.optional_opaque:
+        if is_declared(ctx.corpus, served.wire_type, key):
+            # The case says whether the provider refuses a replay without the field, and with which words.
+            known = refusal(ctx.corpus, served.wire_type, key)
+            violation = replace(
+                violation,
+                provider_error=known.text if known else None,
+                provider_error_source=known.source if known else None,
+            )
+        elif key in served.optional_opaque:
             # The serving model accepts the call without it (recorded 200s): lossy, not refused.
             violation = replace(violation, provider_error=None, provider_error_source=None)
         out.append(violation)
