@@ -150,6 +150,11 @@ def gemini(loop: ToolLoop) -> str:
     from haystack.utils import Secret
     from haystack_integrations.components.generators.google_genai import GoogleGenAIChatGenerator
 
+    if server_tools(loop):
+        loop.skip(
+            "Haystack's GoogleGenAIChatGenerator sends only the Haystack tools it is given (the config's tools are "
+            "replaced by them): the recording's Gemini tools (code execution, Google Search, ...) cannot be declared"
+        )
     with _environment(GOOGLE_GEMINI_BASE_URL=loop.base_url):
         generator = GoogleGenAIChatGenerator(api_key=Secret.from_token(loop.api_key), model=loop.model, max_retries=0)
         return _run(loop, generator)
