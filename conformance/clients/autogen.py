@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from conformance.clients.official_sdks.common import server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TOOL_ITERATIONS = 8
@@ -42,6 +43,12 @@ def _tools(loop: ToolLoop) -> list[Any]:
     from autogen_core.tools import BaseTool, ToolSchema
     from pydantic import BaseModel, ConfigDict
 
+    if server_tools(loop):
+        # The model clients convert autogen Tools only; a provider's own tools have no place in the request.
+        loop.skip(
+            "AutoGen's model clients declare function tools only: the recording's server tools (web search, "
+            "code execution, MCP, ...) cannot be declared"
+        )
     for t in loop.tools:
         if t.get("type", "function") != "function":
             loop.skip(
