@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import CONTRACT_VERSION, __version__
 from conformance.engine.outcomes import INCOMPLETE, CaseResult, counts
+from conformance.engine.portable import stable_detail, stable_text
 
 if TYPE_CHECKING:
     from conformance.connectors.serving import ScenarioServer
@@ -42,9 +43,19 @@ def results_document(
         "apis": list(apis) if apis else "all",
         "run_info": {"python": platform.python_version()},
         "counts": counts(ordered),
-        "cases": [r.to_json() for r in ordered],
+        "cases": [_portable(r.to_json()) for r in ordered],
         "complete": bool(ordered) and not any(r.outcome in INCOMPLETE for r in ordered),
     }
+
+
+def _portable(case: dict[str, Any]) -> dict[str, Any]:
+    """A case as a results file holds it: no path of the machine that ran it (a committed results file
+    would otherwise name the runner's checkout and virtual environment)."""
+    if case.get("summary"):
+        case["summary"] = stable_text(str(case["summary"]))
+    if case.get("detail"):
+        case["detail"] = stable_detail(str(case["detail"]))
+    return case
 
 
 def served_document(server: ScenarioServer, results: Sequence[CaseResult] | None = None) -> dict[str, Any]:
