@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import platform
-import re
-import sysconfig
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conformance import CONTRACT_VERSION, __version__
 from conformance.engine.outcomes import INCOMPLETE, CaseResult, counts
+from conformance.engine.portable import stable_detail, stable_text
 
 if TYPE_CHECKING:
     from conformance.connectors.serving import ScenarioServer
@@ -20,43 +19,6 @@ FORMAT = "toolcall-conformance/results"
 FORMAT_VERSION = 1
 # Who a replay server's results name: the clients it served are not known to it.
 SERVER_IDENTITY = {"name": "replay-server", "version": __version__, "connector": "server"}
-
-# The checkout that holds the package: its files are named from there (`conformance/...`, `harnesses/...`).
-_CHECKOUT = Path(__file__).resolve().parents[2]
-# Any installed library, in whatever environment ran it: named from its site-packages directory on.
-_INSTALLED = re.compile(r"(?:[A-Za-z]:)?[^\s\"'(]*[/\\](site-packages|dist-packages)[/\\]")
-# Fields of a case that quote the adapter's tracebacks and messages (never the recorded traffic,
-# whose paths are the provider's data: a file a shell call names stays as recorded).
-_TOLD_FIELDS = ("summary", "detail")
-
-
-def _machine_prefixes() -> list[tuple[str, str]]:
-    """Directories of this machine as they appear in tracebacks, longest first, and what to write instead."""
-    prefixes = {str(_CHECKOUT): ""}
-    for name in ("stdlib", "platstdlib"):
-        path = sysconfig.get_path(name)
-        if path:
-            prefixes[str(Path(path).resolve())] = "<python>"
-            prefixes[path] = "<python>"
-    return sorted(prefixes.items(), key=lambda item: -len(item[0]))
-
-
-def portable(text: str) -> str:
-    """`text` with this machine's paths taken out: a library's file from its `site-packages/`, the
-    project's files relative to the checkout, the standard library's under `<python>`. Results files
-    are committed and compared across machines; a traceback names the same frame on each of them."""
-    text = _INSTALLED.sub(lambda m: f"{m.group(1)}/", text)
-    for prefix, replacement in _machine_prefixes():
-        text = re.sub(re.escape(prefix) + r"(?=[/\\])[/\\]?", f"{replacement}/" if replacement else "", text)
-    return text
-
-
-def _case_json(result: CaseResult) -> dict[str, Any]:
-    data = result.to_json()
-    for key in _TOLD_FIELDS:
-        if isinstance(data.get(key), str):
-            data[key] = portable(data[key])
-    return data
 
 
 def results_document(
@@ -81,9 +43,19 @@ def results_document(
         "apis": list(apis) if apis else "all",
         "run_info": {"python": platform.python_version()},
         "counts": counts(ordered),
-        "cases": [_case_json(r) for r in ordered],
+        "cases": [_portable(r.to_json()) for r in ordered],
         "complete": bool(ordered) and not any(r.outcome in INCOMPLETE for r in ordered),
     }
+
+
+def _portable(case: dict[str, Any]) -> dict[str, Any]:
+    """A case as a results file holds it: no path of the machine that ran it (a committed results file
+    would otherwise name the runner's checkout and virtual environment)."""
+    if case.get("summary"):
+        case["summary"] = stable_text(str(case["summary"]))
+    if case.get("detail"):
+        case["detail"] = stable_detail(str(case["detail"]))
+    return case
 
 
 def served_document(server: ScenarioServer, results: Sequence[CaseResult] | None = None) -> dict[str, Any]:

@@ -1,0 +1,226 @@
+"""Haystack (`haystack-ai` and its provider integrations), run as its documentation shows.
+
+The loop is `haystack.components.agents.Agent`: a chat generator and the scenario's tools, run on
+the prompt until the model answers in text (the Agent's default exit condition). Each API gets
+the chat generator Haystack has for it: `OpenAIChatGenerator` (OpenAI Chat Completions, and the
+OpenAI-compatible Moonshot API through its `api_base_url`), `OpenAIResponsesChatGenerator`,
+`AnthropicChatGenerator`, `GoogleGenAIChatGenerator`, `CohereChatGenerator`, `OllamaChatGenerator`,
+`MistralChatGenerator` and `AmazonBedrockChatGenerator` (Converse). A streamed scenario passes a
+`streaming_callback` to `Agent.run`, which is how Haystack streams a generator's reply.
+
+Tools are `haystack.tools.Tool`s built from the scenario's name, description and JSON schema,
+whose function returns `loop.call_tool`; a free-form (custom) tool has no Haystack form and the
+scenario is declared unsupported. Retries are off (`max_retries=0`; for Bedrock one attempt in the
+boto3 config). The generators that take no base URL are pointed at the replay the way their SDKs
+document: `ANTHROPIC_BASE_URL` (anthropic), `GOOGLE_GEMINI_BASE_URL` (google-genai) and
+`AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (boto3), set for the run only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable, Iterator
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from conformance.clients.official_sdks.common import server_tools
+from conformance.connectors.client import ClientAdapter, ToolLoop
+
+MAX_AGENT_STEPS = 16
+# Anthropic needs max_tokens; the recorded non-streamed traffic used 4096.
+MAX_TOKENS = 4096
+
+
+def _tools(loop: ToolLoop) -> list[Any]:
+    from haystack.tools.tool import Tool
+
+    for t in loop.tools:
+        if t.get("type", "function") != "function":
+            loop.skip(
+                f"Haystack cannot declare the {t.get('type')} tool {t['name']!r}: a haystack.tools.Tool is a function "
+                "tool with a JSON schema"
+            )
+
+    def implementation(name: str) -> Callable[..., str]:
+        def run(**arguments: Any) -> str:
+            return loop.call_tool(name, arguments)
+
+        return run
+
+    return [
+        Tool(
+            name=t["name"],
+            description=t.get("description", ""),
+            parameters=dict(t.get("parameters") or {"type": "object", "properties": {}}),
+            function=implementation(t["name"]),
+        )
+        for t in loop.tools
+    ]
+
+
+def _run(loop: ToolLoop, generator: Any) -> str:
+    """The documented loop: an Agent with the generator and the tools, run until it answers in text."""
+    from haystack.components.agents import Agent
+    from haystack.dataclasses import ChatMessage, StreamingChunk
+
+    def on_chunk(chunk: StreamingChunk) -> None:  # streaming is on when a callback is given
+        pass
+
+    agent = Agent(chat_generator=generator, tools=_tools(loop), max_agent_steps=MAX_AGENT_STEPS)
+    agent.warm_up()
+    result = agent.run(
+        messages=[ChatMessage.from_user(loop.prompt)], streaming_callback=on_chunk if loop.stream else None
+    )
+    last = result.get("last_message")
+    return str(last.text or "") if last is not None else ""
+
+
+@contextlib.contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Set the SDK's documented base-URL variables for one run and put the old values back."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+
+
+def openai_chat(loop: ToolLoop) -> str:
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.utils import Secret
+
+    generator = OpenAIChatGenerator(
+        api_key=Secret.from_token(loop.api_key), model=loop.model, api_base_url=loop.base_url, max_retries=0
+    )
+    return _run(loop, generator)
+
+
+def kimi_chat(loop: ToolLoop) -> str:
+    return openai_chat(loop)
+
+
+def openai_responses(loop: ToolLoop) -> str:
+    from haystack.components.generators.chat import OpenAIResponsesChatGenerator
+    from haystack.utils import Secret
+
+    if server_tools(loop):
+        loop.skip(
+            "Haystack's OpenAIResponsesChatGenerator takes either Haystack tools or a list of OpenAI tool "
+            "definitions, not both: the recording's server tools cannot be declared beside function tools"
+        )
+    generator = OpenAIResponsesChatGenerator(
+        api_key=Secret.from_token(loop.api_key), model=loop.model, api_base_url=loop.base_url, max_retries=0
+    )
+    return _run(loop, generator)
+
+
+def mistral_chat(loop: ToolLoop) -> str:
+    from haystack.utils import Secret
+    from haystack_integrations.components.generators.mistral import MistralChatGenerator
+
+    generator = MistralChatGenerator(
+        api_key=Secret.from_token(loop.api_key), model=loop.model, api_base_url=loop.base_url, max_retries=0
+    )
+    return _run(loop, generator)
+
+
+def anthropic_messages(loop: ToolLoop) -> str:
+    from haystack.utils import Secret
+    from haystack_integrations.components.generators.anthropic import AnthropicChatGenerator
+
+    with _environment(ANTHROPIC_BASE_URL=loop.base_url):
+        generator = AnthropicChatGenerator(
+            api_key=Secret.from_token(loop.api_key),
+            model=loop.model,
+            generation_kwargs={"max_tokens": MAX_TOKENS},
+            anthropic_server_tools=server_tools(loop) or None,
+            max_retries=0,
+        )
+        return _run(loop, generator)
+
+
+def gemini(loop: ToolLoop) -> str:
+    from haystack.utils import Secret
+    from haystack_integrations.components.generators.google_genai import GoogleGenAIChatGenerator
+
+    if server_tools(loop):
+        loop.skip(
+            "Haystack's GoogleGenAIChatGenerator sends only the Haystack tools it is given (the config's tools are "
+            "replaced by them): the recording's Gemini tools (code execution, Google Search, ...) cannot be declared"
+        )
+    with _environment(GOOGLE_GEMINI_BASE_URL=loop.base_url):
+        generator = GoogleGenAIChatGenerator(api_key=Secret.from_token(loop.api_key), model=loop.model, max_retries=0)
+        return _run(loop, generator)
+
+
+def cohere_v2(loop: ToolLoop) -> str:
+    from haystack.utils import Secret
+    from haystack_integrations.components.generators.cohere import CohereChatGenerator
+
+    generator = CohereChatGenerator(
+        api_key=Secret.from_token(loop.api_key), model=loop.model, api_base_url=loop.base_url, max_retries=0
+    )
+    return _run(loop, generator)
+
+
+def ollama_chat(loop: ToolLoop) -> str:
+    from haystack_integrations.components.generators.ollama import OllamaChatGenerator
+
+    return _run(loop, OllamaChatGenerator(model=loop.model, url=loop.base_url, max_retries=0))
+
+
+def bedrock_converse(loop: ToolLoop) -> str:
+    from haystack.utils import Secret
+    from haystack_integrations.components.generators.amazon_bedrock import AmazonBedrockChatGenerator
+
+    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
+    with _environment(AWS_ENDPOINT_URL_BEDROCK_RUNTIME=loop.base_url):
+        generator = AmazonBedrockChatGenerator(
+            model=loop.model,
+            aws_access_key_id=Secret.from_token("conformance"),
+            aws_secret_access_key=Secret.from_token(loop.api_key),
+            aws_session_token=None,
+            aws_profile_name=None,
+            aws_region_name=region.group(1) if region else "us-east-1",
+            generation_kwargs={"maxTokens": MAX_TOKENS},
+            boto3_config={"retries": {"total_max_attempts": 1, "mode": "standard"}},
+        )
+        return _run(loop, generator)
+
+
+def _version() -> str:
+    try:
+        return version("haystack-ai")
+    except PackageNotFoundError:
+        return "not installed"
+
+
+ADAPTER = ClientAdapter(
+    name="haystack",
+    version=_version(),
+    clients={
+        "openai-chat": openai_chat,
+        "kimi-chat": kimi_chat,
+        "openai-responses": openai_responses,
+        "anthropic-messages": anthropic_messages,
+        "gemini": gemini,
+        "mistral-chat": mistral_chat,
+        "cohere-v2": cohere_v2,
+        "ollama-chat": ollama_chat,
+        "bedrock-converse": bedrock_converse,
+    },
+    homepage="https://github.com/deepset-ai/haystack",
+    unsupported={
+        "openresponses": "Haystack has no Open Responses generator; its OpenAIResponsesChatGenerator is run on the "
+        "openai-responses cases",
+        "azure-foundry": "Haystack's AzureOpenAIResponsesChatGenerator serves Azure OpenAI deployments; the Foundry "
+        "project's agent tools (AI Search, Bing, SharePoint, A2A, ...) have no Haystack tool",
+    },
+)
