@@ -59,7 +59,7 @@ def _tools(loop: ToolLoop) -> list[Any]:
     class Arguments(BaseModel):
         model_config = ConfigDict(extra="allow")
 
-    class ScenarioTool(BaseTool[Arguments, Any]):  # ReturnT is bound to BaseModel; a str is returned as is
+    class ScenarioTool(BaseTool[Arguments, Any]):  # type: ignore[misc]  # ReturnT is bound to BaseModel; a str is returned as is
         """A tool declared with the scenario's schema, run through the scenario's canned outputs."""
 
         def __init__(self, spec: Mapping[str, Any]) -> None:
