@@ -16,7 +16,6 @@ patches the suite's objects in its own process cannot change one.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import sys
 import time
@@ -195,13 +194,20 @@ class RemoteCodec:
     data (checked again by the parent's codec connector), what it raises as its description.
 
     The codec connector calls each method twice in a row on the same value (the second call checks
-    that the codec is stable); the worker makes both calls in one round trip, and the second answer
-    is kept for the second call."""
+    that the codec is stable), and a turn is an encode then a decode of the turn's response, known
+    beforehand (`expect_responses`). The worker makes a turn's four calls in one round trip, in that order;
+    what it answered for a later call is kept for it, and used only when the call asks for exactly
+    that value (else the call goes to the worker)."""
 
     def __init__(self, adapter: IsolatedAdapter, api: str) -> None:
         self.adapter = adapter
         self.api = api
-        self._kept: tuple[str, str, dict[str, Any]] | None = None
+        self._kept: list[tuple[str, Any, dict[str, Any]]] = []
+        self._responses: list[Any] = []
+
+    def expect_responses(self, responses: list[Any]) -> None:
+        """The responses the connector will decode, one a turn, in order."""
+        self._responses = list(responses)
 
     def decode(self, response: dict[str, Any]) -> Message:
         return self._call("decode", response)  # type: ignore[no-any-return]
@@ -210,17 +216,20 @@ class RemoteCodec:
         return self._call("encode", conversation)  # type: ignore[no-any-return]
 
     def _call(self, method: str, value: Any) -> Any:
-        text = json.dumps(value, sort_keys=True)
-        kept, self._kept = self._kept, None
-        if kept is not None and kept[:2] == (method, text):
-            return self._answer(method, kept[2])
-        answer = self.adapter.ask({"cmd": method, "api": self.api, "value": value})
-        results = answer.get("results")
-        if not isinstance(results, list) or not results or not all(isinstance(r, dict) for r in results):
-            summary = f"the adapter's worker process answered {method} with no results of the codec's calls"
-            raise ProcessLost("error", summary)
-        if len(results) > 1:
-            self._kept = (method, text, results[1])
+        if self._kept:
+            kept_method, kept_value, result = self._kept.pop(0)
+            if kept_method == method and kept_value == value:
+                return self._answer(method, result)
+            self._kept.clear()  # the connector asked for something else: nothing kept applies
+        message: dict[str, Any] = {"cmd": method, "api": self.api, "value": value}
+        then = self._responses.pop(0) if method == "encode" and self._responses else None
+        if then is not None:
+            message["then"] = then
+        answer = self.adapter.ask(message)
+        results = _results(answer.get("results"), method)
+        self._kept = [(method, value, r) for r in results[1:]]
+        if "then" in answer:
+            self._kept += [("decode", then, r) for r in _results(answer["then"], "decode")]
         return self._answer(method, results[0])
 
     def _answer(self, method: str, result: dict[str, Any]) -> Any:
@@ -230,3 +239,10 @@ class RemoteCodec:
             summary = f"the adapter's worker process answered {method} with neither a value nor what the codec raised"
             raise ProcessLost("error", summary)
         return result["value"]
+
+
+def _results(results: Any, method: str) -> list[dict[str, Any]]:
+    if not isinstance(results, list) or not results or not all(isinstance(r, dict) for r in results):
+        summary = f"the adapter's worker process answered {method} with no results of the codec's calls"
+        raise ProcessLost("error", summary)
+    return results

@@ -12,7 +12,8 @@ adapter that prints cannot corrupt them. The messages are the suite's own (not t
        <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON}}
     -> {"cmd": "encode" | "decode", "seq": N, "adapter": SPEC, "api": API, "value": ..., "timeout": S}
        <- {"seq": N, "results": [R, R]} | {"seq": N, "timeout": S}, each R {"value": ...} or
-          {"raised": {"description", "detail"}}: the codec called twice, as the connector does
+          {"raised": {"description", "detail"}}: the codec called twice, as the connector does; an
+          encode's optional "then" (the response of the same turn) is answered as "then": [R, R]
           | {"seq": N, "crash": {"description", "detail"}}  (the adapter called os._exit(0))
     -> {"cmd": "client", "seq": N, "adapter": SPEC, "case": ID, "options": {...}}
        <- {"seq": N, "run": {...}} | {"seq": N, "raised": {...}} | {"seq": N, "timeout": S} | {"seq": N, "corpus": TEXT}
@@ -109,7 +110,8 @@ def _identify(adapter: Any) -> dict[str, Any]:
 def _codec_call(adapter: Any, method: str, message: dict[str, Any]) -> dict[str, Any]:
     """The adapter's codec called twice on private copies of the same value, as the codec connector
     calls it (the second call is the stability check), in one round trip: each call answered with what
-    it returned in plain JSON, or what it raised."""
+    it returned in plain JSON, or what it raised. An `encode` may carry `then`, the response the
+    connector decodes next in the same turn: decoded twice after the encodes, unless an encode raised."""
     from conformance.connectors.codec import AdapterFault, check_body, check_message
     from conformance.engine.faults import CaseTimeout, describe, short_traceback
     from conformance.running.exits import ProcessExit, exits_trapped
@@ -118,27 +120,35 @@ def _codec_call(adapter: Any, method: str, message: dict[str, Any]) -> dict[str,
     codec = adapter.codec(str(message.get("api")))
     if codec is None:
         return {"error": f"the adapter has no codec for {message.get('api')!r}"}
-    fn = codec.encode if method == "encode" else codec.decode
-    check = check_body if method == "encode" else check_message
-    text = json.dumps(message.get("value"))
 
-    def once() -> dict[str, Any]:
-        try:
-            return {"value": check(fn(json.loads(text)), 0)}
-        except (CaseTimeout, ProcessExit):
-            raise
-        except AdapterFault as fault:  # what it returned is no body or message: in the codec check's own words
-            return {"raised": {"description": fault.summary, "detail": fault.detail}}
-        except BaseException as exc:  # the adapter's own, SystemExit and KeyboardInterrupt too
-            return {"raised": {"description": describe(exc), "detail": short_traceback(exc)}}
+    def twice(method: str, value: Any) -> list[dict[str, Any]]:
+        fn = codec.encode if method == "encode" else codec.decode
+        check = check_body if method == "encode" else check_message
+        text = json.dumps(value)
 
-    def twice() -> list[dict[str, Any]]:
+        def once() -> dict[str, Any]:
+            try:
+                return {"value": check(fn(json.loads(text)), 0)}
+            except (CaseTimeout, ProcessExit):
+                raise
+            except AdapterFault as fault:  # what it returned is no body or message: in the check's own words
+                return {"raised": {"description": fault.summary, "detail": fault.detail}}
+            except BaseException as exc:  # the adapter's own, SystemExit and KeyboardInterrupt too
+                return {"raised": {"description": describe(exc), "detail": short_traceback(exc)}}
+
         first = once()
         return [first] if "raised" in first else [first, once()]
 
+    def turn() -> dict[str, Any]:
+        results = twice(method, message.get("value"))
+        answer: dict[str, Any] = {"results": results}
+        if method == "encode" and "then" in message and not any("raised" in r for r in results):
+            answer["then"] = twice("decode", message["then"])
+        return answer
+
     try:
         with exits_trapped():
-            return {"results": call_with_timeout(twice, message.get("timeout"))}
+            return call_with_timeout(turn, message.get("timeout"))
     except CaseTimeout as exc:
         return {"timeout": exc.seconds}
     except ProcessExit as exc:
