@@ -66,6 +66,7 @@ class Variant:
     method: str = "POST"
     side: bool = False  # make the API's side requests before every turn
     continuation: bool = False  # let the server hold the history
+    ask_again_on_blank: bool = False  # send the conversation once more after a blank final answer (a retry)
 
     def label(self) -> str:
         parts = []
@@ -79,6 +80,8 @@ class Variant:
             parts.append("side-requests")
         if self.continuation:
             parts.append("server-history")
+        if self.ask_again_on_blank:
+            parts.append("ask-again-on-blank")
         return "+".join(parts) or "plain"
 
 
@@ -204,6 +207,7 @@ def codec_client(codec: Codec, variant: Variant) -> Callable[[ToolLoop], None]:
         }
         continuation = _Continuation(api, codec) if variant.continuation else None
         new: list[Message] = []  # what the server does not hold yet
+        asked_again = False
         root = _root(loop, urlsplit(loop.base_url).path)
         for _ in range(MAX_TURNS):
             if variant.side:
@@ -227,6 +231,11 @@ def codec_client(codec: Codec, variant: Variant) -> Callable[[ToolLoop], None]:
             if continuation is not None:
                 continuation.previous = transport_for(api).body_of(served.payload).get("id")
             calls = [c for c in tool_calls(message) if not c.get("provider_executed")]
+            blank = not any(p.get("type") == "text" and str(p.get("text", "")).strip() for p in message["parts"])
+            if not calls and variant.ask_again_on_blank and blank and not asked_again:
+                asked_again = True
+                conversation["messages"].pop()  # the blank answer is dropped and the question asked again
+                continue
             if not calls:
                 return
             results: list[Part] = [

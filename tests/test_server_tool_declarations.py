@@ -341,3 +341,46 @@ def test_an_isolated_client_gets_the_same_verdict(
     assert result.outcome == outcome, result.summary
     if outcome == "skip":
         assert "declared no allowed_callers" in result.summary
+
+
+def test_a_client_that_asks_again_after_a_blank_last_answer_is_judged_on_what_was_recorded(corpus: Corpus) -> None:
+    """The recording ends on `{"text": ""}`; a framework that retries an empty answer sends one request
+    more, which the recording cannot answer: not the client's fault. A client that sends one request
+    too many after a real answer still fails."""
+    from http_clients import Variant, codec_client
+
+    from conformance.reference import ADAPTER as REFERENCE
+
+    def client(api: str, again: bool) -> ClientAdapter:
+        codec = REFERENCE.codec(api)
+        assert codec is not None
+        return ClientAdapter(
+            name="plain-http", version="0", clients={api: codec_client(codec, Variant(ask_again_on_blank=again))}
+        )
+
+    blank = corpus.scenarios["gemini/recorded/crewai-tool-returning-float"]
+    result = run_scenario(client("gemini", True), blank, corpus)
+    assert result.outcome == "pass", result.summary
+    assert "ends on a blank answer" in result.summary
+    assert run_scenario(client("gemini", False), blank, corpus).outcome == "pass"
+
+
+def test_a_request_past_a_real_last_answer_still_fails(corpus: Corpus) -> None:
+    from conformance.engine.dialects import dialect_for
+    from conformance.engine.exchange import Exchange, Turn
+    from conformance.recordings.cassette import load_cassette
+    from conformance.replay.session import ClientRun
+    from conformance.replay.verdicts import client_verdict, scenario_context
+
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    dialect = dialect_for(scenario.api)
+    recorded = load_cassette(corpus.cassette_path(scenario))
+    ctx = scenario_context(corpus, scenario, "default")
+    turns = tuple(
+        Turn(index=i.index, request=i.request.json(), served=dialect.served(i.response, f"response[{i.index}]"))
+        for i in recorded.interactions
+    )
+    run = ClientRun(exchange=Exchange(scenario.api, turns), refused=[], recorded=len(turns), sent=len(turns) + 1)
+    result = client_verdict(scenario, run, ctx, dialect)
+    assert result.outcome == "fail"
+    assert "the recording holds 2" in result.summary

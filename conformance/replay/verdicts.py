@@ -108,7 +108,10 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         notes.append(f"the replay answered {where} with the provider's error, as the provider would")
     if run.malformed and run.fault is None:
         notes.append(f"the replay answered 400 to {listed(run.malformed)}")
-    if run.fault is not None and not run.refused:
+    past_blank = _asked_past_a_blank_end(run)
+    if past_blank is not None:
+        notes.append(past_blank)
+    if run.fault is not None and not run.refused and past_blank is None:
         summary = describe(run.fault)
         if run.malformed:  # the body itself is what went wrong, before what the client made of the 400
             summary = f"{summary}, after the replay answered 400 to {listed(run.malformed)}"
@@ -130,13 +133,30 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         else:
             notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
             result.outcome = "fail"
-    if run.sent > run.recorded:
+    if run.sent > run.recorded and past_blank is None:
         notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
         result.outcome = "fail"
     if run.extra:
         notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
     return result
+
+
+def _asked_past_a_blank_end(run: ClientRun) -> str | None:
+    """Why a request past the recording is the recording's limit, when it is: the recording ends on
+    an answer with no text and no call (the model said nothing), and a client that asks again after
+    an empty answer (a retry, as some frameworks do by design) asks what the provider answered next,
+    which the recording does not hold. The requests up to there are judged; what the client made of
+    the replay's refusal of the extra request is not its verdict."""
+    if run.sent <= run.recorded or len(run.exchange.turns) != run.recorded or not run.exchange.turns:
+        return None
+    last = run.exchange.turns[-1].served
+    if last.calls or last.text.strip():
+        return None
+    return (
+        f"the recording ends on a blank answer (response[{run.recorded - 1}]) and the client asked again; "
+        "what the provider answered next is not recorded, so that request was not played"
+    )
 
 
 def _loop_ended(scenario: Scenario, run: ClientRun) -> str | None:
