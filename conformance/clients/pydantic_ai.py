@@ -28,17 +28,13 @@ PACKAGE = "pydantic-ai-slim"
 MAX_TOKENS = 4096
 
 
-class UnsupportedTool(Exception):
-    """The scenario declares a tool the framework has no way to declare."""
-
-
 def _tools(loop: ToolLoop) -> list[Any]:
     from pydantic_ai import Tool
 
     for t in loop.tools:
         if t.get("type", "function") != "function":
             # Declaring it as a function tool would send another request than the recorded one.
-            raise UnsupportedTool(
+            loop.skip(
                 f"Pydantic AI cannot declare the {t.get('type')} tool {t['name']!r}: it has function tools only "
                 "(custom tools: https://github.com/pydantic/pydantic-ai/issues/2513)"
             )
