@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
+from conformance.corpus.loading import Corpus
 from conformance.engine.dialects import DialectError, detect, dialect_for
+from conformance.engine.returned import returned
 from conformance.recordings.cassette import HttpRequest, HttpResponse
 
 API = "gemini-interactions"
@@ -42,7 +44,7 @@ def test_a_string_or_a_list_of_contents_is_one_user_turn() -> None:
         assert [m.role for m in history.messages] == ["user"]
 
 
-def test_steps_read_as_turns_with_server_pairs_in_the_models_turn() -> None:
+def test_steps_read_as_turns_with_server_pairs_in_the_models_turn(corpus: Corpus) -> None:
     body = {
         "input": [
             {"type": "user_input", "content": [{"type": "text", "text": "q"}]},
@@ -61,7 +63,8 @@ def test_steps_read_as_turns_with_server_pairs_in_the_models_turn() -> None:
         ("g1", "google_search_call", True),
         ("f1", "get_weather", False),
     ]
-    assert model.calls[0].opaque == {"signature": "c2ln"} and model.calls[1].opaque == {}
+    # The signature must come back: the wire-type cases' `returned_fields` say so.
+    assert returned(corpus, model.calls[0]) == {"signature": "c2ln"} and returned(corpus, model.calls[1]) == {}
     assert [(r.call_id, r.provider_executed) for r in model.results] == [("g1", True)]
     assert [(r.call_id, r.id_path) for r in history.messages[2].results] == [("f1", "request.input[5].call_id")]
 
@@ -82,7 +85,7 @@ def test_an_interaction_skips_its_echoed_input() -> None:
     assert dialect.response_id(served) == "v1_a"  # type: ignore[attr-defined]
 
 
-def test_a_stream_joins_argument_pieces_by_step_index_and_merges_server_deltas() -> None:
+def test_a_stream_joins_argument_pieces_by_step_index_and_merges_server_deltas(corpus: Corpus) -> None:
     served = dialect_for(API).served(
         _sse(
             {"event_type": "interaction.created", "interaction": {"id": "v1_s", "status": "in_progress"}},
@@ -106,7 +109,7 @@ def test_a_stream_joins_argument_pieces_by_step_index_and_merges_server_deltas()
             {"event_type": "interaction.completed", "interaction": {"id": "v1_s", "status": "requires_action"}},
         )
     )
-    assert [(c.call_id, c.arguments, dict(c.opaque)) for c in served.calls] == [
+    assert [(c.call_id, c.arguments, returned(corpus, c)) for c in served.calls] == [
         ("c1", {"code": "print(1)"}, {"signature": "c2ln"}),
         ("f1", {"city": "Paris"}, {}),
     ]
