@@ -384,3 +384,23 @@ def test_a_request_past_a_real_last_answer_still_fails(corpus: Corpus) -> None:
     result = client_verdict(scenario, run, ctx, dialect)
     assert result.outcome == "fail"
     assert "the recording holds 2" in result.summary
+
+
+def test_a_direct_caller_needs_no_declaration() -> None:
+    """Anthropic marks a call the model made itself `caller: {type: direct}`: every tool allows that
+    unless it says otherwise, so a request without `allowed_callers` is served it."""
+    from conformance.engine.declarations import Declared
+
+    def served(caller: str) -> Served:
+        call = WireCall(
+            call_id="toolu_1",
+            name="get_weather",
+            arguments={},
+            wire_type="anthropic-messages/ToolUseBlock",
+            path="response[0].content[0]",
+            fields={"type": "tool_use", "caller": {"type": caller}},
+        )
+        return Served(stream=False, calls=(call,), text="", payload={})
+
+    assert undeclared("anthropic-messages", served("direct"), Declared()) == []
+    assert undeclared("anthropic-messages", served("code_execution_20250825"), Declared()) != []

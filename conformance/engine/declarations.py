@@ -123,6 +123,8 @@ def _use(api: str, call: WireCall) -> Use | None:
     kind = call.wire_type.rsplit("/", 1)[-1]
     caller = call.fields.get("caller", call.opaque.get("caller"))  # the item as served
     caller_type = caller.get("type") if isinstance(caller, Mapping) else None
+    if caller_type == "direct":
+        caller_type = None  # the model called it itself: what every tool allows unless it says otherwise
     if api == "anthropic-messages":
         if kind == "MCPToolUseBlock":
             return Use(call.path, family="mcp")
