@@ -14,7 +14,7 @@ clock on the wall, as /usr/bin/time would):
 - lint: `conformance lint` of a large cassette of many conversations against PyYAML's C parser
   loading the same file. Goal: within 2x (or at least 50 MB/s).
 - rules: the rules' time against history length for every API, 100 to 100,000 messages
-  (benchmarks/rules_scaling.py). Goal: linear, 100,000 messages under 1 s.
+  (benchmarks/rules_scaling.py). Goal: at most 6x `json.loads` of the bodies judged, at every length.
 
 Ratios are what to compare across machines; absolute times vary with the machine and its load.
 """
@@ -211,7 +211,7 @@ def bench_lint(runs: int, work: Path, megabytes: float = 10) -> Measure:
 
 
 def bench_rules(runs: int, work: Path) -> tuple[list[str], bool]:
-    """The rules' table, and whether every API checks a 100,000-message history within 1 s
+    """The rules' table, and whether every API checks each history within 6x reading its bodies
     (rules_scaling.py exits 1 when one does not, and says which)."""
     script = ROOT / "benchmarks" / "rules_scaling.py"
     completed = subprocess.run(
