@@ -34,7 +34,7 @@ from typing import Any
 
 from conformance.engine.dialects.base import DialectError, Placement
 from conformance.engine.dialects.openai_responses import ResponsesItems, kinds
-from conformance.engine.wire import History, Role, Served, WireCall, WireMessage, WireResult
+from conformance.engine.wire import History, Served, WireCall, WireMessage, WireResult
 from conformance.recordings.cassette import HttpRequest, HttpResponse
 from conformance.recordings.sse import parse_events
 
@@ -93,19 +93,22 @@ _MODEL_STEPS = ("thought",)  # steps of the model's turn that carry no tool id
 
 
 @dataclass
-class _Run:
-    path: str
-    calls: list[WireCall] = field(default_factory=list)
-    results: list[WireResult] = field(default_factory=list)
-
-
-@dataclass
 class _Slot:
     """One step of a stream, by index."""
 
     path: str
     step: dict[str, Any]
     pieces: list[str] = field(default_factory=list)
+
+
+def _placed(step_type: Any, step: dict[str, Any]) -> str:
+    """Where a step without ids goes: the user's input apart, the model's output within its turn (its
+    text ends the turn), anything else apart."""
+    if step_type == "user_input" or step_type in _CONTENT_TYPES:
+        return "user"
+    if step_type == "model_output":
+        return "turn-end"
+    return "turn" if step_type in _MODEL_STEPS else "other"
 
 
 class GeminiInteractions(ResponsesItems):
@@ -134,47 +137,7 @@ class GeminiInteractions(ResponsesItems):
             raise DialectError(f"{where}.input", "input is neither a string, a content nor a list")
         if raw and all(isinstance(s, dict) and s.get("type") in _CONTENT_TYPES for s in raw):
             return History(messages=(WireMessage(0, "user", f"{where}.input"),), continues=continues)
-        messages: list[WireMessage] = []
-        run: _Run | None = None
-
-        def close() -> None:
-            nonlocal run
-            if run is not None:
-                messages.append(WireMessage(len(messages), "assistant", run.path, tuple(run.calls), tuple(run.results)))
-                run = None
-
-        def add(role: Role, path: str, results: tuple[WireResult, ...] = ()) -> None:
-            close()
-            messages.append(WireMessage(len(messages), role, path, (), results))
-
-        for i, step in enumerate(raw):
-            path = f"{where}.input[{i}]"
-            if not isinstance(step, dict):
-                raise DialectError(path, "an input step is not an object")
-            step_type = step.get("type")
-            kind = self.items.get(step_type) if isinstance(step_type, str) else None
-            if kind is None:
-                if step_type == "user_input" or step_type in _CONTENT_TYPES:
-                    add("user", path)
-                elif step_type == "model_output":
-                    run = run or _Run(path)
-                    close()  # the model's text ends its turn
-                elif step_type in _MODEL_STEPS:
-                    run = run or _Run(path)
-                else:
-                    add("other", path)
-                continue
-            provider = self.runs_by_provider(step, kind)
-            if kind.role == "output" and not provider:
-                add("tool", path, (self.result(step, kind, path, False),))
-                continue
-            run = run or _Run(path)
-            if kind.role == "call":
-                run.calls.append(self.call(step, kind, path, provider))
-            else:
-                run.results.append(self.result(step, kind, path, True))
-        close()
-        return History(messages=tuple(messages), continues=continues)
+        return self.items_history(raw, where, continues, "step", _placed)
 
     # --- responses -------------------------------------------------------------------------
     def served(self, response: HttpResponse, where: str = "response") -> Served:

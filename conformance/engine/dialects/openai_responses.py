@@ -23,7 +23,7 @@ only `item_id` and `output_index`, and are joined to their item by `output_index
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -199,6 +199,15 @@ def _text(item: dict[str, Any]) -> str:
     return "".join(p.get("text", "") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
+def _placed(item_type: Any, item: dict[str, Any]) -> str:
+    """Where a Responses input item without ids goes: a message by its role (the assistant's text
+    ends the model's turn), reasoning and references within the turn, anything else apart."""
+    if item_type in (None, "message"):
+        role = _ROLES.get(str(item.get("role")), "other")
+        return "turn-end" if role == "assistant" else role
+    return "turn" if item_type in _ASSISTANT_ITEMS else "other"
+
+
 @dataclass
 class _Run:
     """Items of one model turn, read as one assistant message."""
@@ -290,6 +299,15 @@ class ResponsesItems:
             return History(messages=(WireMessage(0, "user", f"{where}.input"),), continues=continues)
         if not isinstance(raw, list):
             raise DialectError(f"{where}.input", "input is neither a string nor a list of items")
+        return self.items_history(raw, where, continues, "item", _placed)
+
+    def items_history(
+        self, raw: list[Any], where: str, continues: str | None, noun: str, placed: Callable[[Any, Any], str]
+    ) -> History:
+        """A history of items in order, the model's calls and the provider's outputs of one turn
+        gathered into its assistant message. `placed(type, item)` says where an item without ids
+        goes: a role of its own ("user", "system", "other"), "turn" (part of the model's turn) or
+        "turn-end" (part of it, and the last: calls after it are a turn of their own)."""
         messages: list[WireMessage] = []
         run: _Run | None = None
 
@@ -306,21 +324,17 @@ class ResponsesItems:
         for i, item in enumerate(raw):
             path = f"{where}.input[{i}]"
             if not isinstance(item, dict):
-                raise DialectError(path, "an input item is not an object")
+                raise DialectError(path, f"an input {noun} is not an object")
             item_type = item.get("type")
             kind = self.items.get(item_type) if isinstance(item_type, str) else None
             if kind is None:
-                if item_type in (None, "message"):
-                    role = _ROLES.get(str(item.get("role")), "other")
-                    if role != "assistant":
-                        add(role, path)
-                        continue
-                elif item_type not in _ASSISTANT_ITEMS:
-                    add("other", path)
-                    continue
-                run = run or _Run(path)
-                if item_type in (None, "message"):
-                    close()  # the model's text ends its turn: calls after it are a turn of their own
+                place = placed(item_type, item)
+                if place in ("turn", "turn-end"):
+                    run = run or _Run(path)
+                    if place == "turn-end":
+                        close()
+                else:
+                    add(place, path)  # type: ignore[arg-type]  # a role
                 continue
             provider = self.runs_by_provider(item, kind)
             if kind.role == "output" and not provider:
