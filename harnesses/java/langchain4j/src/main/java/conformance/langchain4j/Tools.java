@@ -45,11 +45,40 @@ final class Tools {
 
     private static JsonObjectSchema parameters(Tool tool) {
         Map<String, Object> schema = Json.MAPPER.convertValue(tool.parameters(), new TypeReference<Map<String, Object>>() {});
-        JsonSchemaElement element = JsonSchemaElementJsonUtils.fromMap(schema);
+        // LangChain4j's schema elements have no `title` (an annotation, which validates nothing): a
+        // schema with titles (Pydantic writes one on every field) is read as raw schemas, which a tool
+        // cannot take at the top and the Gemini module cannot map below it. An application declaring
+        // such a tool writes it without them.
+        JsonSchemaElement element = JsonSchemaElementJsonUtils.fromMap(withoutTitles(schema));
         if (element instanceof JsonObjectSchema object) {
             return object;
         }
         throw new IllegalArgumentException("tool " + tool.name() + ": LangChain4j reads its parameters as "
                 + element.getClass().getSimpleName() + ", not an object schema");
+    }
+
+    /** The schema without its `title` annotations, at every level where a schema stands. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> withoutTitles(Map<String, Object> schema) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> entry : schema.entrySet()) {
+            String key = entry.getKey();
+            Object value = entry.getValue();
+            if (key.equals("title") && value instanceof String) {
+                continue;
+            }
+            if ((key.equals("properties") || key.equals("$defs") || key.equals("definitions")) && value instanceof Map<?, ?> named) {
+                Map<String, Object> each = new LinkedHashMap<>();
+                named.forEach((name, sub) -> each.put(String.valueOf(name),
+                        sub instanceof Map<?, ?> m ? withoutTitles((Map<String, Object>) m) : sub));
+                value = each;
+            } else if ((key.equals("items") || key.equals("additionalProperties")) && value instanceof Map<?, ?> m) {
+                value = withoutTitles((Map<String, Object>) m);
+            } else if ((key.equals("anyOf") || key.equals("oneOf") || key.equals("allOf")) && value instanceof java.util.List<?> list) {
+                value = list.stream().map(sub -> sub instanceof Map<?, ?> m ? withoutTitles((Map<String, Object>) m) : sub).toList();
+            }
+            out.put(key, value);
+        }
+        return out;
     }
 }
