@@ -581,8 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--in-process",
         action="store_true",
-        help="run the adapter in this process, not in a supervised worker process (faster; an adapter that "
-        "exits or crashes then ends the run)",
+        help="run the adapter in this process, not in a supervised worker process (for debugging it: an "
+        "adapter that exits or crashes then ends the run, and one that patches the suite can change its verdict)",
     )
     run.add_argument(
         "--replay",
