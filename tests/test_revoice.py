@@ -189,7 +189,8 @@ def test_revoicing_a_cassette_keeps_every_fact_and_leaves_no_sentence(path: Path
 
 
 @pytest.mark.skipif(not _real(), reason="no shared real recordings beside the checkout")
-@pytest.mark.parametrize("path", _real(), ids=lambda p: f"{p.parent.name}/{p.name}")
+# pytest before 8.2 asks for an id of the empty parameter set too, with a placeholder that is no path.
+@pytest.mark.parametrize("path", _real(), ids=lambda p: f"{p.parent.name}/{p.name}" if isinstance(p, Path) else str(p))
 def test_revoicing_real_traffic_keeps_every_fact_and_leaves_no_sentence(path: Path) -> None:
     test_revoicing_a_cassette_keeps_every_fact_and_leaves_no_sentence(path)
 
