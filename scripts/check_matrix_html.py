@@ -189,8 +189,11 @@ box.scrollTop = Math.min(300, box.scrollHeight - box.clientHeight);
 var outer = box.getBoundingClientRect();
 var head = table.tHead.rows[0].cells[0].getBoundingClientRect();
 var first = table.querySelector('tbody th.case').getBoundingClientRect();
+// the box's inside, without its scroll bars: a cell under a scroll bar is not covered by the sticky parts
+var inner = {right: outer.left + box.clientLeft + box.clientWidth,
+             bottom: outer.top + box.clientTop + box.clientHeight};
 var view = {left: Math.max(outer.left, 0), top: Math.max(outer.top, 0),
-            right: Math.min(outer.right, window.innerWidth), bottom: Math.min(outer.bottom, window.innerHeight)};
+            right: Math.min(inner.right, window.innerWidth), bottom: Math.min(inner.bottom, window.innerHeight)};
 var checked = 0, covered = [];
 var cells = table.querySelectorAll('tbody td');
 for (var i = 0; i < cells.length; i++) {
