@@ -21,6 +21,7 @@ from typing import Any
 
 from conformance.engine.ids import IdMap
 from conformance.engine.neutral import Conversation, Message, Part, ToolCallPart, ToolResultPart
+from conformance.reference.openai_responses import stored_id
 from conformance.reference.session import repaired
 from conformance.replay.transports.gemini_interactions import stream_steps
 
@@ -63,14 +64,7 @@ class GeminiInteractionsCodec:
         return message
 
     def interaction_id(self, response: dict[str, Any]) -> str | None:
-        if not response.get("stream"):
-            found = (response.get("body") or {}).get("id")
-            return found if isinstance(found, str) else None
-        for event in response.get("events") or []:
-            found = ((event.get("data") or {}).get("interaction") or {}).get("id")
-            if isinstance(found, str):
-                return found
-        return None
+        return stored_id(response, "interaction")
 
     def decode_steps(self, steps: list[dict[str, Any]]) -> Message:
         parts: list[Part] = []

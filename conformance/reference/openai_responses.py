@@ -127,14 +127,7 @@ class ResponsesCodec:
         return message
 
     def response_id(self, response: dict[str, Any]) -> str | None:
-        if not response.get("stream"):
-            found = (response.get("body") or {}).get("id")
-            return found if isinstance(found, str) else None
-        for event in response.get("events") or []:
-            found = ((event.get("data") or {}).get("response") or {}).get("id")
-            if isinstance(found, str):
-                return found
-        return None
+        return stored_id(response, "response")
 
     def decode_items(self, items: list[dict[str, Any]]) -> Message:
         parts: list[Part] = []
@@ -411,3 +404,16 @@ class ResponsesCodec:
 
 class OpenAIResponsesCodec(ResponsesCodec):
     pass
+
+
+def stored_id(response: dict[str, Any], holder: str) -> str | None:
+    """The id a server stores a response under: the body's `id`, or in a stream the `id` of the first
+    event's object under `holder` (`response` for Responses, `interaction` for Gemini Interactions)."""
+    if not response.get("stream"):
+        found = (response.get("body") or {}).get("id")
+        return found if isinstance(found, str) else None
+    for event in response.get("events") or []:
+        found = ((event.get("data") or {}).get(holder) or {}).get("id")
+        if isinstance(found, str):
+            return found
+    return None
