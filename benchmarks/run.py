@@ -105,7 +105,7 @@ def bench_plugin(runs: int, work: Path) -> Measure:
 
 def bench_plugin_cold(runs: int, work: Path) -> Measure:
     """As on a fresh CI runner: no corpus snapshot (each measured run gets an empty cache directory),
-    bytecode as a `pip install` leaves it."""
+    bytecode as a `pip install` leaves it (none of pytest's rewritten kind)."""
     import tempfile
 
     from conformance.corpus.loading import load_corpus
@@ -119,7 +119,14 @@ def bench_plugin_cold(runs: int, work: Path) -> Measure:
     base = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     env = _env()
 
+    import conformance
+
+    package = Path(conformance.__file__).parent
+
     def cold() -> float:
+        # pytest keeps its assertion-rewritten bytecode beside the ordinary kind; a fresh runner has none.
+        for stale in package.rglob("*-pytest-*.pyc"):
+            stale.unlink(missing_ok=True)
         fresh = {**env, "CONFORMANCE_CACHE_DIR": tempfile.mkdtemp(dir=work)}
         return _time([*base, "--conformance-adapter=reference"], empty, fresh)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -100,6 +101,46 @@ _SETTINGS = {
 }
 # Short forms the issue tracker and the docs use; the --conformance- form is always there too.
 _ALIASES = {"show-requests": ("--show-requests",), "update-baseline": ("--update-baseline",)}
+
+
+def _import_plainly() -> None:
+    """pytest rewrites the asserts of every module of a distribution that registers a plugin, the
+    first time each is imported after installation. The suite's modules have no asserts for pytest to
+    explain, and rewriting the hundred of them a run imports cost a fresh CI runner more time than
+    judging the whole corpus: they are imported as plain Python. Only pytest's own bookkeeping of what
+    it rewrites is touched, and only where it is what it has been since pytest 3."""
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        if type(finder).__name__ == "AssertionRewritingHook" and isinstance(marked, set):
+            marked.discard(__name__.partition(".")[0])
+
+
+_import_plainly()
+
+
+class _Soon:
+    """A call run on a thread of its own; `result()` waits for it and raises what it raised."""
+
+    def __init__(self, call: Any) -> None:
+        import threading
+
+        self._outcome: tuple[bool, Any] = (False, None)
+        self._thread = threading.Thread(target=self._run, args=(call,), daemon=True)
+        self._thread.start()
+
+    def _run(self, call: Any) -> None:
+        try:
+            self._outcome = (True, call())
+        except BaseException as exc:  # handed to the caller of result(), in its own thread
+            self._outcome = (False, exc)
+
+    def result(self) -> Any:
+        self._thread.join()
+        done, value = self._outcome
+        if not done:
+            raise value
+        return value
+
 # The tally pytest's last line shows, so that a run failed by the conformance gate is not shown green.
 _GATE = "conformance gate failed"
 
@@ -331,8 +372,11 @@ class ConformanceSession:
                         [base / p for p in _setting(self.config, "cassettes") or []],
                     )
                     self._closers.append(worker.close)
-                    bug = self.corpus.bugs.get(spec) if ":" not in spec and spec not in BUNDLED else None
-                    self._resolved = Resolved(IsolatedAdapter(spec, worker), bug)
+                    # The worker starts and imports the adapter while this process reads the corpus.
+                    starting = _Soon(lambda: IsolatedAdapter(spec, worker))
+                    corpus = self.corpus
+                    bug = corpus.bugs.get(spec) if ":" not in spec and spec not in BUNDLED else None
+                    self._resolved = Resolved(starting.result(), bug)
                 else:
                     self._resolved = resolve(
                         spec,

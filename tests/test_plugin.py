@@ -140,3 +140,30 @@ def _scenario_ids() -> list[str]:
     from conformance.corpus.loading import load_corpus
 
     return sorted(load_corpus().scenarios)
+
+
+def test_the_suites_modules_are_imported_without_assertion_rewriting(pytester: pytest.Pytester) -> None:
+    # pytest marks every module of a plugin's distribution for rewriting; rewriting ours cost a fresh
+    # runner's first run more than judging the corpus, for asserts nobody reads.
+    pytester.makepyfile(
+        test_loaders="""
+        import importlib
+
+        def test_loader():
+            module = importlib.import_module("conformance.engine.wording")
+            assert type(module.__loader__).__name__ != "AssertionRewritingHook", module.__loader__
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_only_the_suites_own_mark_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    class AssertionRewritingHook:  # as pytest's hook keeps what it must rewrite
+        def __init__(self) -> None:
+            self._must_rewrite = {"conformance", "myadapter"}
+
+    hook = AssertionRewritingHook()
+    monkeypatch.setattr(sys, "meta_path", [hook, *sys.meta_path])
+    plugin._import_plainly()
+    assert hook._must_rewrite == {"myadapter"}

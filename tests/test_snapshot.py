@@ -4,6 +4,7 @@ and never after."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,25 @@ def test_a_directory_others_may_write_is_not_read(cache: Path, tmp_path: Path) -
         assert snapshot.read(key) is None
     finally:
         cache.chmod(0o700)
+
+
+def test_the_cache_keeps_only_the_most_recently_used_snapshots(cache: Path) -> None:
+    cache.mkdir(mode=0o700)
+    now = time.time()
+    for age in range(12):  # twelve older runs' snapshots, the first the most recently used
+        old = cache / f"corpus-{age:032x}.pickle"
+        old.write_bytes(b"")
+        os.utime(old, (now - age, now - age))
+    snapshot.write("f" * 32, {}, {})
+    kept = sorted(p.name for p in cache.glob("corpus-*.pickle"))
+    assert len(kept) == snapshot.KEEP
+    assert f"corpus-{'f' * 32}.pickle" in kept
+    assert kept[: snapshot.KEEP - 1] == [f"corpus-{age:032x}.pickle" for age in range(snapshot.KEEP - 1)]
+
+
+def test_reading_a_snapshot_counts_as_its_use(cache: Path) -> None:
+    snapshot.write("e" * 32, {}, {})
+    path = cache / f"corpus-{'e' * 32}.pickle"
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    assert snapshot.read("e" * 32) is not None
+    assert path.stat().st_mtime > 1_700_000_000

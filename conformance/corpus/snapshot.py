@@ -39,6 +39,7 @@ from typing import Any
 from conformance.recordings.cassette import Cassette, CassetteError, load_cassette, stamp
 
 FORMAT = 1  # bump when what a snapshot holds changes shape
+KEEP = 8  # snapshots kept in the cache directory, the one being written included
 _PACKAGE = Path(__file__).resolve().parents[1]  # the conformance package
 
 
@@ -158,6 +159,8 @@ def read(key: str) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | 
     try:
         with os.fdopen(handle, "rb") as stream:
             found = _DataUnpickler(stream).load()
+            with contextlib.suppress(OSError):
+                os.utime(stream.fileno())  # its last use, which keeps it among those pruning spares
     except Exception:  # truncated, written by another version, or not data: rebuilt below
         with contextlib.suppress(OSError):
             path.unlink()
@@ -187,10 +190,10 @@ def write(key: str, corpus: Any, cassettes: dict[str, tuple[tuple[int, int], Cas
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(where):
             return  # someone else's directory, or one others may write to: keep nothing there
-        for old in where.glob("corpus-*.pickle"):
-            # Every change to the corpus or the suite leaves a snapshot no key will name again:
-            # those not used for a week go.
-            if _stale(old):
+        # Every change to the corpus or the suite leaves a snapshot no key will name again: those not
+        # used for a week go, and past the KEEP most recently used (a day of edits makes dozens).
+        for rank, old in enumerate(_by_last_use(where.glob("corpus-*.pickle"))):
+            if rank >= KEEP - 1 or _stale(old):
                 old.unlink(missing_ok=True)
         handle, temporary = tempfile.mkstemp(dir=where, prefix=".corpus-", suffix=".tmp")
         with os.fdopen(handle, "wb") as out:
@@ -198,6 +201,15 @@ def write(key: str, corpus: Any, cassettes: dict[str, tuple[tuple[int, int], Cas
         os.replace(temporary, where / f"corpus-{key}.pickle")
     except OSError:
         return
+
+
+def _by_last_use(paths: Iterable[Path]) -> list[Path]:
+    """Newest first, by modification time (a snapshot read is touched, so this is its last use)."""
+    dated = []
+    for path in paths:
+        with contextlib.suppress(OSError):
+            dated.append((path.stat().st_mtime, path))
+    return [path for _, path in sorted(dated, reverse=True)]
 
 
 def _stale(path: Path, days: float = 7) -> bool:
