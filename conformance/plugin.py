@@ -141,6 +141,7 @@ class _Soon:
             raise value
         return value
 
+
 # The tally pytest's last line shows, so that a run failed by the conformance gate is not shown green.
 _GATE = "conformance gate failed"
 
