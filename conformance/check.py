@@ -387,6 +387,7 @@ def check_written(
 
 def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:
     from conformance.connectors.adapters import AdapterSpecError, resolve_reproduction
+    from conformance.connectors.client import ClientAdapter
     from conformance.connectors.contract import CodecAdapter
 
     bug = corpus.bugs[case_id]
@@ -396,8 +397,13 @@ def _check_reproduction(corpus: Corpus, case_id: str, at: Callable[..., None]) -
         at(case_id, ["reproduction"], "reference", str(exc))
         return
     api = corpus.scenarios[bug.scenario].api
-    if not isinstance(adapter, CodecAdapter):
-        at(case_id, ["reproduction"], "reference", f"{bug.reproduction} is not a codec adapter")
+    # A client reproduction plays the loop itself: the bugs that live there (a session that stops
+    # on what the provider served) are not a codec's to show.
+    if isinstance(adapter, ClientAdapter):
+        if adapter.client(api) is None:
+            at(case_id, ["reproduction"], "reference", f"{bug.reproduction} has no client for {api}")
+    elif not isinstance(adapter, CodecAdapter):
+        at(case_id, ["reproduction"], "reference", f"{bug.reproduction} is neither a codec nor a client adapter")
     elif adapter.codec(api) is None:
         at(case_id, ["reproduction"], "reference", f"{bug.reproduction} has no codec for {api}")
 

@@ -43,6 +43,25 @@ class ConstantCallId(OpenAIChatCodec):
         return "call_0"
 
 
+class SessionUniqueIds(OpenAIChatCodec):
+    """An id already held by an earlier call of the conversation gets a suffix, on the call and its
+    result alike (a session store that keys calls by id: echoVic/orca-agent PR #111's renaming)."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        seen: dict[str, int] = {}
+        renamed: dict[int, str] = {}
+        for m, message in enumerate(conversation["messages"]):
+            for part in message.get("parts", []):
+                if part.get("type") == "tool_call" and part.get("call_id"):
+                    n = seen[part["call_id"]] = seen.get(part["call_id"], 0) + 1
+                    if n > 1:
+                        renamed[m] = f"{part['call_id']}_{n}"
+                        part["call_id"] = renamed[m]
+                elif part.get("type") == "tool_result" and m - 1 in renamed:
+                    part["call_id"] = renamed[m - 1]
+        return super().encode(conversation)
+
+
 class ResultsTwice(OpenAIChatCodec):
     """A replay appends every tool message a second time."""
 

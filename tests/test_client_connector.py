@@ -90,6 +90,20 @@ def test_unplayed_interactions_are_reported(corpus: Corpus) -> None:
     result = run_scenario(_client(stops_after_the_first_response), corpus.scenarios["openai-chat/one-call"], corpus)
     assert result.outcome == "fail"
     assert "1 of 2 recorded interaction(s) were never requested" in result.summary
+    [stopped] = [v for v in result.violations if v.code == "pairing/calls-unanswered"]
+    assert stopped.location == "response[0]"
+    assert "call_Vq3XbR0LkS8mJ2tN6yPw4cDe (get_weather)" in stopped.message
+
+
+def test_a_session_that_aborts_on_a_provider_reused_id_leaves_the_calls_unanswered(corpus: Corpus) -> None:
+    # The provider serves call_0 in both turns: sent back as served, each in its own turn, it is right.
+    from conformance.reproductions.orca_agent import ORCA_AGENT_67
+
+    scenario = corpus.scenarios["openai-chat/provider-reuses-id-across-turns"]
+    aborted = run_scenario(ORCA_AGENT_67, scenario, corpus)
+    assert [v.code for v in aborted.violations] == ["pairing/calls-unanswered"]
+    assert aborted.violations[0].location == "response[1]"
+    assert run_scenario(OPENAI_SDK, scenario, corpus).outcome == "pass"
 
 
 def test_a_client_that_raises_is_an_error_with_its_traceback(corpus: Corpus) -> None:

@@ -60,8 +60,8 @@ def test_litellm_skips_apis_it_does_not_cover(corpus: Corpus) -> None:
 
 def test_litellm_stream_chunk_builder_drops_calls_streamed_without_ids(corpus: Corpus) -> None:
     """stream_chunk_builder emits a call only when it has an id: StepFun's id-less calls vanish, no tool runs,
-    and the loop ends after the first request (nothing is sent back, so there is no violation code)."""
+    and the loop ends after the first request with the calls unanswered."""
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/streamed-calls-without-ids"], corpus)
     assert result.outcome == "fail", result.summary
-    assert result.errors == []
+    assert [v.code for v in result.errors] == ["pairing/calls-unanswered"]
     assert "1 of 2 recorded interaction(s) were never requested" in result.summary

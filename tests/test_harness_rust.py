@@ -283,7 +283,7 @@ def test_rig_ends_the_run_at_an_item_the_application_must_answer(rig: HarnessAda
     """docs/findings.md, rig R3: only ToolCall content continues a run (rig-agent run/mod.rs,
     has_tool_calls), so a local_shell_call ends it after the first request."""
     outcome, summary, errors, _ = _verdict(rig, corpus, "openai-responses/local-shell-call")
-    assert (outcome, errors) == ("fail", set())
+    assert (outcome, errors) == ("fail", {"pairing/calls-unanswered"})
     assert "never requested" in summary
 
 

@@ -27,6 +27,7 @@ from buggy import (
     ResultIdMangled,
     ResultsByPosition,
     ResultsTwice,
+    SessionUniqueIds,
     StreamEveryDeltaNewCall,
     StreamIdDropped,
     adapter,
@@ -77,7 +78,8 @@ def test_buggy_codec_trips_rule_and_reference_does_not(code, codec, scenario_id,
 
 def test_every_code_has_a_buggy_codec() -> None:
     # Each API's rule tests live in tests/test_rules_<api>.py with a CASES list of the same shape.
-    covered = {c[0] for c in CASES} | {"format/id-pattern"}  # id-pattern: see the test below
+    # id-pattern: see the test below; calls-unanswered is a client's (tests/test_client_connector.py)
+    covered = {c[0] for c in CASES} | {"format/id-pattern", "pairing/calls-unanswered"}
     for path in sorted(Path(__file__).parent.glob("test_rules_*.py")):
         covered |= {c[0] for c in importlib.import_module(path.stem).CASES}
     assert covered == set(CODES)
@@ -214,3 +216,14 @@ def _items(body: Any) -> list[dict[str, Any]]:
             if isinstance(content, list):
                 found.extend(b for b in content if isinstance(b, dict))
     return found
+
+
+def test_a_providers_id_reused_in_a_later_turn_goes_back_as_served(corpus: Corpus) -> None:
+    """call_0 served in two turns: echoed in place it is no duplicate; made to collide by the client,
+    or renamed away from what was served, it is the client's fault."""
+    reused = corpus.scenarios["openai-chat/provider-reuses-id-across-turns"]
+    assert run_scenario(REFERENCE, reused, corpus).violations == []
+    collided = run_scenario(adapter(ConstantCallId()), corpus.scenarios["openai-chat/three-turn-chain"], corpus)
+    assert "pairing/duplicate-call-id" in {v.code for v in collided.violations}
+    renamed = run_scenario(adapter(SessionUniqueIds()), reused, corpus)
+    assert {v.code for v in renamed.violations} == {"roundtrip/id-altered"}

@@ -214,7 +214,7 @@ def test_violations_before_the_undeclared_turn_still_count(corpus: Corpus) -> No
 def test_what_a_request_declares_is_read_per_dialect() -> None:
     caller = {"caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}}
     call = WireCall(
-        "toolu_1", "query_sales", {}, "anthropic-messages/ToolUseBlock", "response[0].content[0]", opaque=caller
+        "toolu_1", "query_sales", {}, "anthropic-messages/ToolUseBlock", "response[0].content[0]", fields=caller
     )
     search = WireCall("srvtoolu_2", "web_search", {}, "anthropic-messages/ServerToolUseBlock", "response[0].content[1]")
     served = Served(stream=False, calls=(call, search), text="", payload={})

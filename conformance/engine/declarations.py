@@ -121,7 +121,7 @@ def uses(api: str, served: Served) -> list[Use]:
 
 def _use(api: str, call: WireCall) -> Use | None:
     kind = call.wire_type.rsplit("/", 1)[-1]
-    caller = call.fields.get("caller", call.opaque.get("caller"))  # the item as served
+    caller = call.fields.get("caller")  # the item as served
     caller_type = caller.get("type") if isinstance(caller, Mapping) else None
     if caller_type == "direct":
         caller_type = None  # the model called it itself: what every tool allows unless it says otherwise

@@ -85,6 +85,13 @@ CODES: dict[str, Code] = {
             "or an empty text in its place, and never the output of another call of the same tool.",
         ),
         Code(
+            "pairing/calls-unanswered",
+            "error",
+            "The client stopped after a response that asked it for calls, and never sent their results",
+            "Answer every call the provider serves, or send back a result saying why it could not run (an "
+            "unsupported tool, an id seen before); never end the conversation with calls outstanding.",
+        ),
+        Code(
             "roundtrip/id-altered",
             "error",
             "A provider-issued id comes back changed",

@@ -19,6 +19,7 @@ from conformance.engine.quoting import quotes_for
 from conformance.engine.requests_view import requests_of
 from conformance.engine.rules import CheckContext, check
 from conformance.engine.turn_end import asks_client
+from conformance.engine.violations import Violation
 from conformance.engine.wording import a
 from conformance.replay.session import ClientRun, listed
 
@@ -133,6 +134,11 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         else:
             notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
             result.outcome = "fail"
+            stopped = _stopped_with_calls(run, ctx)
+            if stopped is not None:
+                result.violations.append(stopped)
+                errors = [v for v in result.violations if v.severity == "error"]
+                result.summary = f"{len(errors)} violation(s): {', '.join(sorted({v.code for v in errors}))}"
     if run.sent > run.recorded and past_blank is None:
         notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
         result.outcome = "fail"
@@ -156,6 +162,28 @@ def _asked_past_a_blank_end(run: ClientRun) -> str | None:
     return (
         f"the recording ends on a blank answer (response[{run.recorded - 1}]) and the client asked again; "
         "what the provider answered next is not recorded, so that request was not played"
+    )
+
+
+def _stopped_with_calls(run: ClientRun, ctx: CheckContext) -> Violation | None:
+    """The violation of a client that sent no further request after a response holding calls for it:
+    the provider waits for their results (a Responses conversation refuses to go on without them),
+    and no request of the client's says why."""
+    if not run.sent or len(run.exchange.turns) < run.sent:
+        return None
+    served = run.exchange.turns[run.sent - 1].served
+    calls = [c for c in served.calls if not c.provider_executed]
+    if not calls:
+        return None
+    shown = ", ".join(f"{c.call_id or '(no id)'} ({c.name or 'unnamed'})" for c in calls)
+    return ctx.violation(
+        "pairing/calls-unanswered",
+        f"response[{run.sent - 1}]",
+        f"The client sent no request after response[{run.sent - 1}], which called {shown}; "
+        f"their results were never sent ({run.recorded - run.sent} recorded interaction(s) not requested).",
+        wire_type=calls[0].wire_type,
+        expected=f"a request answering {len(calls)} call(s)",
+        received="no further request",
     )
 
 

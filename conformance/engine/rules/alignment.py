@@ -87,16 +87,31 @@ def echoes(
                     positions.append(position)
     chosen: dict[int, int | None] = {}
     taken: set[int] = set()
+    unclaimed: dict[int, dict[str, int]] = {}  # a taken message's ids no turn has claimed yet
     # First by id: a turn whose ids appear in a calling message is that message, wherever a
     # truncation cut the history (some keep the first exchange and cut the middle).
     for index, served, _ in served_turns:
-        candidates = sorted({p for c in served if c.call_id for p in holding.get(c.call_id, ())})
-        # A message may hold the calls of several served turns (Responses items need not be grouped
-        # by turn: all calls, then all outputs, is a valid order): then the turns share it.
-        found = next((p for p in candidates if p not in taken), candidates[0] if candidates else None)
+        ids = [c.call_id for c in served if c.call_id]
+        candidates = sorted({p for i in ids for p in holding.get(i, ())})
+        found = next((p for p in candidates if p not in taken), None)
+        if found is None:
+            # A message may hold the calls of several served turns (Responses items need not be
+            # grouped by turn: all calls, then all outputs, is a valid order): then the turns share
+            # it, as long as it holds an id no earlier turn claimed. An id served again in a later
+            # turn (call_0 in every response) is not a reason to share.
+            found = next((p for p in candidates if any(unclaimed[p].get(i) for i in ids)), None)
         chosen[index] = found
         if found is not None:
-            taken.add(found)
+            if found not in taken:
+                taken.add(found)
+                unclaimed[found] = {}
+                for c in calling[found].calls:
+                    if c.call_id:
+                        unclaimed[found][c.call_id] = unclaimed[found].get(c.call_id, 0) + 1
+            left = unclaimed[found]
+            for i in ids:
+                if left.get(i):
+                    left[i] -= 1
     # The rest by position, from the most recent backwards (truncation mostly removes the oldest).
     free = [p for p in range(len(calling)) if p not in taken]
     for index, _, _ in reversed(served_turns):

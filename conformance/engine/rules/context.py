@@ -85,7 +85,9 @@ class CheckContext:
     # depends on the model family read it, else the model the responses say served them.
     model: str | None = None
     # Lookups built once, so that finding a call's scenario counterpart costs the same at any length.
-    _by_id: dict[str, ExpectedCall] = field(init=False, repr=False, default_factory=dict)
+    # An id may stand for several calls: a provider that numbers calls per response serves call_0
+    # again in a later turn.
+    _by_id: dict[str, list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
     _by_call: dict[tuple[str, str | None], list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
     _by_output: dict[str | None, list[ExpectedCall]] = field(init=False, repr=False, default_factory=dict)
     _output_values: dict[str, Any] = field(init=False, repr=False, default_factory=dict)
@@ -93,7 +95,7 @@ class CheckContext:
     def __post_init__(self) -> None:
         for call in self.expected_calls:
             if call.id:
-                self._by_id.setdefault(call.id, call)
+                self._by_id.setdefault(call.id, []).append(call)
             self._by_call.setdefault((call.name, canonical(dict(call.arguments))), []).append(call)
             if call.output.strip():
                 # The output parsed here is the one the output rule compares results with.
@@ -131,19 +133,18 @@ class CheckContext:
 
     def expected_for(self, call: Any) -> ExpectedCall | None:
         """The scenario call a wire call stands for: same id, else same name and arguments."""
-        if call.call_id:
-            same = self._by_id.get(call.call_id)
-            if same is not None:
-                return same
+        same = self._by_id.get(call.call_id) if call.call_id else None
+        if same is not None and len(same) == 1:
+            return same[0]
         arguments = call.arguments
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments)
             except ValueError:
-                return None
-        if not isinstance(arguments, dict):
-            return None
-        found = self._by_call.get((call.name, canonical(arguments)))
+                arguments = None
+        found = self._by_call.get((call.name, canonical(arguments))) if isinstance(arguments, dict) else None
+        if same is not None:  # one id served for several calls: the one of this name and arguments
+            return next((c for c in same if found and c in found), same[0])
         return found[0] if found else None
 
     def tool_ran(self, call: ExpectedCall) -> bool:

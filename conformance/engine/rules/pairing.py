@@ -141,7 +141,17 @@ class _Pairing:
         return self._required[key]
 
     def run(self) -> list[Violation]:
-        duplicates, first_by_id = _calls_by_id(self.ctx, self.history)
+        # Calls sent under the ids the provider served them with: where results answer the assistant
+        # message they follow (Chat Completions and its kin), two of them sharing an id in separate
+        # turns are the provider's numbering (call_0 in every response, echoVic/orca-agent#67), not
+        # a collision the client made, and each result still names one call. Elsewhere an id is
+        # looked up over the whole request (Anthropic refuses a repeat anywhere in it).
+        served_as = (
+            {e.sent.path: e.served_turn for e in self.echoes if e.sent and e.sent.call_id == e.served.call_id}
+            if self.ctx.dialect.placement == "following-messages"
+            else {}
+        )
+        duplicates, first_by_id = _calls_by_id(self.ctx, self.history, served_as)
         self.out.extend(duplicates)
         self.place_results(first_by_id)
         self.server_results()
@@ -395,17 +405,28 @@ class _Pairing:
                 )
 
 
-def _calls_by_id(ctx: CheckContext, history: History) -> tuple[list[Violation], dict[str, WireCall]]:
-    """The first call of the history with each id, and a violation for every later one."""
+def _calls_by_id(
+    ctx: CheckContext, history: History, served_as: dict[str, int]
+) -> tuple[list[Violation], dict[str, WireCall]]:
+    """The first call of the history with each id, and a violation for every later one, but for a
+    later one sent as the provider served it in a turn of its own (`served_as`: a call's path -> the
+    response that served it under that id)."""
     out: list[Violation] = []
     first: dict[str, WireCall] = {}
+    last: dict[str, WireCall] = {}
     for message in history.messages:
         for call in message.calls:
             call_id = call.call_id
             if not call_id:
                 continue
             earlier = first.setdefault(call_id, call)
-            if earlier is not call:
+            if earlier is call:
+                last[call_id] = call
+                continue
+            before = last[call_id]
+            last[call_id] = call
+            turn, turn_before = served_as.get(call.path), served_as.get(before.path)
+            if turn is None or turn_before is None or turn == turn_before:
                 out.append(
                     ctx.violation(
                         "pairing/duplicate-call-id",
