@@ -283,3 +283,33 @@ def test_a_thread_started_after_a_sealed_one_ended_is_not_sealed() -> None:
         thread.join()
         refused += box
     assert not any(refused)
+
+
+def test_a_recorded_date_header_is_the_only_date_sent(corpus: Corpus) -> None:
+    # The server's own Date beside the recorded one reached Node's fetch as "<now>, <recorded>",
+    # an invalid date to every SDK that reads the response's date as its timestamp.
+    scenario = corpus.scenarios["bedrock-converse/recorded/otel-botocore-converse-tool-call"]
+    with ScenarioServer(corpus) as server:
+        listing = server.add(scenario)
+        host, port = server.server.address
+        connection = http.client.HTTPConnection(host, port, timeout=10)
+        body = json.dumps({"messages": [{"role": "user", "content": [{"text": "x"}]}]})
+        path = urlsplit(listing.base_url).path + "/model/amazon.nova-micro-v1:0/converse"
+        connection.request("POST", path, body=body, headers={"content-type": "application/json"})
+        answer = connection.getresponse()
+        answer.read()
+        connection.close()
+    dates = [value for name, value in answer.getheaders() if name.lower() == "date"]
+    assert dates == ["Mon, 24 Feb 2025 16:06:10 GMT"]
+    assert len([name for name, _ in answer.getheaders() if name.lower() == "server"]) == 1
+
+
+def test_an_answer_without_a_recorded_date_gets_the_servers_own(served: tuple[ScenarioServer, Listing]) -> None:
+    server, _ = served
+    host, port = server.server.address
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    connection.request("GET", "/_conformance/scenarios")
+    answer = connection.getresponse()
+    answer.read()
+    connection.close()
+    assert len([name for name, _ in answer.getheaders() if name.lower() == "date"]) == 1

@@ -95,3 +95,17 @@ def test_v5_skips_what_its_packages_lack(v5: HarnessAdapter, corpus: Corpus) -> 
     assert outcome == "skip" and "@ai-sdk/moonshotai has no release for AI SDK 5" in summary
     outcome, summary, _ = verdict(v5, corpus, "openai-responses/streamed-function-and-custom")
     assert outcome == "skip" and "no custom (free-form) tools" in summary
+
+
+def test_v5_sends_stored_calls_back_by_reference_and_passes(v5: HarnessAdapter, corpus: Corpus) -> None:
+    """With `store` on (the recording's default) AI SDK 5 sends each earlier output item back as an
+    `item_reference` to its id, which the provider resolves to the item it stored."""
+    outcome, summary, _ = verdict(v5, corpus, "openai-responses/recorded/mirascope-model-call-with-tool-outputs")
+    assert outcome == "pass", summary
+
+
+def test_v6_reads_the_timestamp_from_the_recorded_date(v6: HarnessAdapter, corpus: Corpus) -> None:
+    """@ai-sdk/amazon-bedrock 4 takes the response's `date` header as its timestamp: one Date header
+    must reach it, the recorded one."""
+    outcome, summary, _ = verdict(v6, corpus, "bedrock-converse/recorded/otel-botocore-converse-tool-call")
+    assert outcome == "pass", summary

@@ -281,9 +281,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.rfile.readline(1024)
 
     def _send(self, answer: Answer) -> None:
-        self.send_response(answer.status)
+        # send_response would add the server's own Server and Date beside the recorded ones; two
+        # Date headers reach a client as one unparseable value ("<now>, <recorded>"), which SDKs
+        # that read the response's date (as its timestamp) refuse. A recorded header wins.
+        self.log_request(answer.status)
+        self.send_response_only(answer.status)
+        sent = {name.lower() for name in answer.headers}
+        if "server" not in sent:
+            self.send_header("Server", self.version_string())
+        if "date" not in sent:
+            self.send_header("Date", self.date_time_string())
         for name, value in answer.headers.items():
-            if name not in ("content-length", "transfer-encoding", "connection"):
+            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
                 self.send_header(name, value)
         if answer.headers.get("connection") == "close" or self.close_connection:
             self.send_header("connection", "close")

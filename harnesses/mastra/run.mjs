@@ -135,6 +135,15 @@ const camelKeys = (value) =>
       ? value
       : Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
 
+// A recorded declaration's null field is one the application left unset (the Python SDKs send None as
+// null); the factories' option schemas take an absent option, and refuse null.
+const withoutNulls = (value) =>
+  Array.isArray(value)
+    ? value.map(withoutNulls)
+    : value === null || typeof value !== "object"
+      ? value
+      : Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+
 function providerTools(c, callTool) {
   const tools = {};
   const missing = [];
@@ -149,7 +158,7 @@ function providerTools(c, callTool) {
       continue;
     }
     const { type: _type, name, ...rest } = entry;
-    const args = camelKeys(rest);
+    const args = camelKeys(withoutNulls(rest));
     const executed = CLIENT_EXECUTED[id];
     if (executed) {
       args.execute = async (input, options) =>

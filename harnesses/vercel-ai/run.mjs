@@ -140,6 +140,15 @@ function camelKeys(value) {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
 }
 
+// A recorded declaration's null field is one the application left unset (the Python SDKs send None as
+// null); the factories' option schemas take an absent option, and refuse null.
+const withoutNulls = (value) =>
+  Array.isArray(value)
+    ? value.map(withoutNulls)
+    : value === null || typeof value !== "object"
+      ? value
+      : Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+
 function parsed(text) {
   try {
     return JSON.parse(text);
@@ -301,7 +310,7 @@ function providerTools(c) {
       continue;
     }
     const { type: _t, name, ...rest } = typeof entry.type === "string" ? entry : (Object.values(entry)[0] ?? {});
-    const args = camelKeys(rest);
+    const args = camelKeys(withoutNulls(rest));
     const executed = CLIENT_EXECUTED[id];
     if (executed) {
       args.execute = async (input, { toolCallId }) =>

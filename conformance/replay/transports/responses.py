@@ -114,6 +114,9 @@ class Responses(ProviderTransport):
         return sse_frame(self.api, events, framing)
 
     def reconstruct(self, body: Any, earlier: Sequence[Earlier]) -> Any:
+        return _referenced(self._continued(body, earlier), earlier)
+
+    def _continued(self, body: Any, earlier: Sequence[Earlier]) -> Any:
         if not isinstance(body, dict):
             return body
         previous = body.get("previous_response_id")
@@ -172,6 +175,28 @@ def _items_before(before: Earlier) -> list[Any]:
     own = _items(before.raw)
     full = _items(before.request)
     return full[: len(full) - len(own)]
+
+
+def _referenced(body: Any, earlier: Sequence[Earlier]) -> Any:
+    """The request with each `item_reference` to an output item of a stored response this replay
+    served replaced by that item, as the server resolves it (a client may send any stored item back
+    by its id alone). A response served with `store: false` holds nothing to refer to, and a
+    reference to an item never served is left as sent: the server answers both with an error."""
+    items = body.get("input") if isinstance(body, dict) else None
+    if not isinstance(items, list) or not any(_reference(item) for item in items):
+        return body
+    stored: dict[str, Any] = {}
+    for before in earlier:
+        if isinstance(before.response, dict) and before.response.get("store") is not False:
+            stored.update((i["id"], i) for i in _output(before.response) if isinstance(i, dict) and i.get("id"))
+    resolved = [stored.get(ref, item) if (ref := _reference(item)) else item for item in items]
+    return {**body, "input": resolved}
+
+
+def _reference(item: Any) -> str | None:
+    if isinstance(item, dict) and item.get("type") == "item_reference" and isinstance(item.get("id"), str):
+        return str(item["id"])
+    return None
 
 
 def _output(response: Any) -> list[Any]:
