@@ -11,7 +11,7 @@ from typing import Any
 from conformance.clients import langchain_chat
 from conformance.connectors.client import RequestSettings, ToolLoop
 
-WEATHER = {"name": "get_weather", "description": "", "parameters": {"type": "object", "properties": {}}}
+WEATHER: dict[str, Any] = {"name": "get_weather", "description": "", "parameters": {"type": "object", "properties": {}}}
 CALENDAR = {"type": "url", "url": "https://mcp.example.com/calendar/sse", "name": "calendar"}
 
 
@@ -29,7 +29,7 @@ def _loop(api: str, server_tools: list[dict[str, Any]], **extra: Any) -> ToolLoo
 
 
 def test_langchain_binds_anthropic_server_tools_by_type_prefix() -> None:
-    tools = [
+    tools: list[dict[str, Any]] = [
         {"type": "web_search_20250305", "name": "web_search", "max_uses": 3},
         {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
         {"type": "advisor_20260301", "name": "advisor", "model": "claude-opus-4-6"},
@@ -50,7 +50,7 @@ def test_langchain_binds_an_mcp_toolset_only_beside_its_server() -> None:
 
 
 def test_langchain_binds_the_responses_tools_langchain_core_knows() -> None:
-    tools = [
+    tools: list[dict[str, Any]] = [
         {"type": "web_search_preview_2025_03_11"},
         {"type": "file_search", "vector_store_ids": ["vs_1"]},
         {"type": "mcp", "server_label": "deepwiki", "require_approval": "always"},
