@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.clients import langchain_chat
-from conformance.connectors.client import RequestSettings, ToolLoop
+import pytest
+
+from conformance.clients import langchain_chat, pydantic_ai
+from conformance.connectors.client import RequestSettings, ScenarioUnsupported, ToolLoop
 
 WEATHER: dict[str, Any] = {"name": "get_weather", "description": "", "parameters": {"type": "object", "properties": {}}}
 CALENDAR = {"type": "url", "url": "https://mcp.example.com/calendar/sse", "name": "calendar"}
@@ -69,3 +71,56 @@ def test_langchain_carries_allowed_callers_and_recorded_options_in_extras() -> N
         "allowed_callers": ["code_execution_20250825"],
     }  # `strict` is bind_tools' own argument, not an extra
     assert langchain_chat.tool_extras(_loop("openai-responses", [], recorded_tools=recorded), spec) == {}
+
+
+def test_pydantic_ai_native_tool_classes_by_api() -> None:
+    anthropic: list[dict[str, Any]] = [
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 3, "cache_control": {"type": "ephemeral"}},
+        {"type": "web_fetch_20250910", "name": "web_fetch", "max_uses": 3},
+        {"type": "code_execution_20250825", "name": "code_execution"},
+        {"type": "advisor_20260301", "name": "advisor", "model": "claude-opus-4-6"},
+        {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+        {"type": "mcp_toolset", "mcp_server_name": "calendar"},
+        {"type": "memory_20250818", "name": "memory"},  # MemoryTool needs a client-run memory tool: left out
+    ]
+    served = _loop("anthropic-messages", anthropic, settings=RequestSettings(body={"mcp_servers": [CALENDAR]}))
+    assert pydantic_ai.native_tool_specs(served) == [
+        ("WebSearchTool", {"max_uses": 3}),
+        ("WebFetchTool", {"max_uses": 3}),
+        ("CodeExecutionTool", {}),
+        ("AdvisorTool", {"model": "claude-opus-4-6"}),
+        ("ToolSearch", {"strategy": "regex"}),
+        ("MCPServerTool", {"id": "calendar", "url": CALENDAR["url"]}),
+    ]
+    responses: list[dict[str, Any]] = [
+        {"type": "web_search_preview_2025_03_11", "search_context_size": "medium"},
+        {"type": "file_search", "vector_store_ids": ["vs_1"], "max_num_results": 1},
+        {"type": "code_interpreter", "container": {"type": "auto"}},
+        {"type": "image_generation"},
+        {"type": "mcp", "server_label": "deepwiki", "server_url": "https://mcp.example", "require_approval": "never"},
+        {"type": "programmatic_tool_calling"},  # no Pydantic AI class
+    ]
+    assert pydantic_ai.native_tool_specs(_loop("openai-responses", responses)) == [
+        ("WebSearchTool", {"search_context_size": "medium"}),
+        ("FileSearchTool", {"file_store_ids": ["vs_1"], "max_num_results": 1}),
+        ("CodeExecutionTool", {}),
+        ("ImageGenerationTool", {}),
+        ("MCPServerTool", {"id": "deepwiki", "url": "https://mcp.example"}),
+    ]
+    gemini = [{"type": "google_search"}, {"type": "url_context"}, {"type": "code_execution"}]
+    assert pydantic_ai.native_tool_specs(_loop("gemini", gemini)) == [
+        ("WebSearchTool", {}),
+        ("WebFetchTool", {}),
+        ("CodeExecutionTool", {}),
+    ]
+
+
+def test_pydantic_ai_declares_no_mcp_server_that_asks_for_approval() -> None:
+    mcp = {"type": "mcp", "server_label": "deepwiki", "server_url": "https://mcp.example", "require_approval": "always"}
+    with pytest.raises(ScenarioUnsupported, match="require_approval 'never'"):
+        pydantic_ai.native_tool_specs(_loop("openai-responses", [mcp]))
+
+
+def test_pydantic_ai_declares_no_mcp_toolset_without_its_server() -> None:
+    toolset = {"type": "mcp_toolset", "mcp_server_name": "calendar"}
+    assert pydantic_ai.native_tool_specs(_loop("anthropic-messages", [toolset])) == []
