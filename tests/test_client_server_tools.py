@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conformance.clients import langchain_chat, pydantic_ai
+from conformance.clients import langchain_chat, litellm_sdk, pydantic_ai
 from conformance.connectors.client import RequestSettings, ScenarioUnsupported, ToolLoop
 
 WEATHER: dict[str, Any] = {"name": "get_weather", "description": "", "parameters": {"type": "object", "properties": {}}}
@@ -124,3 +124,30 @@ def test_pydantic_ai_declares_no_mcp_server_that_asks_for_approval() -> None:
 def test_pydantic_ai_declares_no_mcp_toolset_without_its_server() -> None:
     toolset = {"type": "mcp_toolset", "mcp_server_name": "calendar"}
     assert pydantic_ai.native_tool_specs(_loop("anthropic-messages", [toolset])) == []
+
+
+def test_litellm_declares_anthropic_mcp_servers_as_its_mcp_tool() -> None:
+    toolset = {"type": "mcp_toolset", "mcp_server_name": "calendar"}
+    other = {"type": "url", "url": "https://mcp.example.com/other", "name": "other"}  # named by no toolset
+    body = {"mcp_servers": [CALENDAR, other]}
+    tools = litellm_sdk.mcp_tools(_loop("anthropic-messages", [toolset], settings=RequestSettings(body=body)))
+    assert tools == [
+        {"type": "mcp", "server_label": "calendar", "server_url": CALENDAR["url"], "require_approval": "never"}
+    ]
+    assert litellm_sdk.mcp_tools(_loop("anthropic-messages", [])) == []
+
+
+def test_litellm_sets_allowed_callers_on_anthropic_function_tools_only() -> None:
+    loop = _loop("anthropic-messages", [])
+    loop.tools[0]["allowed_callers"] = ["code_execution_20250825"]
+    assert litellm_sdk._chat_tools(loop)[0]["allowed_callers"] == ["code_execution_20250825"]
+    loop.api = "openai-chat"
+    assert "allowed_callers" not in litellm_sdk._chat_tools(loop)[0]
+
+
+def test_litellm_lets_gemini_run_its_tools_beside_functions_when_the_recording_did() -> None:
+    combined = RequestSettings(body={"toolConfig": {"includeServerSideToolInvocations": True}})
+    assert litellm_sdk.gemini_options(_loop("gemini", [], settings=combined)) == {
+        "include_server_side_tool_invocations": True
+    }
+    assert litellm_sdk.gemini_options(_loop("gemini", [])) == {}
