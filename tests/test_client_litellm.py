@@ -86,3 +86,11 @@ def test_litellm_declares_the_server_tools_and_loses_their_calls(scenario_id: st
     result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {lost}
+
+
+def test_litellm_reads_its_anthropic_beta_headers_from_the_package(corpus: Corpus) -> None:
+    """LiteLLM fetches its Anthropic beta-header table from GitHub unless told to use the packaged one; a replay
+    answers that request with a 404, which the case reports."""
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/code-execution-tools"], corpus)
+    assert result.outcome == "pass", result.summary
+    assert "does not hold" not in result.summary

@@ -22,7 +22,8 @@ endpoints, the `openai/` or `anthropic/` model prefix with their `api_base`: Mis
 `/v1/responses` through `litellm.responses`, Ollama's `/v1/messages` through `litellm.completion`.
 
 Retries are off (`max_retries=0`, `num_retries=0`), so a provider error surfaces once. The cost
-map is read from the installed package (`LITELLM_LOCAL_MODEL_COST_MAP`), since a replay has no
+map and the Anthropic beta-header table are read from the installed package
+(`LITELLM_LOCAL_MODEL_COST_MAP`, `LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS`), since a replay has no
 network.
 """
 
@@ -42,6 +43,8 @@ MAX_TURNS = 8
 
 def _litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # Its Anthropic client otherwise fetches a beta-header table from GitHub on first use.
+    os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
     import litellm
 
     return litellm
