@@ -151,3 +151,10 @@ def test_litellm_lets_gemini_run_its_tools_beside_functions_when_the_recording_d
         "include_server_side_tool_invocations": True
     }
     assert litellm_sdk.gemini_options(_loop("gemini", [])) == {}
+
+
+def test_langchain_binds_no_mcp_toolset_naming_another_server() -> None:
+    toolset = {"type": "mcp_toolset", "mcp_server_name": "mail"}
+    loop = _loop("anthropic-messages", [toolset], settings=RequestSettings(body={"mcp_servers": [CALENDAR]}))
+    assert langchain_chat.server_tools(loop) == []
+    assert langchain_chat.mcp_servers(loop) is None

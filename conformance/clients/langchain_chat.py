@@ -74,11 +74,14 @@ ANTHROPIC_TOOL_EXTRAS = frozenset(
 def server_tools(loop: ToolLoop) -> list[dict[str, Any]]:
     """The scenario's server tools LangChain can bind for this API, as the provider's tool dicts."""
     if loop.api in ANTHROPIC_APIS:
-        known = [t for t in loop.server_tools if str(t.get("type", "")).startswith(ANTHROPIC_BUILTIN_PREFIXES)]
-        if not loop.settings.body.get("mcp_servers"):
-            # An `mcp_toolset` names a server of the model's `mcp_servers`; with none, it names nothing.
-            known = [t for t in known if t.get("type") != "mcp_toolset"]
-        return [dict(t) for t in known]
+        # An `mcp_toolset` names a server of the model's `mcp_servers`; one naming none is left out.
+        served = {s["name"] for s in mcp_servers(loop) or ()}
+        return [
+            dict(t)
+            for t in loop.server_tools
+            if str(t.get("type", "")).startswith(ANTHROPIC_BUILTIN_PREFIXES)
+            and (t.get("type") != "mcp_toolset" or t.get("mcp_server_name") in served)
+        ]
     if loop.api in RESPONSES_APIS:
         return [
             dict(t)
