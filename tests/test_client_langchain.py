@@ -59,3 +59,33 @@ def test_langchain_sends_calls_streamed_without_ids_back_with_null_ids(corpus: C
         "request[1].messages[1].tool_calls[0].id",
         "request[1].messages[1].tool_calls[1].id",
     }
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "anthropic-messages/code-execution-tools",
+        "anthropic-messages/fetch-and-tool-search",  # web_fetch and tool search, get_weather deferred
+        "anthropic-messages/mcp-and-advisor",  # advisor, and mcp_servers with an mcp_toolset
+        "anthropic-messages/mcp-tool-listing",
+        "anthropic-messages/programmatic-tool-calling",  # allowed_callers through the tool's extras
+        "anthropic-messages/web-search-beside-client-call",
+        "openai-responses/hosted-tools-in-history",  # web_search, file_search, code_interpreter, image_generation
+        "openai-responses/mcp-approval-flow",
+        "openai-responses/recorded/openinference-litellm-websearch-input",
+        "openai-responses/recorded/openllmetry-agents-web-search-tool",
+    ],
+)
+def test_langchain_declares_the_server_tools_it_binds(scenario_id: str, corpus: Corpus) -> None:
+    """Bound as provider tool dicts, the server tools reach the request: the recorded turn is served, not skipped."""
+    pytest.importorskip("langchain_anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", result.summary
+    assert result.errors == []
+
+
+def test_langchain_cannot_bind_programmatic_tool_calling(corpus: Corpus) -> None:
+    """langchain-core reads a dict of an unknown `type` as a function schema and rejects it, so the tool is left out."""
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-responses/program-calls-functions"], corpus)
+    assert result.outcome == "skip"
+    assert "declared no programmatic_tool_calling tool" in result.summary

@@ -65,3 +65,32 @@ def test_litellm_stream_chunk_builder_drops_calls_streamed_without_ids(corpus: C
     assert result.outcome == "fail", result.summary
     assert [v.code for v in result.errors] == ["pairing/calls-unanswered"]
     assert "1 of 2 recorded interaction(s) were never requested" in result.summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "lost"),
+    [
+        # The MCP server is declared as LiteLLM's `type: mcp` tool (sent as `mcp_servers`); the `mcp_tool_use`
+        # block matches no branch of `extract_response_content` and is not sent back (findings L7).
+        ("anthropic-messages/mcp-tool-listing", "roundtrip/call-lost"),
+        ("anthropic-messages/mcp-and-advisor", "roundtrip/call-lost"),
+        # `allowed_callers` rides on the function tool; the served `caller` is not written back (findings L9).
+        ("anthropic-messages/programmatic-tool-calling", "roundtrip/opaque-dropped"),
+        # `include_server_side_tool_invocations` keeps googleSearch beside the function tool; `run_tool_loop` then
+        # replays no Gemini server-side invocation (findings L8).
+        ("gemini/server-tool-beside-call", "roundtrip/call-lost"),
+    ],
+)
+def test_litellm_declares_the_server_tools_and_loses_their_calls(scenario_id: str, lost: str, corpus: Corpus) -> None:
+    """Declared, the scenario is served (not a skip) and fails on what LiteLLM sends back."""
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {lost}
+
+
+def test_litellm_reads_its_anthropic_beta_headers_from_the_package(corpus: Corpus) -> None:
+    """LiteLLM fetches its Anthropic beta-header table from GitHub unless told to use the packaged one; a replay
+    answers that request with a 404, which the case reports."""
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/code-execution-tools"], corpus)
+    assert result.outcome == "pass", result.summary
+    assert "does not hold" not in result.summary

@@ -57,3 +57,57 @@ def test_a_responses_call_goes_back_with_its_namespace_but_without_its_caller(co
     (dropped,) = result.errors
     assert (dropped.code, dropped.location) == ("roundtrip/opaque-dropped", "request[1].input[1].caller")
     assert dropped.expected == {"type": "program", "caller_id": "R9vLk2XpC"}
+
+
+DECLARED = [
+    ("anthropic-messages/code-execution-tools", "pydantic_ai.models.anthropic"),  # CodeExecutionTool
+    ("anthropic-messages/fetch-and-tool-search", "pydantic_ai.models.anthropic"),  # WebFetchTool, ToolSearch('regex')
+    ("anthropic-messages/mcp-and-advisor", "pydantic_ai.models.anthropic"),  # AdvisorTool, MCPServerTool
+    ("anthropic-messages/web-search-beside-client-call", "pydantic_ai.models.anthropic"),  # WebSearchTool
+    ("gemini/server-tool-beside-call", "pydantic_ai.models.google"),  # WebSearchTool as google_search
+    ("gemini/recorded/openinference-adk-code-execution", "pydantic_ai.models.google"),
+    ("openai-responses/hosted-tools-in-history", "pydantic_ai.models.openai"),  # four native tools
+    ("openai-responses/recorded/openllmetry-agents-web-search-tool", "pydantic_ai.models.openai"),
+]
+
+
+@pytest.mark.parametrize(("scenario_id", "model_module"), DECLARED, ids=[p[0] for p in DECLARED])
+def test_native_tools_reach_the_request(corpus: Corpus, scenario_id: str, model_module: str) -> None:
+    """The server tools, given to the Agent as native-tool capabilities, are declared: served, not skipped."""
+    pytest.importorskip(model_module)
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
+    assert not result.errors
+
+
+def test_mcp_tool_listing_block_is_not_mapped(corpus: Corpus) -> None:
+    """An Anthropic `mcp_tool_listing` block has no case in the response mapping, which asserts every other block
+    is a `tool_use` (pydantic_ai/models/anthropic/__init__.py:2448-2449 at 2.68.0)."""
+    pytest.importorskip("pydantic_ai.models.anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/mcp-tool-listing"], corpus)
+    assert result.outcome == "error", result.summary
+    assert "BetaMCPToolListingBlock" in result.summary
+
+
+def test_gemini_2_5_is_refused_code_execution_beside_function_tools(corpus: Corpus) -> None:
+    """The Gemini 2.5 profile has no tool combination, so the request is refused before it is sent
+    (pydantic_ai/profiles/google.py:297, pydantic_ai/models/google.py:1060-1063 at 2.68.0)."""
+    pytest.importorskip("pydantic_ai.models.google")
+    result = run_scenario(ADAPTER, corpus.scenarios["gemini/code-execution-beside-call"], corpus)
+    assert result.outcome == "error", result.summary
+    assert "function tools and built-in tools at the same time" in result.summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "reason"),
+    [
+        ("openai-responses/program-calls-functions", "declared no programmatic_tool_calling tool"),
+        ("anthropic-messages/programmatic-tool-calling", "no allowed_callers 'code_execution_20250825'"),
+        ("openai-responses/mcp-approval-flow", "require_approval 'never'"),
+    ],
+)
+def test_what_pydantic_ai_cannot_declare_stays_a_skip(corpus: Corpus, scenario_id: str, reason: str) -> None:
+    pytest.importorskip("pydantic_ai.models.openai")
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "skip"
+    assert reason in result.summary

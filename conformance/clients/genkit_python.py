@@ -10,6 +10,12 @@ is run with `await ai.generate(...)`, a streamed one with `ai.generate_stream(..
 drained before the final response is awaited. Genkit's tool loop stops after `max_turns` model
 calls (5 by default); the adapter allows 16 so that no recorded chain is cut short. SDK retries are
 off where the plugin passes client options through (`max_retries=0`).
+
+Provider tools: Gemini's are genkit-google-genai's config flags (`code_execution`,
+`google_search_retrieval`, `url_context`), and an Anthropic MCP server is the recorded `mcp_servers`,
+which genkit-anthropic's config passes through. Anthropic's server tools (web search, web fetch, code
+execution, tool search, advisor) are not declared: genkit-anthropic replaces any configured `tools`
+with the Genkit tools, so the replay skips the scenarios that use them, naming the tool.
 """
 
 from __future__ import annotations

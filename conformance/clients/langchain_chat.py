@@ -10,20 +10,101 @@ The loop is the documented manual one: `bind_tools`, `invoke` (or `stream`, addi
 which answers with a `ToolMessage` under the call's `tool_call_id`, until the model answers in text.
 Tools are LangChain tools built from the scenario's JSON schemas (OpenAI custom tools with
 `langchain_openai.custom_tool`); their implementation returns the scenario's canned output.
+The provider's own tools the scenario uses are bound beside them as the provider's tool dicts, which
+is how LangChain documents built-in tools: `bind_tools` passes a dict whose `type` it knows as a
+built-in tool on unchanged (langchain-anthropic by type prefix, langchain-openai's Responses by
+type name). One it does not know it would try to read as a function schema and reject, so it is
+left out, and the replay skips the scenario naming it. Anthropic options on a function tool
+(`allowed_callers`, `defer_loading`) ride on the tool's `extras`, and an Anthropic MCP server is
+the model's `mcp_servers` with an `mcp_toolset` tool naming it.
 Retries are off, so a provider error surfaces once.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from conformance.clients.official_sdks.common import recorded_extras
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
 # The Responses wire, however the server is reached: OpenAI's own, or a server of the same wire.
 RESPONSES_APIS = frozenset({"openai-responses", "mistral-responses", "ollama-responses"})
+ANTHROPIC_APIS = frozenset({"anthropic-messages", "ollama-messages"})
+
+# The server tools `bind_tools` passes on as given: langchain-anthropic's by type prefix
+# (`_BUILTIN_TOOL_PREFIXES`, langchain_anthropic/chat_models.py:196), langchain-core's for the
+# Responses API by type name (`_WellKnownOpenAITools`, langchain_core/utils/function_calling.py:499,
+# plus any `web_search_preview*`).
+ANTHROPIC_BUILTIN_PREFIXES = (
+    "text_editor_",
+    "computer_",
+    "bash_",
+    "web_search_",
+    "web_fetch_",
+    "code_execution_",
+    "mcp_toolset",
+    "memory_",
+    "tool_search_",
+    "advisor_",
+)
+RESPONSES_BUILTIN_TYPES = frozenset(
+    {
+        "file_search",
+        "computer",
+        "computer_use_preview",
+        "code_interpreter",
+        "mcp",
+        "image_generation",
+        "web_search_preview",
+        "web_search",
+        "tool_search",
+        "apply_patch",
+        "namespace",
+    }
+)
+# Options langchain-anthropic copies from a tool's `extras` onto its definition (`_ANTHROPIC_EXTRA_FIELDS`).
+ANTHROPIC_TOOL_EXTRAS = frozenset(
+    {"allowed_callers", "cache_control", "defer_loading", "eager_input_streaming", "input_examples"}
+)
+
+
+def server_tools(loop: ToolLoop) -> list[dict[str, Any]]:
+    """The scenario's server tools LangChain can bind for this API, as the provider's tool dicts."""
+    if loop.api in ANTHROPIC_APIS:
+        # An `mcp_toolset` names a server of the model's `mcp_servers`; one naming none is left out.
+        served = {s["name"] for s in mcp_servers(loop) or ()}
+        return [
+            dict(t)
+            for t in loop.server_tools
+            if str(t.get("type", "")).startswith(ANTHROPIC_BUILTIN_PREFIXES)
+            and (t.get("type") != "mcp_toolset" or t.get("mcp_server_name") in served)
+        ]
+    if loop.api in RESPONSES_APIS:
+        return [
+            dict(t)
+            for t in loop.server_tools
+            if t.get("type") in RESPONSES_BUILTIN_TYPES or str(t.get("type", "")).startswith("web_search_preview")
+        ]
+    return []
+
+
+def mcp_servers(loop: ToolLoop) -> list[dict[str, Any]] | None:
+    """The Anthropic MCP servers the scenario's `mcp_toolset`s name, as the recording declared them."""
+    named = {t.get("mcp_server_name") for t in loop.server_tools if t.get("type") == "mcp_toolset"}
+    servers = loop.settings.body.get("mcp_servers")
+    found = [s for s in servers if isinstance(s, dict) and s.get("name") in named] if isinstance(servers, list) else []
+    return found or None
+
+
+def tool_extras(loop: ToolLoop, spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The Anthropic options of a function tool, for its LangChain `extras`."""
+    if loop.api not in ANTHROPIC_APIS:
+        return {}
+    found = {**recorded_extras(loop, spec["name"]), **{k: v for k, v in spec.items() if k == "allowed_callers"}}
+    return {k: v for k, v in found.items() if k in ANTHROPIC_TOOL_EXTRAS}
 
 
 def _tools(loop: ToolLoop) -> list[Any]:
@@ -54,6 +135,7 @@ def _tools(loop: ToolLoop) -> list[Any]:
                 name=name,
                 description=description,
                 args_schema=spec.get("parameters", {"type": "object", "properties": {}}),
+                extras=tool_extras(loop, spec) or None,
             )
         )
     return tools
@@ -111,7 +193,7 @@ def _run(model: Any, loop: ToolLoop) -> str:
 
     tools = _tools(loop)
     by_name = {t.name: t for t in tools}
-    bound = model.bind_tools(tools)
+    bound = model.bind_tools([*tools, *server_tools(loop)])
     messages: list[Any] = [HumanMessage(loop.prompt)]
     for _ in range(MAX_TURNS):
         if loop.stream:
@@ -165,6 +247,7 @@ def anthropic_messages(loop: ToolLoop) -> str:
         base_url=loop.base_url,
         api_key=loop.api_key,  # type: ignore[arg-type]
         max_retries=0,
+        mcp_servers=mcp_servers(loop),
     )
     return _run(model, loop)
 

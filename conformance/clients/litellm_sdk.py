@@ -9,7 +9,10 @@ tools, so there the loop is the documented manual one: `litellm.completion(..., 
 chunks rebuilt with `litellm.stream_chunk_builder`, the assistant message appended as returned,
 and one `role: tool` message per call under the call's `id`. Tools are the scenario's function
 (and custom) tools; for Anthropic, Gemini and the Responses API the provider's own tools the
-recording declared (web search, code execution, shell, ...) are passed along as recorded.
+recording declared (web search, code execution, shell, ...) are passed along as recorded. An
+Anthropic MCP server is LiteLLM's `type: mcp` tool, which it sends as `mcp_servers`; a function tool
+that code may call carries its `allowed_callers`; and a Gemini recording that let the model run its
+tools beside the client's sets `completion`'s `include_server_side_tool_invocations`.
 
 The Responses API is driven through `litellm.responses` with `store=False`: the output items of
 each response are sent back as the next request's input, followed by one output item per
@@ -19,7 +22,8 @@ endpoints, the `openai/` or `anthropic/` model prefix with their `api_base`: Mis
 `/v1/responses` through `litellm.responses`, Ollama's `/v1/messages` through `litellm.completion`.
 
 Retries are off (`max_retries=0`, `num_retries=0`), so a provider error surfaces once. The cost
-map is read from the installed package (`LITELLM_LOCAL_MODEL_COST_MAP`), since a replay has no
+map and the Anthropic beta-header table are read from the installed package
+(`LITELLM_LOCAL_MODEL_COST_MAP`, `LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS`), since a replay has no
 network.
 """
 
@@ -39,6 +43,8 @@ MAX_TURNS = 8
 
 def _litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # Its Anthropic client otherwise fetches a beta-header table from GitHub on first use.
+    os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
     import litellm
 
     return litellm
@@ -51,13 +57,37 @@ def _chat_tools(loop: ToolLoop) -> list[dict[str, Any]]:
         else {
             "type": "function",
             "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]},
+            # LiteLLM copies a tool's `allowed_callers` onto its Anthropic definition (programmatic tool calling).
+            **(
+                {"allowed_callers": t["allowed_callers"]}
+                if loop.api == "anthropic-messages" and "allowed_callers" in t
+                else {}
+            ),
         }
         for t in loop.tools
     ]
     # LiteLLM passes Anthropic server tools and Gemini's googleSearch/codeExecution through as given.
     if loop.api in ("anthropic-messages", "gemini"):
         tools.extend(server_tools(loop))
+    if loop.api == "anthropic-messages":
+        tools.extend(mcp_tools(loop))
     return tools
+
+
+def mcp_tools(loop: ToolLoop) -> list[dict[str, Any]]:
+    """The Anthropic MCP servers the scenario's `mcp_toolset`s name, as LiteLLM's MCP tool (`type: mcp`), which
+    it sends to Anthropic as `mcp_servers` (`_map_openai_mcp_server_tool` in its Anthropic chat transformation)."""
+    named = {t.get("mcp_server_name") for t in loop.server_tools if t.get("type") == "mcp_toolset"}
+    servers = loop.settings.body.get("mcp_servers")
+    found: list[dict[str, Any]] = []
+    for server in servers if isinstance(servers, list) else ():
+        if not isinstance(server, dict) or server.get("name") not in named:
+            continue
+        tool = {"type": "mcp", "server_label": server["name"], "server_url": server["url"], "require_approval": "never"}
+        if server.get("authorization_token"):
+            tool["headers"] = {"Authorization": f"Bearer {server['authorization_token']}"}
+        found.append(tool)
+    return found
 
 
 def _run_call(loop: ToolLoop, call: Any) -> dict[str, Any]:
@@ -129,7 +159,17 @@ def anthropic_messages(loop: ToolLoop) -> str:
 
 def gemini(loop: ToolLoop) -> str:
     # LiteLLM's Gemini api_base carries the API version: {api_base}/models/{model}:generateContent.
-    return _completion_loop(loop, f"gemini/{loop.model}", api_base=f"{loop.base_url}/v1beta")
+    return _completion_loop(loop, f"gemini/{loop.model}", api_base=f"{loop.base_url}/v1beta", **gemini_options(loop))
+
+
+def gemini_options(loop: ToolLoop) -> dict[str, Any]:
+    """`completion`'s own argument for a recording that let Gemini 3 run its tools beside the client's
+    (`toolConfig.includeServerSideToolInvocations`): without it LiteLLM drops a search tool declared beside
+    function tools."""
+    config = loop.settings.body.get("toolConfig")
+    if isinstance(config, Mapping) and config.get("includeServerSideToolInvocations") is True:
+        return {"include_server_side_tool_invocations": True}
+    return {}
 
 
 def cohere_v2(loop: ToolLoop) -> str:

@@ -11,14 +11,25 @@ with an `OpenAIProvider(base_url=...)`, Ollama's through `OpenAIResponsesModel` 
 `OllamaProvider`, Ollama's `/v1/messages` through `AnthropicModel` with an `AnthropicProvider(base_url=...)`.
 SDK retries are off (`max_retries=0`; for Bedrock, a boto3 client that makes one attempt), so a
 provider error surfaces once.
+
+The provider's own tools the scenario uses are declared as the framework documents it, through the
+agent's capabilities: a `NativeTool` for each native tool class (`WebSearchTool`, `WebFetchTool`,
+`CodeExecutionTool`, `FileSearchTool`, `ImageGenerationTool`, `AdvisorTool`, `MCPServerTool`), and
+Anthropic's tool search as the `ToolSearch` capability over the tools the recording deferred. A
+provider tool with no Pydantic AI class (Responses `programmatic_tool_calling`) is left undeclared,
+so the replay skips the scenario naming it; one whose recorded options the class cannot send in a
+way that changes what the server answers (a Responses MCP server that asks for approval) is
+declared unsupported (`loop.skip`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Mapping
 from typing import Any
 
+from conformance.clients.official_sdks.common import recorded_extras
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 PACKAGE = "pydantic-ai-slim"
@@ -28,7 +39,100 @@ PACKAGE = "pydantic-ai-slim"
 MAX_TOKENS = 4096
 
 
-def _tools(loop: ToolLoop) -> list[Any]:
+# A native tool as the adapter declares it: the class's name (in `pydantic_ai.native_tools`, or the
+# `ToolSearch` capability) and its keyword arguments.
+NativeSpec = tuple[str, dict[str, Any]]
+
+_ANTHROPIC_APIS = frozenset({"anthropic-messages", "ollama-messages"})
+_RESPONSES_APIS = frozenset({"openai-responses", "mistral-responses", "ollama-responses"})
+# The class for each provider tool family, by API; a family missing here has no Pydantic AI class.
+_ANTHROPIC_CLASSES = {
+    "web_search": "WebSearchTool",
+    "web_fetch": "WebFetchTool",
+    "code_execution": "CodeExecutionTool",
+    "advisor": "AdvisorTool",
+}
+_RESPONSES_CLASSES = {
+    "web_search": "WebSearchTool",
+    "web_search_preview": "WebSearchTool",
+    "file_search": "FileSearchTool",
+    "code_interpreter": "CodeExecutionTool",
+    "image_generation": "ImageGenerationTool",
+}
+_GEMINI_CLASSES = {
+    "google_search": "WebSearchTool",
+    "url_context": "WebFetchTool",
+    "code_execution": "CodeExecutionTool",
+}
+
+
+def _given(tool: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    return {name: tool[name] for name in names if tool.get(name) is not None}
+
+
+def _anthropic_spec(loop: ToolLoop, tool: Mapping[str, Any]) -> NativeSpec | None:
+    kind = re.sub(r"_\d{8}$", "", str(tool.get("type", "")))
+    if kind in ("tool_search_tool_regex", "tool_search_tool_bm25"):
+        return "ToolSearch", {"strategy": kind.rsplit("_", 1)[-1]}
+    if kind == "mcp_toolset":
+        servers = loop.settings.body.get("mcp_servers")
+        named = [s for s in servers or () if isinstance(s, Mapping) and s.get("name") == tool.get("mcp_server_name")]
+        if not named:
+            return None  # a toolset naming no server the recording declared
+        token = _given(named[0], "authorization_token")
+        return "MCPServerTool", {"id": named[0]["name"], "url": named[0]["url"], **token}
+    found = _ANTHROPIC_CLASSES.get(kind)
+    if found == "AdvisorTool":
+        return found, _given(tool, "model", "max_uses")
+    if found in ("WebSearchTool", "WebFetchTool"):
+        return found, _given(tool, "max_uses", "allowed_domains", "blocked_domains")
+    return (found, {}) if found else None
+
+
+def _responses_spec(loop: ToolLoop, tool: Mapping[str, Any]) -> NativeSpec | None:
+    kind = re.sub(r"(_\d{4}_\d{2}_\d{2})$", "", str(tool.get("type", "")))
+    if kind == "mcp":
+        if tool.get("require_approval", "never") != "never":
+            loop.skip(
+                "Pydantic AI's MCPServerTool always sends require_approval 'never' "
+                "(pydantic_ai/models/openai/_native_tools.py:191); the scenario's MCP server asks for approval"
+            )
+        return "MCPServerTool", {"id": tool["server_label"], "url": tool["server_url"]}
+    if kind == "tool_search":
+        return "ToolSearch", {}
+    found = _RESPONSES_CLASSES.get(kind)
+    if found == "FileSearchTool":
+        return found, {"file_store_ids": list(tool.get("vector_store_ids") or ()), **_given(tool, "max_num_results")}
+    if found == "WebSearchTool":
+        return found, _given(tool, "search_context_size")
+    return (found, {}) if found else None
+
+
+def native_tool_specs(loop: ToolLoop) -> list[NativeSpec]:
+    """The scenario's server tools as the Pydantic AI classes that declare them, where it has one."""
+    if loop.api in _ANTHROPIC_APIS:
+        specs = [_anthropic_spec(loop, t) for t in loop.server_tools]
+    elif loop.api in _RESPONSES_APIS:
+        specs = [_responses_spec(loop, t) for t in loop.server_tools]
+    elif loop.api == "gemini":
+        specs = [(c, {}) if (c := _GEMINI_CLASSES.get(str(t.get("type")))) else None for t in loop.server_tools]
+    else:
+        specs = []
+    return [s for s in specs if s is not None]
+
+
+def _capabilities(specs: list[NativeSpec]) -> list[Any]:
+    from pydantic_ai import native_tools
+    from pydantic_ai.capabilities import NativeTool, ToolSearch
+
+    return [
+        ToolSearch(**kwargs) if name == "ToolSearch" else NativeTool(getattr(native_tools, name)(**kwargs))
+        for name, kwargs in specs
+    ]
+
+
+def _tools(loop: ToolLoop, *, deferrable: bool = False) -> list[Any]:
+    """The scenario's function tools; with a tool search declared, those the recording deferred are deferred."""
     from pydantic_ai import Tool
 
     for t in loop.tools:
@@ -45,7 +149,7 @@ def _tools(loop: ToolLoop) -> list[Any]:
 
         return run
 
-    return [
+    tools = [
         Tool.from_schema(
             implementation(t["name"]),
             name=t["name"],
@@ -54,6 +158,10 @@ def _tools(loop: ToolLoop) -> list[Any]:
         )
         for t in loop.tools
     ]
+    for tool in tools:
+        # `Tool.from_schema` takes no `defer_loading`; it is the Tool's documented attribute.
+        tool.defer_loading = deferrable and recorded_extras(loop, tool.name).get("defer_loading") is True
+    return tools
 
 
 def _run(loop: ToolLoop, model: Any, *, set_max_retries: bool = True, max_tokens: int | None = None) -> str:
@@ -66,7 +174,14 @@ def _run(loop: ToolLoop, model: Any, *, set_max_retries: bool = True, max_tokens
         settings["max_retries"] = 0
     if max_tokens is not None:
         settings["max_tokens"] = max_tokens
-    agent = Agent(model, tools=_tools(loop), model_settings=settings)
+    specs = native_tool_specs(loop)
+    deferrable = any(name == "ToolSearch" for name, _ in specs)
+    agent = Agent(
+        model,
+        tools=_tools(loop, deferrable=deferrable),
+        model_settings=settings,
+        capabilities=_capabilities(specs) or None,
+    )
     if not loop.stream:
         return str(agent.run_sync(loop.prompt).output)
 
