@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import urllib.request
+from email.message import Message as HTTPMessage
 
+from conformance.connectors.serving import ScenarioServer
+from conformance.corpus.loading import Corpus
 from conformance.engine.dialects import dialect_for
-from conformance.recordings.cassette import HttpResponse
+from conformance.recordings.cassette import HttpResponse, load_cassette
 from conformance.replay.render import kept_headers, render
 from conformance.replay.transports import transport_for
 from conformance.replay.transports.base import Route
@@ -58,3 +62,33 @@ def test_scrubbed_headers_are_not_served() -> None:
     assert kept_headers(headers) == {"x-request-id": "req_1"}
     _, _, served = _served_as(headers, Route("turn", stream=True, framing="sse"))
     assert "set-cookie" not in served and served["x-request-id"] == "req_1"
+
+
+def _first_answer(corpus: Corpus, scenario_id: str) -> HTTPMessage:
+    scenario = corpus.scenarios[scenario_id]
+    request = load_cassette(corpus.cassette_path(scenario)).interactions[0].request
+    with ScenarioServer(corpus) as server:
+        base = server.add(scenario).base_url
+        sent = urllib.request.Request(
+            base + "/chat/completions",
+            data=request.body,
+            headers={"content-type": "application/json", "authorization": "Bearer conformance"},
+            method="POST",
+        )
+        with urllib.request.urlopen(sent, timeout=30) as answer:
+            headers: HTTPMessage = answer.headers
+            return headers
+
+
+def test_the_replay_server_sends_one_date_the_recorded_one(corpus: Corpus) -> None:
+    # http.server adds a Date of its own; beside the recorded one a client reads the two joined, which
+    # is no date (the AI SDK's Bedrock provider threw "Invalid time value").
+    headers = _first_answer(corpus, "openai-chat/recorded/openllmetry-agno-streaming-with-tools")
+    assert headers.get_all("date") == ["Sun, 30 Nov 2025 10:55:41 GMT"]
+    assert headers.get_all("set-cookie") is None  # recorded as <scrubbed>
+    assert headers.get_content_type() == "text/event-stream"
+
+
+def test_the_replay_server_dates_an_answer_recorded_without_one(corpus: Corpus) -> None:
+    headers = _first_answer(corpus, "openai-chat/one-call")
+    assert len(headers.get_all("date") or []) == 1

@@ -281,7 +281,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.rfile.readline(1024)
 
     def _send(self, answer: Answer) -> None:
-        self.send_response(answer.status)
+        # send_response would add a Date of its own beside a recorded one; a client that reads the date
+        # then gets the two joined into one value that is no date (the AI SDK's Bedrock provider throws).
+        self.log_request(answer.status)
+        self.send_response_only(answer.status)
+        self.send_header("server", self.version_string())
+        if "date" not in answer.headers:
+            self.send_header("date", self.date_time_string())
         for name, value in answer.headers.items():
             if name not in ("content-length", "transfer-encoding", "connection"):
                 self.send_header(name, value)
