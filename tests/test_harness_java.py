@@ -322,3 +322,28 @@ def test_spring_ai_cannot_declare_the_server_tools(
 def test_spring_ai_serves_no_responses_api(spring_ai: HarnessAdapter, corpus: Corpus) -> None:
     outcome, summary, _ = verdict(spring_ai, corpus, "openai-responses/one-call")
     assert outcome == "skip" and "Responses API" in summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "tool"),
+    [
+        ("openai-responses/computer-use", "computer_use_preview"),
+        ("openai-responses/shell-then-apply-patch", "shell"),
+        ("openai-responses/tool-search-then-call", "tool_search"),
+        ("openai-responses/mcp-approval-flow", "MCP approval"),
+    ],
+)
+def test_langchain4j_does_not_declare_tools_whose_items_it_cannot_run(
+    langchain4j: HarnessAdapter, corpus: Corpus, scenario_id: str, tool: str
+) -> None:
+    """Declared through `serverTools`, a client-run built-in tool ends AiServices' loop at its first item
+    with the call unanswered ("never requested"): no LangChain4j user could run it, so the harness skips."""
+    outcome, summary, _ = verdict(langchain4j, corpus, scenario_id)
+    assert outcome == "skip", summary
+    assert tool in summary
+
+
+def test_langchain4j_still_declares_the_tools_the_provider_runs(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    """LJ7: hosted tools (web and file search, code interpreter) stay declared and their items judged."""
+    outcome, summary, _ = verdict(langchain4j, corpus, "openai-responses/hosted-tools-in-history")
+    assert outcome == "fail" and "roundtrip/call-lost" in summary, summary

@@ -54,14 +54,19 @@ def anthropic_tools(loop: ToolLoop, *, callers: bool = True, server: bool = True
     return tools + (loop.server_tools if server else [])
 
 
-def anthropic_loop(tools: Tools, *, keep_caller: bool = True, stop_early: bool = False) -> Callable[[ToolLoop], None]:
+def anthropic_loop(
+    tools: Tools, *, keep_caller: bool = True, stop_early: bool = False, drop: str | None = None
+) -> Callable[[ToolLoop], None]:
+    dropped = {"caller"} if not keep_caller else set()
+    dropped |= {drop} if drop else set()
+
     def run(loop: ToolLoop) -> None:
         messages: list[Any] = [{"role": "user", "content": loop.prompt}]
         headers = {"x-api-key": loop.api_key, "anthropic-version": "2023-06-01"}
         for _ in range(8):
             body = {"model": loop.model, "max_tokens": 4096, "messages": messages, "tools": tools(loop)}
             reply = _post(f"{loop.base_url}/v1/messages", body, headers)
-            content = [b if keep_caller else {k: v for k, v in b.items() if k != "caller"} for b in reply["content"]]
+            content = [{k: v for k, v in b.items() if k not in dropped} for b in reply["content"]]
             messages.append({"role": "assistant", "content": content})
             calls = [b for b in reply["content"] if b["type"] == "tool_use"]
             if stop_early or (not calls and reply.get("stop_reason") != "pause_turn"):
@@ -169,6 +174,22 @@ def test_a_request_that_declares_them_is_judged_as_before(corpus: Corpus) -> Non
     assert result.outcome == "pass", result.summary
     drops_the_caller = anthropic_loop(anthropic_tools, keep_caller=False)
     result = _run("anthropic-messages", drops_the_caller, scenario, corpus)
+    assert result.outcome == "fail" and "roundtrip/opaque-dropped" in {v.code for v in result.errors}, result.summary
+
+
+@pytest.mark.parametrize("replay", ["in-process", "server"])
+def test_toolset_members_are_not_served_to_a_request_without_the_toolset(corpus: Corpus, replay: str) -> None:
+    # Function tools named like the members get plain tool_use blocks from the provider, never ones
+    # with a toolset_name: the recorded turn is not one such a request could have been served.
+    scenario = "anthropic-messages/toolset-member-call"
+    functions_only = anthropic_loop(lambda loop: anthropic_tools(loop, server=False))
+    result = _run("anthropic-messages", functions_only, scenario, corpus, replay)
+    assert result.outcome == "skip" and result.violations == [], result.summary
+    assert result.summary.startswith("the client's request declared no browser_toolset tool"), result.summary
+    result = _run("anthropic-messages", anthropic_loop(anthropic_tools), scenario, corpus, replay)
+    assert result.outcome == "pass", result.summary
+    drops_the_toolset = anthropic_loop(anthropic_tools, drop="toolset_name")
+    result = _run("anthropic-messages", drops_the_toolset, scenario, corpus, replay)
     assert result.outcome == "fail" and "roundtrip/opaque-dropped" in {v.code for v in result.errors}, result.summary
 
 

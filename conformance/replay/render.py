@@ -12,14 +12,29 @@ from collections.abc import Mapping
 
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import HttpResponse
-from conformance.replay.transports.base import JSON_TYPE, Answer, ReframeError, Route, Transport, events_in
+from conformance.recordings.recording import SCRUBBED
+from conformance.replay.transports.base import (
+    FRAMING_TYPES,
+    JSON_TYPE,
+    Answer,
+    ReframeError,
+    Route,
+    Transport,
+    events_in,
+)
 
 # Headers that describe the recorded bytes, not the ones sent now.
 _BYTES_HEADERS = frozenset({"content-type", "content-length", "content-encoding", "transfer-encoding"})
 
 
 def kept_headers(headers: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
-    return {name: values[0] for name, values in headers.items() if values and name not in _BYTES_HEADERS}
+    # A scrubbed value is not what the provider sent, and can be no valid value of its header (a
+    # `set-cookie: <scrubbed>` is a cookie without a name, which some HTTP clients refuse outright).
+    return {
+        name: values[0]
+        for name, values in headers.items()
+        if values and name not in _BYTES_HEADERS and not any(SCRUBBED in value for value in values)
+    }
 
 
 def render(transport: Transport, recorded: HttpResponse, served: Served, route: Route) -> Answer:
@@ -31,7 +46,7 @@ def render(transport: Transport, recorded: HttpResponse, served: Served, route: 
         return Answer(recorded.status, recorded.body, {**headers, "content-type": content_type})
     framing = transport.recorded_framing(served.payload, recorded.content_type, recorded.body)
     if framing == route.framing:
-        content_type = next(iter(recorded.headers.get("content-type", ())), "") or JSON_TYPE
+        content_type = next(iter(recorded.headers.get("content-type", ())), "") or FRAMING_TYPES[framing]
         return Answer(recorded.status, recorded.body, {**headers, "content-type": content_type})
     if not route.stream:
         body = transport.body_of(served.payload)

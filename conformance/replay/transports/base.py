@@ -191,6 +191,15 @@ def compact(value: Any) -> str:
 
 SSE_TYPE = "text/event-stream; charset=utf-8"
 JSON_TYPE = "application/json"
+# What each framing goes out as when the recording kept no content-type header (some recorders drop
+# every header): a client that streams checks it before it reads an event.
+FRAMING_TYPES: Mapping[Framing, str] = {
+    "json": JSON_TYPE,
+    "sse": SSE_TYPE,
+    "json-array": JSON_TYPE,
+    "ndjson": "application/x-ndjson",
+    "eventstream": "application/vnd.amazon.eventstream",
+}
 
 
 def provider_error(api: str, status: int, message: str) -> Answer:

@@ -47,6 +47,10 @@ public final class Main implements Harness {
         if (c.tools().stream().anyMatch(tool -> tool.custom())) {
             throw new Skipped("LangChain4j has no free-form (custom) tools: a ToolSpecification always has JSON parameters");
         }
+        String clientRun = Models.clientRunToolReason(c);
+        if (clientRun != null) {
+            throw new Skipped(clientRun);
+        }
         MessageWindowChatMemory memory = MessageWindowChatMemory.withMaxMessages(100);
         if (!c.stream()) {
             Assistant assistant = AiServices.builder(Assistant.class)

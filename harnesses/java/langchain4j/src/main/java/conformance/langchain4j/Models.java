@@ -48,6 +48,10 @@ final class Models {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(50);
     private static final Set<String> CLIENT_TOOL_TYPES = Set.of("function", "custom");
+    private static final Set<String> RESPONSES_APIS = Set.of("openai-responses", "azure-foundry", "openresponses");
+    // Built-in Responses tools whose calls the client must run (a computer action, a shell command, a patch).
+    private static final Set<String> RESPONSES_CLIENT_RUN = Set.of("computer_use_preview", "local_shell", "shell",
+            "apply_patch");
 
     private Models() {}
 
@@ -145,6 +149,29 @@ final class Models {
             tools.add(AnthropicServerTool.builder().type(type).name(name).attributes(attributes).build());
         }
         return tools;
+    }
+
+    /**
+     * Why LangChain4j cannot play the case, when the recording declares a Responses built-in tool whose items
+     * the client must answer: `serverTools` only declares a tool, and AiServices answers function calls only,
+     * so the loop would end at the first such item with the call unanswered. Null when there is none.
+     */
+    static String clientRunToolReason(Case c) {
+        if (!RESPONSES_APIS.contains(c.api())) {
+            return null;
+        }
+        for (JsonNode tool : providerTools(c)) {
+            String type = tool.path("type").asText("");
+            boolean clientSearch = "tool_search".equals(type) && "client".equals(tool.path("execution").asText(""));
+            if (RESPONSES_CLIENT_RUN.contains(type) || clientSearch) {
+                return "LangChain4j cannot run the client-side items of the Responses built-in tool " + type
+                        + ": serverTools only declares it, and AiServices runs function calls only";
+            }
+            if ("mcp".equals(type) && !"never".equals(tool.path("require_approval").asText("never"))) {
+                return "LangChain4j has no way to answer a Responses MCP approval request";
+            }
+        }
+        return null;
     }
 
     /** Recorded tools that are neither function nor custom tools (an Anthropic client tool has no type). */
