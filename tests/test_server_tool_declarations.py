@@ -133,7 +133,13 @@ def gemini_loop(tools: Tools) -> Callable[[ToolLoop], None]:
             if not calls:
                 return
             answers = [
-                {"functionResponse": {"name": c["name"], "response": {"output": loop.call_tool(c["name"], c["args"])}}}
+                {
+                    "functionResponse": {
+                        "name": c["name"],
+                        "response": {"output": loop.call_tool(c["name"], c["args"])},
+                        **({"id": c["id"]} if c.get("id") else {}),
+                    }
+                }
                 for c in calls
             ]
             contents.append({"role": "user", "parts": answers})
