@@ -173,6 +173,49 @@ def test_a_request_that_declares_them_is_judged_as_before(corpus: Corpus) -> Non
 
 
 @pytest.mark.parametrize("replay", ["in-process", "server"])
+def test_toolset_members_are_not_served_to_a_request_without_the_toolset(corpus: Corpus, replay: str) -> None:
+    """A request that declares the members (navigate, get_page_text) as its own function tools could
+    not have been served `tool_use` blocks carrying `toolset_name: browser`."""
+    scenario = "anthropic-messages/toolset-member-call"
+    members_only = anthropic_loop(lambda loop: anthropic_tools(loop, server=False))
+    result = _run("anthropic-messages", members_only, scenario, corpus, replay)
+    assert result.outcome == "skip" and result.violations == [], result.summary
+    assert result.summary.startswith("the client's request declared no browser_toolset tool")
+    assert "(response[0].content[0].toolset_name)" in result.summary
+
+
+def test_a_request_that_declares_the_toolset_is_judged_as_before(corpus: Corpus) -> None:
+    scenario = "anthropic-messages/toolset-member-call"
+    result = _run("anthropic-messages", anthropic_loop(anthropic_tools), scenario, corpus)
+    assert result.outcome == "pass", result.summary
+
+    def drops_toolset_name(loop: ToolLoop) -> None:
+        messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+        headers = {"x-api-key": loop.api_key, "anthropic-version": "2023-06-01"}
+        for _ in range(4):
+            body = {"model": loop.model, "max_tokens": 4096, "messages": messages, "tools": anthropic_tools(loop)}
+            reply = _post(f"{loop.base_url}/v1/messages", body, headers)
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": [{k: v for k, v in b.items() if k != "toolset_name"} for b in reply["content"]],
+                }
+            )
+            calls = [b for b in reply["content"] if b["type"] == "tool_use"]
+            if not calls:
+                return
+            results = [
+                {"type": "tool_result", "tool_use_id": c["id"], "content": loop.call_tool(c["name"], c["input"])}
+                for c in calls
+            ]
+            messages.append({"role": "user", "content": results})
+
+    result = _run("anthropic-messages", drops_toolset_name, scenario, corpus)
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"roundtrip/opaque-dropped"}
+
+
+@pytest.mark.parametrize("replay", ["in-process", "server"])
 def test_hosted_tool_items_are_not_served_to_a_request_without_the_tool(corpus: Corpus, replay: str) -> None:
     scenario = "openai-responses/hosted-tools-in-history"
     declares_none = responses_loop(lambda loop: responses_tools(loop, server=False))
@@ -235,6 +278,22 @@ def test_what_a_request_declares_is_read_per_dialect() -> None:
         undeclared("openai-responses", Served(False, (web,), "", {}), declared_by_request("openai-responses", preview))
         == []
     )
+    member = WireCall(
+        "toolu_3",
+        "navigate",
+        {},
+        "anthropic-messages/ToolUseBlock",
+        "response[0].content[0]",
+        fields={"type": "tool_use", "toolset_name": "browser"},
+    )
+    toolset = Served(stream=False, calls=(member,), text="", payload={})
+    as_functions = {"tools": [{"name": "navigate", "input_schema": {}}]}
+    assert [
+        u.family
+        for u in undeclared("anthropic-messages", toolset, declared_by_request("anthropic-messages", as_functions))
+    ] == ["browser_toolset"]
+    with_toolset = {"tools": [{"type": "browser_toolset_20260801"}]}
+    assert undeclared("anthropic-messages", toolset, declared_by_request("anthropic-messages", with_toolset)) == []
     # Azure Foundry agents hold their tools on the agent: nothing is compared there.
     bing = WireCall("bing_1", "bing_grounding_call", {}, "azure-foundry/BingGroundingToolCall", "response[0].output[0]")
     assert undeclared("azure-foundry", Served(False, (bing,), "", {}), declared_by_request("azure-foundry", {})) == []

@@ -1,7 +1,8 @@
 """What a response needs the request to have declared: server tools, and callers of function tools.
 
 A provider serves a server tool's items (Anthropic `server_tool_use`, a Responses
-`web_search_call`, Gemini `executableCode`) only when the request declared that tool, and a call
+`web_search_call`, Gemini `executableCode`) only when the request declared that tool, a toolset
+member's `tool_use` (its `toolset_name`) only when the request declared the toolset, and a call
 made from code (an Anthropic `tool_use` with a programmatic `caller`, a Responses function call
 with `caller.type: program`) only when the request allowed it. A client whose request declared
 neither could not have been served the recorded turn: the replay says so (a `skip`), and the
@@ -131,6 +132,11 @@ def _use(api: str, call: WireCall) -> Use | None:
         if kind == "ServerToolUseBlock":
             family = _ANTHROPIC_SERVER_NAMES.get(call.name or "")
             return Use(call.path, family=family) if family else None
+        toolset = call.fields.get("toolset_name", call.opaque.get("toolset_name"))
+        if kind == "ToolUseBlock" and isinstance(toolset, str) and toolset:
+            # A toolset member (browser, computer) is served only where its toolset was declared, as one
+            # tools entry with no name (`browser_toolset_20260801`); a function tool of the member's name is not it.
+            return Use(f"{call.path}.toolset_name", family=f"{toolset}_toolset")
         if kind == "ToolUseBlock" and isinstance(caller_type, str) and call.name:
             return Use(f"{call.path}.caller", function=call.name, caller=caller_type)
         return None
