@@ -147,6 +147,11 @@ def test_the_library_passes(
         ("eino", "gemini/ids-results-reversed", {"roundtrip/empty-id"}),
         # eino-contrib/ollama's ToolCall has no id.
         ("eino", "ollama-chat/one-call", {"roundtrip/empty-id"}),
+        # The answer's text block is the first choice, which the agent reads alone: it stops there, and
+        # the recorded calls are never answered ("2 of 3 recorded interaction(s) were never requested").
+        ("langchaingo", "anthropic-messages/recorded/mirascope-call-with-tool-error", set()),
+        # Two calls of one streamed answer go back as two turns (the agent groups steps by their log).
+        ("langchaingo", "openai-chat/recorded/otel-openai-v2-tool-calls", {"roundtrip/call-lost"}),
     ],
 )
 def test_the_library_fails_as_traced(
@@ -180,6 +185,8 @@ def test_the_library_errs_as_traced(
         ("langchaingo", "gemini/code-execution-beside-call", "no code_execution tool"),
         ("eino", "anthropic-messages/programmatic-tool-calling", "no code_execution tool"),
         ("eino", "gemini/server-tool-beside-call", "no google_search tool"),
+        ("eino", "anthropic-messages/toolset-member-call", "no browser_toolset tool"),
+        ("langchaingo", "anthropic-messages/toolset-member-call", "no browser_toolset tool"),
     ],
 )
 def test_a_request_without_the_server_tool_is_not_served_its_turn(

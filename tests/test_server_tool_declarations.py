@@ -262,6 +262,22 @@ def test_what_a_request_declares_is_read_per_dialect() -> None:
         undeclared("openai-responses", Served(False, (web,), "", {}), declared_by_request("openai-responses", preview))
         == []
     )
+    member = WireCall(
+        "toolu_3",
+        "navigate",
+        {},
+        "anthropic-messages/ToolUseBlock",
+        "response[0].content[0]",
+        fields={"type": "tool_use", "toolset_name": "browser"},
+    )
+    toolset = Served(stream=False, calls=(member,), text="", payload={})
+    as_functions = {"tools": [{"name": "navigate", "input_schema": {}}]}
+    assert [
+        u.family
+        for u in undeclared("anthropic-messages", toolset, declared_by_request("anthropic-messages", as_functions))
+    ] == ["browser_toolset"]
+    with_toolset = {"tools": [{"type": "browser_toolset_20260801"}]}
+    assert undeclared("anthropic-messages", toolset, declared_by_request("anthropic-messages", with_toolset)) == []
     # Azure Foundry agents hold their tools on the agent: nothing is compared there.
     bing = WireCall("bing_1", "bing_grounding_call", {}, "azure-foundry/BingGroundingToolCall", "response[0].output[0]")
     assert undeclared("azure-foundry", Served(False, (bing,), "", {}), declared_by_request("azure-foundry", {})) == []

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/firebase/genkit/go/ai"
 )
@@ -16,6 +17,10 @@ import (
 // answer the same for every call, so the order would be the scheduler's and a run's verdict could
 // change from one run to the next. The harness fixes it to the calls' order: a middleware notes the
 // model's tool requests, and each tool waits until the calls before it have been answered.
+//
+// Before v1.12.0 a result is appended when its goroutine sends it, after the tool function has
+// returned, so the next tool waits a moment (settle) before it answers; v1.10.0 on put the results in
+// the calls' order itself (ai/generate.go, "Emit tool responses in the order their requests appear").
 type callOrder struct {
 	mu    sync.Mutex
 	done  *sync.Cond
@@ -23,6 +28,10 @@ type callOrder struct {
 	taken []bool
 	next  int
 }
+
+// settle is how long a tool waits, once the call before it has answered, for that answer to reach
+// Genkit's result channel: far longer than the few steps between them, short beside a case's timeout.
+const settle = 25 * time.Millisecond
 
 func newCallOrder() *callOrder {
 	o := &callOrder{}
@@ -77,6 +86,12 @@ func (o *callOrder) run(name string, input any, answer func() (any, error)) (any
 		o.done.Wait()
 	}
 	o.mu.Unlock()
+	if turn > 0 {
+		// The previous call's result reaches Genkit only after its tool function has returned (the
+		// tool's span ends, the part is cloned, the result is sent on a channel); answering at once
+		// could overtake it.
+		time.Sleep(settle)
+	}
 	output, err := answer()
 	o.mu.Lock()
 	o.next++
