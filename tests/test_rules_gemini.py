@@ -305,3 +305,17 @@ def test_without_a_scenario_model_the_served_model_decides(served_by: str, refus
     ctx = CheckContext(corpus=corpus, dialect=dialect_for("gemini"))
     found = turns.check_request(ctx, exchange, 1, body)
     assert [v.location for v in found] == (["request[1].contents[3]"] if refused else [])
+
+
+def test_a_signature_the_serving_model_did_not_require_is_a_warning_unless_strict(corpus: Corpus) -> None:
+    """Gemini 2.5 took calls back without their signature (recorded 200s): legal but lossy. Gemini 3
+    refuses them: an error whatever the profile."""
+    lossy = corpus.scenarios["gemini/recorded/crewai-native-tool-calling-unsigned"]
+    default = run_scenario(adapter(SignatureDropped()), lossy, corpus)
+    assert default.outcome == "pass"
+    assert {(v.code, v.severity) for v in default.violations} == {("roundtrip/opaque-dropped", "warning")}
+    strict = run_scenario(adapter(SignatureDropped()), lossy, corpus, profile="strict")
+    assert strict.outcome == "fail" and {v.severity for v in strict.violations} == {"error"}
+    refused = run_scenario(adapter(SignatureDropped()), corpus.scenarios["gemini/thought-signature-sequential"], corpus)
+    assert refused.outcome == "fail"
+    assert {(v.code, v.severity) for v in refused.errors} == {("roundtrip/opaque-dropped", "error")}

@@ -340,7 +340,9 @@ def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violati
                 provider_error_source=known.source if known else None,
             )
         elif key in served.optional_opaque:
-            # The serving model accepts the call without it (recorded 200s): lossy, not refused.
-            violation = replace(violation, provider_error=None, provider_error_source=None)
+            # The serving model accepts the call without it (recorded 200s): legal but lossy, which is
+            # what a warning is (an error under the strict profile), and no refusal to quote.
+            severity = "error" if ctx.profile == "strict" else "warning"
+            violation = replace(violation, severity=severity, provider_error=None, provider_error_source=None)
         out.append(violation)
     return out
