@@ -62,6 +62,35 @@ class SessionUniqueIds(OpenAIChatCodec):
         return super().encode(conversation)
 
 
+class OneMessagePerCall(OpenAIChatCodec):
+    """A parallel turn sent back as one assistant message per call, each followed by its result
+    (langchaingo's history): another shape of the same turn, every call and id still there."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        body = super().encode(conversation)
+        out: list[dict[str, Any]] = []
+        messages = body["messages"]
+        i = 0
+        while i < len(messages):
+            message = messages[i]
+            calls = message.get("tool_calls") or []
+            if message.get("role") != "assistant" or len(calls) < 2:
+                out.append(message)
+                i += 1
+                continue
+            results = {}
+            j = i + 1
+            while j < len(messages) and messages[j].get("role") == "tool":
+                results[messages[j]["tool_call_id"]] = messages[j]
+                j += 1
+            for k, call in enumerate(calls):
+                out.append({**message, "content": message.get("content") if k == 0 else None, "tool_calls": [call]})
+                if call["id"] in results:
+                    out.append(results[call["id"]])
+            i = j
+        return {**body, "messages": out}
+
+
 class ResultsTwice(OpenAIChatCodec):
     """A replay appends every tool message a second time."""
 

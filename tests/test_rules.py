@@ -24,6 +24,7 @@ from buggy import (
     LongPrefix,
     NarrationBeforeResults,
     NoResults,
+    OneMessagePerCall,
     ResultIdMangled,
     ResultsByPosition,
     ResultsTwice,
@@ -227,3 +228,13 @@ def test_a_providers_id_reused_in_a_later_turn_goes_back_as_served(corpus: Corpu
     assert "pairing/duplicate-call-id" in {v.code for v in collided.violations}
     renamed = run_scenario(adapter(SessionUniqueIds()), reused, corpus)
     assert {v.code for v in renamed.violations} == {"roundtrip/id-altered"}
+
+
+def test_a_parallel_turn_sent_one_message_per_call_loses_no_call(corpus: Corpus) -> None:
+    """Each call goes back in an assistant message of its own, its result after it: the calls are all
+    there under their ids, so nothing is reported lost; one really left out still is."""
+    scenario = corpus.scenarios["openai-chat/parallel-different-tools"]
+    split = run_scenario(adapter(OneMessagePerCall()), scenario, corpus)
+    assert split.outcome == "pass", split.violations
+    dropped = run_scenario(adapter(FirstCallOnly()), scenario, corpus)
+    assert "roundtrip/call-lost" in {v.code for v in dropped.violations}

@@ -86,6 +86,7 @@ def echoes(
                 if not positions or positions[-1] != position:
                     positions.append(position)
     chosen: dict[int, int | None] = {}
+    split: dict[int, list[int]] = {}  # the further messages a turn sent one call at a time went out in
     taken: set[int] = set()
     unclaimed: dict[int, dict[str, int]] = {}  # a taken message's ids no turn has claimed yet
     # First by id: a turn whose ids appear in a calling message is that message, wherever a
@@ -109,9 +110,13 @@ def echoes(
                     if c.call_id:
                         unclaimed[found][c.call_id] = unclaimed[found].get(c.call_id, 0) + 1
             left = unclaimed[found]
+            owed: dict[str, int] = {}  # the turn's ids its message does not hold
             for i in ids:
                 if left.get(i):
                     left[i] -= 1
+                else:
+                    owed[i] = owed.get(i, 0) + 1
+            split[index] = _split_turn(calling, found, owed, taken)
     # The rest by position, from the most recent backwards (truncation mostly removes the oldest).
     free = [p for p in range(len(calling)) if p not in taken]
     for index, _, _ in reversed(served_turns):
@@ -120,13 +125,39 @@ def echoes(
     result: list[Echo] = []
     for index, served, served_results in reversed(served_turns):
         at = chosen[index]
-        message = calling[at] if at is not None else None
-        sent = message.calls if message else ()
+        messages = [calling[p] for p in ([at, *split.get(index, ())] if at is not None else ())]
+        sent = tuple(c for m in messages for c in m.calls)
+        holder = {id(c): m for m in messages for c in m.calls}
         results_by_id: dict[str, list[WireResult]] = {}
         for r in served_results:
             if r.call_id:
                 results_by_id.setdefault(r.call_id, []).append(r)
         for served_call, echo in zip(served, align_turn(served, sent), strict=True):
             own = tuple(results_by_id.get(served_call.call_id, ())) if served_call.call_id else ()
-            result.append(Echo(served_call, index, echo, message if echo else None, own))
+            result.append(Echo(served_call, index, echo, holder[id(echo)] if echo else None, own))
     return result
+
+
+def _split_turn(calling: list[WireMessage], found: int, owed: dict[str, int], taken: set[int]) -> list[int]:
+    """The calling messages right after `found` that hold only calls of its turn it does not hold: a
+    response's parallel calls sent back one assistant message each (each followed by its result), as
+    some clients write them. The history is the provider's turn in another shape; its calls are
+    there, under their ids, and are not lost."""
+    more: list[int] = []
+    p = found + 1
+    while owed and p < len(calling) and p not in taken:
+        calls = calling[p].calls
+        wanted: dict[str, int] = {}
+        for c in calls:
+            if c.call_id:
+                wanted[c.call_id] = wanted.get(c.call_id, 0) + 1
+        if sum(wanted.values()) != len(calls) or any(owed.get(i, 0) < n for i, n in wanted.items()):
+            break
+        for i, n in wanted.items():
+            owed[i] -= n
+            if not owed[i]:
+                del owed[i]
+        taken.add(p)
+        more.append(p)
+        p += 1
+    return more
