@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -183,7 +184,29 @@ def pages(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> list[Page]:
     digest, notes = _load_sdk(docs)
     out.append(Page(Path("adapters.md"), {"official-sdk-failures": sdk_failures_list(digest, notes)}))
     out.append(Page(Path("cases.md"), {"scenario-counts": scenario_counts_table(corpus, sorted(known_apis()))}))
+    out.append(Page(Path("..") / "README.md", {"api-table": api_table(corpus, known_apis())}))
     return out
+
+
+# What the README says of an API beside its name: the forms its traffic takes that a reader looks for.
+_API_NOTES = {
+    "openai-chat": "and OpenAI-compatible servers",
+    "gemini": "SSE and JSON-array streams",
+    "gemini-interactions": "steps, server steps, `previous_interaction_id`",
+    "bedrock-converse": "event-stream",
+}
+
+
+def api_table(corpus: Any, apis: Sequence[str]) -> str:
+    """Each API with its wire types and its constructed and recorded scenarios, as the README lists them."""
+    rows = ["| API | wire types | scenarios: constructed | recorded |", "|---|---|---|---|"]
+    for api in apis:
+        types = sum(1 for w in corpus.wire_types.values() if w.api == api)
+        own = [s for s in corpus.scenarios.values() if s.api == api]
+        recorded = sum(1 for s in own if s.recorded)
+        note = f" ({_API_NOTES[api]})" if api in _API_NOTES else ""
+        rows.append(f"| `{api}`{note} | {types} | {len(own) - recorded} | {recorded} |")
+    return "\n".join(rows) + "\n"
 
 
 def scenario_counts_table(corpus: Any, apis: Sequence[str]) -> str:
@@ -222,7 +245,7 @@ def outputs(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> dict[Path,
     """Every page with generated parts, as it should read."""
     out: dict[Path, str] = {}
     for page in pages(docs, corpus, run):
-        path = docs / page.path
+        path = Path(os.path.normpath(docs / page.path))  # the README sits beside docs/
         out[path] = rendered(path.read_text(encoding="utf-8"), page.parts, path)
     return out
 

@@ -23,6 +23,7 @@ def test_the_generated_parts_of_the_docs_are_current(capsys: pytest.CaptureFixtu
 def docs(tmp_path: Path) -> Path:
     copy = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", copy)
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")  # its API table is generated too
     return copy
 
 
@@ -101,3 +102,13 @@ def test_the_committed_sdk_failures_are_what_the_installed_sdks_fail(corpus: Cor
     results = run_suite(adapter, corpus, options=RunOptions(timeout=60))
     failing = sorted(r.case_id for r in results if r.outcome in FAILING)
     assert failing == [f["id"] for f in committed["failures"]]
+
+
+def test_the_readmes_api_table_counts_the_corpus(corpus: Corpus) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for api in {s.api for s in corpus.scenarios.values()}:
+        own = [s for s in corpus.scenarios.values() if s.api == api]
+        recorded = sum(1 for s in own if s.recorded)
+        assert f"| {len(own) - recorded} | {recorded} |" in next(
+            line for line in text.splitlines() if line.startswith(f"| `{api}`")
+        )
