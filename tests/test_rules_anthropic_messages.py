@@ -195,6 +195,16 @@ class ServerResultsDropped(AnthropicMessagesCodec):
         return None
 
 
+class ToolsOffOnceCalled(AnthropicMessagesCodec):
+    """The tools are left off every request after the first, as a summarising turn does."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        body = super().encode(conversation)
+        if len(body["messages"]) > 1:
+            body.pop("tools", None)
+        return body
+
+
 class ServerCallsAsClientCalls(AnthropicMessagesCodec):
     """A provider-run tool call is surfaced as an ordinary tool call (the application answers it)
     and the provider's result block is dropped (LiteLLM's run_tool_loop with Anthropic web search)."""
@@ -210,6 +220,7 @@ class ServerCallsAsClientCalls(AnthropicMessagesCodec):
 
 
 CASES = [
+    ("format/tools-undeclared", ToolsOffOnceCalled(), "anthropic-messages/one-call"),
     ("pairing/missing-result", ServerCallsAsClientCalls(), "anthropic-messages/web-search-beside-client-call"),
     ("pairing/missing-result", ServerResultsDropped(), "anthropic-messages/web-search-beside-client-call"),
     # The program's code_execution result is served responses later: the call is still the provider's.

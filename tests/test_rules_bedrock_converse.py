@@ -48,6 +48,16 @@ class RandomIdsForForeignCalls(BedrockConverseCodec):
         return self.fresh.get(part["call_id"]) or super().result_id(part)
 
 
+class ToolConfigOffOnceCalled(BedrockConverseCodec):
+    """toolConfig is left off every request after the first."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        body = super().encode(conversation)
+        if len(body["messages"]) > 1:
+            body.pop("toolConfig", None)
+        return body
+
+
 class ResultPerUserMessage(BedrockConverseCodec):
     """Each tool result becomes its own user message, the OpenAI tool-message shape carried over."""
 
@@ -110,6 +120,7 @@ class StreamDeltasJoinedWithoutIndex(BedrockConverseCodec):
 
 
 CASES = [
+    ("format/tools-undeclared", ToolConfigOffOnceCalled(), "bedrock-converse/one-call"),
     ("format/id-pattern", ForeignIdsVerbatim(), "bedrock-converse/from-openai-chat"),
     ("format/id-length", ForeignIdsVerbatim(), "bedrock-converse/from-openai-chat"),
     ("encode/unstable-id", RandomIdsForForeignCalls(), "bedrock-converse/from-openai-chat"),

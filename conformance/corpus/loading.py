@@ -88,6 +88,7 @@ class ErrorText:
     text: str
     source: str
     code: str | None
+    field: str | None = None  # the request field the refusal is about, where one is
 
 
 @dataclass(frozen=True)
@@ -381,7 +382,9 @@ def _wire_type(d: Mapping[str, Any], path: Path) -> WireType:
         semantics=d["semantics"],
         id_fields=tuple(_id_field(f) for f in d["id_fields"]),
         error_texts=tuple(
-            ErrorText(situation=e["situation"], text=e["text"], source=e["source"], code=e.get("code"))
+            ErrorText(
+                situation=e["situation"], text=e["text"], source=e["source"], code=e.get("code"), field=e.get("field")
+            )
             for e in d.get("error_texts", ())
         ),
         request_input=bool(d["request_input"]),

@@ -171,6 +171,13 @@ CODES: dict[str, Code] = {
             "entry's `type`, a tool_use block's `input`), each of its type; keep what was decoded.",
         ),
         Code(
+            "format/tools-undeclared",
+            "error",
+            "A request whose history holds tool calls or results declares no tools",
+            "Send the tool definitions with every request whose history holds calls or results, even one "
+            "where the model should call none (tool_choice none keeps it from calling them).",
+        ),
+        Code(
             "decode/empty-id",
             "error",
             "The decoder produced an empty id for a call that has one on the wire",

@@ -10,7 +10,17 @@ from contextlib import contextmanager
 
 from conformance.engine.dialects import dialect_for
 from conformance.engine.exchange import Exchange
-from conformance.engine.rules import continuation, decoding, determinism, idformat, pairing, roundtrip, shape, turns
+from conformance.engine.rules import (
+    continuation,
+    decoding,
+    determinism,
+    idformat,
+    pairing,
+    roundtrip,
+    shape,
+    tool_definitions,
+    turns,
+)
 from conformance.engine.rules.alignment import echoes
 from conformance.engine.rules.context import CheckContext, dedupe
 from conformance.engine.violations import Violation
@@ -73,6 +83,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         # Where the model travels in the URL (Bedrock, Gemini), the run's model picks the limits in force.
         found.extend(idformat.check_request(ctx, history, _model(turn.request) or ctx.model))
         found.extend(shape.check_request(ctx, turn.request, history))
+        found.extend(tool_definitions.check_request(ctx, turn.request, history, f"request[{turn.index}]"))
         found.extend(turns.check_request(ctx, exchange, turn.index, turn.request))
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:

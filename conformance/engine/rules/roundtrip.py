@@ -17,7 +17,7 @@ from conformance.engine.returned import is_declared, refusal, returned
 from conformance.engine.rules.alignment import Echo
 from conformance.engine.rules.context import CheckContext, arguments_value, canonical, same_arguments
 from conformance.engine.rules.diagnose import diagnose
-from conformance.engine.violations import Violation
+from conformance.engine.violations import Severity, Violation
 from conformance.engine.wire import History, WireCall, WireResult
 
 
@@ -342,7 +342,7 @@ def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violati
         elif key in served.optional_opaque:
             # The serving model accepts the call without it (recorded 200s): legal but lossy, which is
             # what a warning is (an error under the strict profile), and no refusal to quote.
-            severity = "error" if ctx.profile == "strict" else "warning"
+            severity: Severity = "error" if ctx.profile == "strict" else "warning"
             violation = replace(violation, severity=severity, provider_error=None, provider_error_source=None)
         out.append(violation)
     return out
