@@ -19,6 +19,7 @@ from conformance.engine.dialects.base import DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.faults import describe
 from conformance.engine.rules import CheckContext, check
+from conformance.engine.turn_end import asks_client
 from conformance.engine.violations import Violation
 from conformance.engine.wording import plural
 from conformance.recordings.cassette import Cassette, CassetteError
@@ -47,6 +48,22 @@ def exchange_of(conversation: Conversation) -> Exchange:
     )
 
 
+def runs_of(conversation: Conversation) -> tuple[int, ...]:
+    """The run each interaction of the conversation belongs to (by its index in the cassette), as a
+    scenario's prompts would say: a request sent after a response that asked nothing of the client
+    (text, the provider's own tools) begins a new run of the application, whose memory may forget an
+    earlier run's calls with their results."""
+    if not conversation.steps:
+        return ()
+    runs = [0] * (max(s.index for s in conversation.steps) + 1)
+    run = 0
+    for before, step in zip([None, *conversation.steps], conversation.steps, strict=False):
+        if before is not None and asks_client(conversation.api, before.served) is None:
+            run += 1
+        runs[step.index] = run
+    return tuple(runs)
+
+
 def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintReport:
     report = LintReport(path=cassette.path, interactions=len(cassette))
     found = split(cassette)
@@ -59,7 +76,9 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
     seen: set[tuple[str, str, str, str, str]] = set()
     for conversation in found.conversations:
         names = frozenset(c.name for c in conversation.served_calls() if c.name)
-        ctx = CheckContext(corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names)
+        ctx = CheckContext(
+            corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names, runs=runs_of(conversation)
+        )
         where = f"{conversation.api} interactions {conversation.indices}"
         try:
             violations = check(exchange_of(conversation), ctx)

@@ -106,6 +106,19 @@ def test_no_rule_says_the_provider_rejects_a_request_it_answered(recorded: tuple
     assert claimed == []
 
 
+def test_lint_finds_nothing_wrong_in_the_recordings(recorded: tuple[Corpus, list[Scenario]]) -> None:
+    """The recordings are public test suites' traffic the provider answered: lint, which knows no
+    scenario, reports no error in them (a session's later run may forget an earlier run's server calls,
+    as mirascope's web-search recording does). A recording that holds a client's real fault would be
+    named here, with the fault, rather than left to fail."""
+    corpus, scenarios = recorded
+    found = []
+    for scenario in scenarios:
+        report = lint(load_cassette(corpus.cassette_path(scenario)), corpus, "default")
+        found += [f"{scenario.id}: {v.code} at {v.location}" for _, v in report.errors]
+    assert found == []
+
+
 def _request(location: str) -> int:
     return int(location.split("]", 1)[0].removeprefix("request["))
 
