@@ -82,7 +82,8 @@ def test_a_server_tool_and_its_result_in_the_assistant_turn_need_no_client_resul
                 ],
             },
             {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_fn1", "content": [{"text": "21"}]}}]},
-        ]
+        ],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": {"type": "object"}}}}]},
     }
     history = DIALECT.history(body)
     server, plain = history.messages[1].calls
