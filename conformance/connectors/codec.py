@@ -61,6 +61,17 @@ def _call(phase: str, turn: int, fn: Any, arg: Any) -> Any:
         raise AdapterFault(phase, turn, describe(exc), short_traceback(exc)) from exc
 
 
+def _call_remote(phase: str, turn: int, fn: Any, arg: Any) -> Any:
+    """`_call` for a codec that copies its arguments itself (one in another process, which is sent
+    them as JSON text): the same faults, without a copy made only to be serialized again."""
+    try:
+        return fn(arg)
+    except BaseException as exc:
+        if passes_through(exc):
+            raise
+        raise AdapterFault(phase, turn, describe(exc), short_traceback(exc)) from exc
+
+
 def _plain_json(value: Any, phase: str, turn: int, what: str) -> Any:
     """A copy of what the adapter returned in plain JSON types, so that no object of the adapter's
     (a str subclass, an `__eq__` that raises) reaches the harness; anything else is the adapter's fault."""
@@ -331,25 +342,28 @@ def run_codec(
     turns: list[Turn] = []
     decoded: list[Any] = []
     redecoded: list[Any] = []
+    # Each response read once: the turns use them, and a codec in another process is handed them ahead.
+    responses = [dialect.served(interaction.response, f"response[{interaction.index}]") for interaction in cassette]
     expect = getattr(codec, "expect_responses", None)
     if callable(expect):  # a codec in another process fetches a turn's calls in one round trip
-        expect([dialect.served(i.response, f"response[{i.index}]").payload for i in cassette])
-    for interaction in cassette:
+        expect([served.payload for served in responses])
+    # A codec in another process gets its arguments as JSON text, a private copy already.
+    call = _call_remote if getattr(codec, "copies_arguments", False) else _call
+    for interaction, served in zip(cassette, responses, strict=True):
         i = interaction.index
-        served = dialect.served(interaction.response, f"response[{i}]")
         prompt = scenario.turns[i].prompt if i < len(scenario.turns) else None
         if prompt:
             conversation["messages"].append(user(prompt))  # a new run of the session begins
-        body = check_body(_call("encode", i, codec.encode, conversation), i)
+        body = check_body(call("encode", i, codec.encode, conversation), i)
         # Encoded again from the same conversation: ids minted by the adapter must not change.
-        again_body = check_body(_call("encode", i, codec.encode, conversation), i)
+        again_body = check_body(call("encode", i, codec.encode, conversation), i)
         try:
             recorded = interaction.request.json()
         except ValueError:
             recorded = None
         turns.append(Turn(index=i, request=body, served=served, expected_request=recorded, request_again=again_body))
-        message = check_message(_call("decode", i, codec.decode, served.payload), i)
-        again = check_message(_call("decode", i, codec.decode, served.payload), i)
+        message = check_message(call("decode", i, codec.decode, served.payload), i)
+        again = check_message(call("decode", i, codec.decode, served.payload), i)
         decoded.append(message)
         redecoded.append(again)
         conversation["messages"].append(message)

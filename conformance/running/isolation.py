@@ -199,6 +199,9 @@ class RemoteCodec:
     what it answered for a later call is kept for it, and used only when the call asks for exactly
     that value (else the call goes to the worker)."""
 
+    # What it is called with goes to the worker as JSON text: the adapter never holds the parent's objects.
+    copies_arguments = True
+
     def __init__(self, adapter: IsolatedAdapter, api: str) -> None:
         self.adapter = adapter
         self.api = api
