@@ -20,7 +20,7 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance.clients.official_sdks.common import recorded_extras, server_tools
+from conformance.clients.official_sdks.common import bedrock_client, recorded_extras, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 # Claude and Bedrock need `max_tokens`; the recorded traffic used 4096 (Agno's Claude default is 8192).
@@ -174,20 +174,9 @@ def cohere_v2(loop: ToolLoop) -> str:
 
 
 def bedrock_converse(loop: ToolLoop) -> str:
-    import boto3
     from agno.models.aws import AwsBedrock
-    from botocore.config import Config
 
-    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
-    client = boto3.client(
-        "bedrock-runtime",
-        region_name=region.group(1) if region else "us-east-1",
-        endpoint_url=loop.base_url,
-        aws_access_key_id="conformance",
-        aws_secret_access_key=loop.api_key,
-        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}),
-    )
-    return _run(loop, AwsBedrock(id=loop.model, client=client, max_tokens=MAX_TOKENS))
+    return _run(loop, AwsBedrock(id=loop.model, client=bedrock_client(loop), max_tokens=MAX_TOKENS))
 
 
 def _version() -> str:

@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from conformance.clients.official_sdks.common import bedrock_region
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 PACKAGES = (
@@ -214,11 +215,10 @@ def bedrock_converse(loop: ToolLoop) -> str:
     import boto3
     from genkit_amazon_bedrock import Bedrock
 
-    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
     session = boto3.session.Session(
         aws_access_key_id="conformance",
         aws_secret_access_key=loop.api_key,
-        region_name=region.group(1) if region else "us-east-1",
+        region_name=bedrock_region(loop.base_url),
     )
     config: dict[str, Any] = {}
     max_tokens = (loop.settings.body.get("inferenceConfig") or {}).get("maxTokens")

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Callable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance.clients.official_sdks.common import server_tools
+from conformance.clients.official_sdks.common import bedrock_region, one_attempt, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_AGENT_STEPS = 16
@@ -180,7 +179,6 @@ def bedrock_converse(loop: ToolLoop) -> str:
     from haystack.utils import Secret
     from haystack_integrations.components.generators.amazon_bedrock import AmazonBedrockChatGenerator
 
-    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
     with _environment(AWS_ENDPOINT_URL_BEDROCK_RUNTIME=loop.base_url):
         generator = AmazonBedrockChatGenerator(
             model=loop.model,
@@ -188,9 +186,9 @@ def bedrock_converse(loop: ToolLoop) -> str:
             aws_secret_access_key=Secret.from_token(loop.api_key),
             aws_session_token=None,
             aws_profile_name=None,
-            aws_region_name=region.group(1) if region else "us-east-1",
+            aws_region_name=bedrock_region(loop.base_url),
             generation_kwargs={"maxTokens": MAX_TOKENS},
-            boto3_config={"retries": {"total_max_attempts": 1, "mode": "standard"}},
+            boto3_config={"retries": one_attempt()},
         )
         return _run(loop, generator)
 

@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import recorded_extras
+from conformance.clients.official_sdks.common import bedrock_client, recorded_extras
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 PACKAGE = "pydantic-ai-slim"
@@ -265,23 +265,12 @@ def cohere_v2(loop: ToolLoop) -> str:
 
 
 def bedrock_converse(loop: ToolLoop) -> str:
-    import boto3
-    from botocore.config import Config
     from pydantic_ai.models.bedrock import BedrockConverseModel
     from pydantic_ai.providers.bedrock import BedrockProvider
 
-    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
     # The framework ignores `max_retries` for Bedrock; its documented `bedrock_client` takes a boto3 client
     # configured for a single attempt.
-    client = boto3.client(
-        "bedrock-runtime",
-        region_name=region.group(1) if region else "us-east-1",
-        endpoint_url=loop.base_url,
-        aws_access_key_id="conformance",
-        aws_secret_access_key=loop.api_key,
-        config=Config(retries={"total_max_attempts": 1, "mode": "standard"}),
-    )
-    provider = BedrockProvider(bedrock_client=client)
+    provider = BedrockProvider(bedrock_client=bedrock_client(loop))
     return _run(loop, BedrockConverseModel(loop.model, provider=provider), set_max_retries=False, max_tokens=MAX_TOKENS)
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance.clients.official_sdks.common import recorded_extras, server_tools
+from conformance.clients.official_sdks.common import bedrock_region, one_attempt, recorded_extras, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 # Anthropic and Bedrock: the recorded traffic used 4096.
@@ -153,15 +153,14 @@ def bedrock_converse(loop: ToolLoop) -> str:
     from botocore.config import Config
     from strands.models.bedrock import BedrockModel
 
-    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
     session = boto3.Session(
         aws_access_key_id="conformance",
         aws_secret_access_key=loop.api_key,
-        region_name=region.group(1) if region else "us-east-1",
+        region_name=bedrock_region(loop.base_url),
     )
     model = BedrockModel(
         boto_session=session,
-        boto_client_config=Config(retries={"total_max_attempts": 1, "mode": "standard"}),
+        boto_client_config=Config(retries=one_attempt()),
         endpoint_url=loop.base_url,
         model_id=loop.model,
         max_tokens=MAX_TOKENS,

@@ -18,21 +18,26 @@ from __future__ import annotations
 import functools
 import importlib
 import json
-import re
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, function_tools_only, parameters_of
+from conformance.clients.official_sdks.common import (
+    MAX_TURNS,
+    Options,
+    bedrock_region,
+    function_tools_only,
+    one_attempt,
+    parameters_of,
+)
 from conformance.connectors.client import REPLAY_API_KEY, ToolLoop
 
 
 def _client(loop: ToolLoop) -> Any:
     from botocore.config import Config
 
-    region = re.search(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws", loop.base_url)
     settings: dict[str, Any] = {
-        "region_name": region.group(1) if region else "us-east-1",
+        "region_name": bedrock_region(loop.base_url),
         "endpoint_url": loop.base_url,
-        "config": Config(retries={"total_max_attempts": 1, "mode": "standard"}),
+        "config": Config(retries=one_attempt()),
     }
     if loop.api_key == REPLAY_API_KEY:
         settings.update(aws_access_key_id="conformance", aws_secret_access_key=loop.api_key)

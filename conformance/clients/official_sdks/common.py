@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -61,6 +62,36 @@ class Options:
         if self.ollama_show:
             parts.append("ollama-show")
         return "+".join(parts)
+
+
+_BEDROCK_REGION = re.compile(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws")
+
+
+def bedrock_region(base_url: str) -> str:
+    """The AWS region a Bedrock runtime endpoint names; us-east-1 for one that names none (the replay)."""
+    found = _BEDROCK_REGION.search(base_url)
+    return found.group(1) if found else "us-east-1"
+
+
+def one_attempt() -> dict[str, Any]:
+    """botocore's retry settings for a single attempt, so that a provider error surfaces once."""
+    return {"total_max_attempts": 1, "mode": "standard"}
+
+
+def bedrock_client(loop: ToolLoop) -> Any:
+    """A boto3 `bedrock-runtime` client pointed at the loop, signing with a dummy key, one attempt a call:
+    what the frameworks that take a client of one's own are handed."""
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client(
+        "bedrock-runtime",
+        region_name=bedrock_region(loop.base_url),
+        endpoint_url=loop.base_url,
+        aws_access_key_id="conformance",
+        aws_secret_access_key=loop.api_key,
+        config=Config(retries=one_attempt()),
+    )
 
 
 @functools.cache
