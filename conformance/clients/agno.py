@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_client, recorded_extras, server_tools
+from conformance.clients.official_sdks.common import (
+    bedrock_client,
+    installed_version,
+    recorded_extras,
+    server_tools,
+)
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 # Claude and Bedrock need `max_tokens`; the recorded traffic used 4096 (Agno's Claude default is 8192).
@@ -179,16 +183,9 @@ def bedrock_converse(loop: ToolLoop) -> str:
     return _run(loop, AwsBedrock(id=loop.model, client=bedrock_client(loop), max_tokens=MAX_TOKENS))
 
 
-def _version() -> str:
-    try:
-        return version("agno")
-    except PackageNotFoundError:
-        return "not installed"
-
-
 ADAPTER = ClientAdapter(
     name="agno",
-    version=_version(),
+    version=installed_version("agno"),
     clients={
         "openai-chat": openai_chat,
         "openai-responses": openai_responses,

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_region
+from conformance.clients.official_sdks.common import bedrock_region, installed_version
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 PACKAGES = (
@@ -229,18 +229,9 @@ def bedrock_converse(loop: ToolLoop) -> str:
         return _run(loop, plugin, f"bedrock/{loop.model}", config)
 
 
-def _version(package: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 ADAPTER = ClientAdapter(
     name="genkit-python",
-    version=_version("genkit"),
+    version=installed_version("genkit"),
     clients={
         "openai-chat": _openai_compatible,
         "kimi-chat": _openai_compatible,
@@ -252,7 +243,7 @@ ADAPTER = ClientAdapter(
         "ollama-messages": anthropic_messages,
     },
     homepage="https://genkit.dev/docs/get-started/?lang=python",
-    notes="; ".join(f"{p} {_version(p)}" for p in PACKAGES),
+    notes="; ".join(f"{p} {installed_version(p)}" for p in PACKAGES),
     unsupported={
         "openai-responses": "genkit-openai speaks Chat Completions only; Genkit for Python has no Responses API model",
         "azure-foundry": "Genkit for Python has no Azure AI Foundry plugin, and genkit-openai has no Responses "

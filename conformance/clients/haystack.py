@@ -21,10 +21,9 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_region, one_attempt, server_tools
+from conformance.clients.official_sdks.common import bedrock_region, installed_version, one_attempt, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_AGENT_STEPS = 16
@@ -193,16 +192,9 @@ def bedrock_converse(loop: ToolLoop) -> str:
         return _run(loop, generator)
 
 
-def _version() -> str:
-    try:
-        return version("haystack-ai")
-    except PackageNotFoundError:
-        return "not installed"
-
-
 ADAPTER = ClientAdapter(
     name="haystack",
-    version=_version(),
+    version=installed_version("haystack-ai"),
     clients={
         "openai-chat": openai_chat,
         "kimi-chat": kimi_chat,

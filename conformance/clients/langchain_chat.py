@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import recorded_extras
+from conformance.clients.official_sdks.common import installed_version, recorded_extras
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
@@ -264,18 +264,9 @@ def mistral_chat(loop: ToolLoop) -> str:
     return _run(model, loop)
 
 
-def _version(package: str = "langchain-core") -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def _integrations() -> str:
     packages = ("langchain-openai", "langchain-anthropic", "langchain-mistralai")
-    return "langchain-core with " + ", ".join(f"{p} {_version(p)}" for p in packages)
+    return "langchain-core with " + ", ".join(f"{p} {installed_version(p)}" for p in packages)
 
 
 CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
@@ -290,7 +281,7 @@ CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
 
 ADAPTER = ClientAdapter(
     name="langchain",
-    version=_version(),
+    version=installed_version("langchain-core"),
     clients=CLIENTS,
     homepage="https://github.com/langchain-ai/langchain",
     notes=_integrations(),

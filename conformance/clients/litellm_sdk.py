@@ -32,10 +32,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance.clients.official_sdks.common import arguments_of, json_or_text, server_tools
+from conformance.clients.official_sdks.common import arguments_of, installed_version, json_or_text, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
@@ -257,13 +256,6 @@ def openai_responses(loop: ToolLoop) -> str:
     return ""
 
 
-def _version() -> str:
-    try:
-        return version("litellm")
-    except PackageNotFoundError:
-        return "not installed"
-
-
 CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
     "openai-chat": openai_chat,
     "openai-responses": openai_responses,
@@ -281,7 +273,7 @@ CLIENTS: dict[str, Callable[[ToolLoop], Any]] = {
 
 ADAPTER = ClientAdapter(
     name="litellm",
-    version=_version(),
+    version=installed_version("litellm"),
     clients=CLIENTS,
     homepage="https://github.com/BerriAI/litellm",
     unsupported={

@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_client, recorded_extras
+from conformance.clients.official_sdks.common import bedrock_client, installed_version, recorded_extras
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 PACKAGE = "pydantic-ai-slim"
@@ -274,18 +274,9 @@ def bedrock_converse(loop: ToolLoop) -> str:
     return _run(loop, BedrockConverseModel(loop.model, provider=provider), set_max_retries=False, max_tokens=MAX_TOKENS)
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(PACKAGE)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 ADAPTER = ClientAdapter(
     name="pydantic-ai",
-    version=_version(),
+    version=installed_version(PACKAGE),
     clients={
         "openai-chat": openai_chat,
         "openai-responses": openai_responses,

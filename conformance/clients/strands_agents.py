@@ -21,10 +21,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_region, one_attempt, recorded_extras, server_tools
+from conformance.clients.official_sdks.common import (
+    bedrock_region,
+    installed_version,
+    one_attempt,
+    recorded_extras,
+    server_tools,
+)
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 # Anthropic and Bedrock: the recorded traffic used 4096.
@@ -169,16 +174,9 @@ def bedrock_converse(loop: ToolLoop) -> str:
     return _run(loop, model)
 
 
-def _version() -> str:
-    try:
-        return version("strands-agents")
-    except PackageNotFoundError:
-        return "not installed"
-
-
 ADAPTER = ClientAdapter(
     name="strands-agents",
-    version=_version(),
+    version=installed_version("strands-agents"),
     clients={
         "openai-chat": _openai_chat,
         "kimi-chat": _openai_chat,

@@ -67,6 +67,17 @@ class Options:
 _BEDROCK_REGION = re.compile(r"bedrock-runtime[.-](?:fips\.)?([a-z0-9-]+)\.amazonaws")
 
 
+def installed_version(package: str) -> str:
+    """The installed version of a distribution, or "not installed" (an adapter's module imports without
+    its library, so that its API list and skips can be shown)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def bedrock_region(base_url: str) -> str:
     """The AWS region a Bedrock runtime endpoint names; us-east-1 for one that names none (the replay)."""
     found = _BEDROCK_REGION.search(base_url)
