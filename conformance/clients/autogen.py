@@ -76,13 +76,14 @@ def _tools(loop: ToolLoop) -> list[Any]:
     return [ScenarioTool(t) for t in loop.tools]
 
 
-def _model_info(lookup: Callable[[str], Any], model: str) -> dict[str, Any] | None:
-    """None when the client's own table knows the model (it then uses its entry), else a generic entry."""
+def _model_options(lookup: Callable[[str], Any], model: str) -> dict[str, Any]:
+    """The client's `model_info` argument: none when its own table knows the model (it then uses its
+    entry), else a generic entry."""
     try:
         lookup(model)
     except (KeyError, ValueError):
-        return dict(_UNKNOWN_MODEL)
-    return None
+        return {"model_info": dict(_UNKNOWN_MODEL)}
+    return {}
 
 
 def _run(loop: ToolLoop, model_client: Any) -> str:
@@ -117,12 +118,12 @@ def _openai_compatible(loop: ToolLoop) -> str:
     from autogen_ext.models.openai import OpenAIChatCompletionClient
     from autogen_ext.models.openai._model_info import get_info
 
-    options: dict[str, Any] = {}
-    info = _model_info(get_info, loop.model)
-    if info is not None:
-        options["model_info"] = info
     client = OpenAIChatCompletionClient(
-        model=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0, **options
+        model=loop.model,
+        base_url=loop.base_url,
+        api_key=loop.api_key,
+        max_retries=0,
+        **_model_options(get_info, loop.model),
     )
     return _run(loop, client)
 
@@ -143,12 +144,12 @@ def anthropic_messages(loop: ToolLoop) -> str:
     from autogen_ext.models.anthropic import AnthropicChatCompletionClient
     from autogen_ext.models.anthropic._model_info import get_info
 
-    options: dict[str, Any] = {}
-    info = _model_info(get_info, loop.model)
-    if info is not None:
-        options["model_info"] = info
     client = AnthropicChatCompletionClient(
-        model=loop.model, base_url=loop.base_url, api_key=loop.api_key, max_retries=0, **options
+        model=loop.model,
+        base_url=loop.base_url,
+        api_key=loop.api_key,
+        max_retries=0,
+        **_model_options(get_info, loop.model),
     )
     return _run(loop, client)
 
@@ -157,11 +158,7 @@ def ollama_chat(loop: ToolLoop) -> str:
     from autogen_ext.models.ollama import OllamaChatCompletionClient
     from autogen_ext.models.ollama._model_info import get_info
 
-    options: dict[str, Any] = {}
-    info = _model_info(get_info, loop.model)
-    if info is not None:
-        options["model_info"] = info
-    client = OllamaChatCompletionClient(model=loop.model, host=loop.base_url, **options)
+    client = OllamaChatCompletionClient(model=loop.model, host=loop.base_url, **_model_options(get_info, loop.model))
     return _run(loop, client)
 
 
