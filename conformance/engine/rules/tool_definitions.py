@@ -23,7 +23,10 @@ def check_request(ctx: CheckContext, body: Any, history: History, where: str) ->
     kinds.update(r.wire_type for m in history.messages for r in m.results)
     for wire_type in sorted(kinds):
         known = ctx.corpus.error_text(ctx.dialect.api, CODE, wire_type)
-        if known is None or not known.field or _holds_tools(body, known.field):
+        if known is None or not known.field:
+            continue
+        tools = _value(body, known.field)
+        if isinstance(tools, list) and tools:
             continue
         return [
             ctx.violation(
@@ -33,7 +36,7 @@ def check_request(ctx: CheckContext, body: Any, history: History, where: str) ->
                 f"{ctx.dialect.api} refuses it.",
                 wire_type=wire_type,
                 expected="the tool definitions",
-                received=_shown(body, known.field),
+                received="none" if tools is None else tools,
             )
         ]
     return []
@@ -43,13 +46,3 @@ def _value(body: Any, field: str) -> Any:
     for step in field.split("."):
         body = body.get(step) if isinstance(body, dict) else None
     return body
-
-
-def _holds_tools(body: Any, field: str) -> bool:
-    value = _value(body, field)
-    return isinstance(value, list) and len(value) > 0
-
-
-def _shown(body: Any, field: str) -> Any:
-    value = _value(body, field)
-    return "none" if value is None else value
