@@ -52,21 +52,14 @@ def _copy(value: Any) -> Any:
         return copy.deepcopy(value)
 
 
-def _call(phase: str, turn: int, fn: Any, arg: Any) -> Any:
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _call(phase: str, turn: int, fn: Any, arg: Any, copy: Callable[[Any], Any] = _copy) -> Any:
     try:
-        return fn(_copy(arg))
+        return fn(copy(arg))
     except BaseException as exc:  # the adapter's fault (SystemExit and its own classes too), reported as an outcome
-        if passes_through(exc):
-            raise
-        raise AdapterFault(phase, turn, describe(exc), short_traceback(exc)) from exc
-
-
-def _call_remote(phase: str, turn: int, fn: Any, arg: Any) -> Any:
-    """`_call` for a codec that copies its arguments itself (one in another process, which is sent
-    them as JSON text): the same faults, without a copy made only to be serialized again."""
-    try:
-        return fn(arg)
-    except BaseException as exc:
         if passes_through(exc):
             raise
         raise AdapterFault(phase, turn, describe(exc), short_traceback(exc)) from exc
@@ -348,22 +341,22 @@ def run_codec(
     if callable(expect):  # a codec in another process fetches a turn's calls in one round trip
         expect([served.payload for served in responses])
     # A codec in another process gets its arguments as JSON text, a private copy already.
-    call = _call_remote if getattr(codec, "copies_arguments", False) else _call
+    copy = _as_is if getattr(codec, "copies_arguments", False) else _copy
     for interaction, served in zip(cassette, responses, strict=True):
         i = interaction.index
         prompt = scenario.turns[i].prompt if i < len(scenario.turns) else None
         if prompt:
             conversation["messages"].append(user(prompt))  # a new run of the session begins
-        body = check_body(call("encode", i, codec.encode, conversation), i)
+        body = check_body(_call("encode", i, codec.encode, conversation, copy), i)
         # Encoded again from the same conversation: ids minted by the adapter must not change.
-        again_body = check_body(call("encode", i, codec.encode, conversation), i)
+        again_body = check_body(_call("encode", i, codec.encode, conversation, copy), i)
         try:
             recorded = interaction.request.json()
         except ValueError:
             recorded = None
         turns.append(Turn(index=i, request=body, served=served, expected_request=recorded, request_again=again_body))
-        message = check_message(call("decode", i, codec.decode, served.payload), i)
-        again = check_message(call("decode", i, codec.decode, served.payload), i)
+        message = check_message(_call("decode", i, codec.decode, served.payload, copy), i)
+        again = check_message(_call("decode", i, codec.decode, served.payload, copy), i)
         decoded.append(message)
         redecoded.append(again)
         conversation["messages"].append(message)
