@@ -162,3 +162,54 @@ def test_many_distinct_plain_scalars_past_the_cache_still_resolve() -> None:
 @given(seed=st.sampled_from(SEEDS), data=st.data())
 def test_mutated_cassettes_read_the_same(seed: Path, data: st.DataObject) -> None:
     assert_same(mutate_yaml(data, seed.read_text(), "marker-not-written"))
+
+
+# Case files are read the same direct way, into LineDict and LineList that know each key's and
+# item's line (what every corpus problem is located by). The direct reader and the composer must
+# agree on the data, its types and every line; a key given twice is refused the composer's way.
+
+CASE_FILES = sorted((ROOT / "cases").rglob("*.yaml"))
+
+
+def _lined(value: Any) -> Any:
+    if not isinstance(value, dict | list):
+        return type(value).__name__, value
+    items = [(k, _lined(v)) for k, v in value.items()] if isinstance(value, dict) else list(map(_lined, value))
+    return type(value).__name__, getattr(value, "line", None), getattr(value, "lines", None), items
+
+
+def _case_outcome(text: str | bytes, plain: bool) -> tuple[str, Any]:
+    try:
+        return "data", _lined(yamlio._load(text, "case.yaml", yamlio._Loader, plain=plain))
+    except yamlio.YamlError as exc:
+        return "error", str(exc)
+
+
+def assert_same_case(text: str | bytes) -> None:
+    assert _case_outcome(text, plain=True) == _case_outcome(text, plain=False)
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: str(p.relative_to(ROOT / "cases")))
+def test_every_case_file_reads_the_same_with_its_lines(path: Path) -> None:
+    text = path.read_bytes()
+    assert_same_case(text)
+    with mock.patch.object(yamlio._Loader, "get_single_data", side_effect=AssertionError("handed over")):
+        yamlio.load_text(text, path)  # read directly: never handed to the composer
+
+
+@pytest.mark.parametrize(
+    "text", [*DIRECT.values(), *HANDED_OVER.values(), *BROKEN.values()], ids=[*DIRECT, *HANDED_OVER, *BROKEN]
+)
+def test_case_documents_read_the_same_with_their_lines(text: str) -> None:
+    assert_same_case(text)
+
+
+def test_a_key_given_twice_in_a_case_file_is_refused_where_it_is() -> None:
+    kind, message = _case_outcome("id: a\nkind: scenario\nid: b\n", plain=True)
+    assert kind == "error" and message.startswith("case.yaml:3:") and "duplicate key 'id'" in message
+
+
+@settings(max_examples=examples(0.5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.sampled_from(CASE_FILES), data=st.data())
+def test_mutated_case_files_read_the_same(seed: Path, data: st.DataObject) -> None:
+    assert_same_case(mutate_yaml(data, seed.read_text(), "marker-not-written"))

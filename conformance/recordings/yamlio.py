@@ -85,7 +85,8 @@ _INT_TAG = "tag:yaml.org,2002:int"
 _MAX_INTEGER_BITS = int(MAX_INTEGER_DIGITS * math.log2(10))
 _C_COMPOSER_DEPTH = 512
 _PURE_COMPOSER_DEPTH = 200
-_PLAIN_TAGS_KEPT = 65_536  # distinct plain scalars whose resolved tag a composition remembers
+_PLAIN_TAGS_KEPT = 65_536  # distinct plain scalars whose resolved tag is remembered, across documents
+_PLAIN_TAG_TEXT = 100  # and only short ones (keys and the like): the memory kept stays small
 # A conservative bound on nesting, read from the text without parsing it: every level opens a
 # flow collection, or starts to the right of its parent (a block sequence may share its parent
 # key's column), or follows a compact indicator (`- - x`, `? - x`) on the same line. So a text
@@ -155,15 +156,20 @@ def _check_graph(root: Node, text_length: int, max_depth: int) -> None:
                 stack.append((child, False))
 
 
+# Per set of implicit resolvers: the tag resolved for each plain scalar's text (bounded).
+_KNOWN_TAGS: dict[int, dict[str, str]] = {}
+
+
 def _implicit_tags(loader: Any) -> Callable[[str, tuple[bool, bool]], str]:
     """The tag of a scalar without one of its own. It depends on the text alone (no path resolvers
-    are registered): quoted and block scalars are strings, plain ones (keys, mostly) repeat and are
-    resolved once per distinct text."""
+    are registered): quoted and block scalars are strings, plain ones (keys, mostly) repeat, across
+    documents too (a corpus's case files share their keys), and are resolved once per distinct text."""
     resolve = loader.resolve
     if loader.yaml_path_resolvers:
         return lambda value, implicit: resolve(ScalarNode, value, implicit)
     string_tag: str = loader.DEFAULT_SCALAR_TAG
-    known: dict[str, str] = {}
+    resolvers = loader.yaml_implicit_resolvers  # a class attribute: the loader classes keep theirs
+    known = _KNOWN_TAGS.setdefault(id(resolvers), {})
 
     def tag_of(value: str, implicit: tuple[bool, bool]) -> str:
         if not implicit[0]:
@@ -171,7 +177,7 @@ def _implicit_tags(loader: Any) -> Callable[[str, tuple[bool, bool]], str]:
         tag = known.get(value)
         if tag is None:
             tag = resolve(ScalarNode, value, implicit)
-            if len(known) < _PLAIN_TAGS_KEPT:
+            if len(known) < _PLAIN_TAGS_KEPT and len(value) <= _PLAIN_TAG_TEXT:
                 known[value] = tag
         return tag
 
@@ -185,6 +191,7 @@ class _Bounded:
     bounded_text = ""
     # Case files hold JSON data; a cassette's YAML is read as its recorder wrote it.
     json_numbers_only = False
+    lined = False  # read into LineDict and LineList (case files, whose problems are located)
 
     def get_single_node(self) -> Node | None:
         text = self.bounded_text
@@ -320,6 +327,7 @@ class _Bounded:
 
 class _Loader(_Bounded, _BaseLoader):
     json_numbers_only = True
+    lined = True
 
 
 class _PlainLoader(_Bounded, _BaseLoader):
@@ -339,8 +347,10 @@ _STR_TAG, _MAP_TAG, _SEQ_TAG = _TAG + "str", _TAG + "map", _TAG + "seq"
 _NO_KEY: Any = object()  # an open mapping's slot when no key waits for its value
 
 
-def _build_plain(loader: Any) -> Any:
-    """The document as plain data, built straight from the parser's events.
+def _build_plain(loader: Any, lined: bool = False) -> Any:
+    """The document as plain data, built straight from the parser's events; `lined`: as LineDict
+    and LineList that know each key's and item's line, as case files are read (a key given twice
+    is unusual there, for the usual way to refuse it).
 
     What a recorded cassette holds (mappings, sequences, scalars, `!!binary`) is read here without
     the nodes and marks PyYAML's composer and constructor make for every value, about five times
@@ -356,6 +366,7 @@ def _build_plain(loader: Any) -> Any:
     tag_of = _implicit_tags(loader)
     open_collections: list[Any] = []
     keys: list[Any] = []  # per open collection: the key waiting for its value (a sequence's stays _NO_KEY)
+    key_lines: list[int] = []  # lined: per open mapping, the line of the key waiting for its value
 
     def construct(tag: str, event: Any) -> Any:
         try:
@@ -385,29 +396,47 @@ def _build_plain(loader: Any) -> Any:
         elif kind in closing:
             value = open_collections.pop()
             keys.pop()
+            key_lines.pop()
         elif kind is mapping_start or kind is sequence_start:
             tag = event.tag
             default = _MAP_TAG if kind is mapping_start else _SEQ_TAG
             if event.anchor is not None or (tag is not None and tag != "!" and tag != default):
                 raise _Unusual
-            if keys and keys[-1] is _NO_KEY and type(open_collections[-1]) is dict:
+            if keys and keys[-1] is _NO_KEY and isinstance(open_collections[-1], dict):
                 raise _Unusual  # a collection as a mapping key
             if len(open_collections) >= max_depth:
                 raise _BoundsError(None, None, f"nests deeper than {max_depth} levels", event.start_mark)
-            open_collections.append({} if kind is mapping_start else [])
+            if not lined:
+                opened: Any = {} if kind is mapping_start else []
+            else:
+                opened = LineDict() if kind is mapping_start else LineList()
+                opened.lines = {} if kind is mapping_start else []
+                opened.line = event.start_mark.line + 1
+            open_collections.append(opened)
             keys.append(_NO_KEY)
+            key_lines.append(0)
             continue
         else:  # an alias
             raise _Unusual
         if not open_collections:
             break
         parent = open_collections[-1]
-        if type(parent) is list:
+        if isinstance(parent, list):
             parent.append(value)
+            if lined:
+                line = event.start_mark.line + 1 if kind is scalar_event else value.line
+                parent.lines.append(line)  # type: ignore[attr-defined]  # a LineList
         elif keys[-1] is _NO_KEY:
+            if lined:
+                value = value if isinstance(value, str) else str(value)
+                if value in parent:
+                    raise _Unusual  # a key given twice: refused, located, the usual way
+                key_lines[-1] = event.start_mark.line + 1
             keys[-1] = value
         else:
             parent[keys[-1]] = value
+            if lined:
+                parent.lines[keys[-1]] = key_lines[-1]
             keys[-1] = _NO_KEY
     get_event()  # the document end
     if not loader.check_event(yaml.StreamEndEvent):
@@ -501,6 +530,7 @@ def _pure_twin(loader_class: type[Any]) -> type[Any]:
     shared = (
         "max_depth",
         "json_numbers_only",
+        "lined",
         "yaml_constructors",
         "yaml_multi_constructors",
         "yaml_implicit_resolvers",
@@ -536,7 +566,7 @@ def _load_with(text: str, path: Path | str, loader_class: type[Any], plain: bool
     try:
         if plain:
             try:
-                return _build_plain(loader)
+                return _build_plain(loader, lined=loader_class.lined)
             except _Unusual:
                 loader.dispose()
                 loader = loader_class(text)
@@ -561,7 +591,7 @@ def _load_with(text: str, path: Path | str, loader_class: type[Any], plain: bool
 
 def load_text(text: str | bytes, path: Path | str = "<string>") -> Any:
     """Parse one YAML document; errors carry the file and line."""
-    return _load(text, path, _Loader)
+    return _load(text, path, _Loader, plain=True)
 
 
 def load_data(text: str | bytes, path: Path | str = "<string>") -> Any:
