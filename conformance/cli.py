@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance.running.known_bugs import run_case
     from conformance.running.results import results_document
     from conformance.running.results_merge import write_run_results
-    from conformance.running.runner import RunOptions, select
+    from conformance.running.runner import RunOptions, announce, select
 
     unknown = unknown_api_message(args.api or ())
     if unknown:
@@ -75,7 +75,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     results: list[CaseResult] = []
     selected = select(corpus, args.api or None)
     try:
-        for scenario in selected:
+        for position, scenario in enumerate(selected):
+            announce(adapter, selected[position + 1] if position + 1 < len(selected) else None, options)
             result = run_case(adapter, scenario, corpus, options, bug)
             if baseline is not None:
                 baseline.apply(result)

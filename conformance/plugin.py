@@ -233,6 +233,7 @@ class ConformanceItem(pytest.Item):
         from conformance.running.known_bugs import run_case
 
         plugin = self.session_plugin
+        plugin.announce_next()
         try:
             result = run_case(plugin.adapter, self.scenario, plugin.corpus, plugin.run_options(self), plugin.bug)
         except pytest.UsageError:
@@ -304,6 +305,20 @@ class ConformanceSession:
         self._baseline: Baseline | bool | None = False  # False: not loaded yet
         self.baseline_note: str = ""
         self._failed_to_start = False
+        self._next: pytest.Item | None = None  # the test pytest runs after the current one, when it knows
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        self._next = nextitem  # pytest knows it (pytest-xdist too, once it has scheduled it)
+
+    def announce_next(self) -> None:
+        """An adapter in a worker process starts on the case after the current one while this one is
+        judged (conformance.running.isolation)."""
+        from conformance.running.runner import announce
+
+        upcoming = self._next
+        if isinstance(upcoming, ConformanceItem) and upcoming.session_plugin is self:
+            announce(self.adapter, upcoming.scenario, self.run_options(upcoming))
 
     def run_options(self, item: pytest.Item) -> RunOptions:
         from conformance.running.runner import RunOptions

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance.corpus.loading import Corpus
+from conformance.engine.outcomes import CaseResult
 from conformance.running.isolation import IsolatedAdapter, Worker
 from conformance.running.runner import RunOptions, run_scenario
 
@@ -151,3 +152,63 @@ def test_what_a_worker_hands_over_is_checked_as_data(handed: object, words: str,
     ctx = scenario_context(corpus, scenario, "default")
     with pytest.raises(HandoverError, match=words):
         client_run(handed, scenario, recorded, dialect_for(scenario.api), ctx, replayed=True)
+
+
+def test_the_next_case_posted_ahead_gets_the_verdict_it_gets_in_its_turn(worker: Worker, corpus: Corpus) -> None:
+    """A case the worker plays while this process judges the one before it: same verdict as asked in
+    its turn, and a case posted for a test that did not come next is dropped, not taken for another."""
+    first, second = corpus.scenarios["openai-chat/one-call"], corpus.scenarios["openai-chat/parallel-different-tools"]
+    options = RunOptions()
+    adapter = IsolatedAdapter("forging:FORGED_NOTHING", worker)  # sends each call's name as its id
+
+    def verdict(result: CaseResult) -> tuple[str, str, set[str]]:
+        return result.outcome, result.summary, {v.code for v in result.errors}
+
+    in_turn = {s.id: verdict(run_scenario(adapter, s, corpus, options=options)) for s in (first, second)}
+    assert in_turn[second.id][0] == "fail" and "roundtrip/id-altered" in in_turn[second.id][2]
+    adapter.then(second, options)
+    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert adapter._posted is not None and adapter._posted.case == second.id
+    assert verdict(run_scenario(adapter, second, corpus, options=options)) == in_turn[second.id]
+    adapter.then(second, options)  # posted, but the run goes on with another case
+    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert adapter._posted is None
+
+
+def test_a_crash_in_a_case_posted_ahead_is_that_cases_outcome(worker: Worker, corpus: Corpus) -> None:
+    honest, crashing = corpus.scenarios["openai-chat/one-call"], corpus.scenarios["anthropic-messages/one-call"]
+    options = RunOptions(timeout=5)
+    adapter = IsolatedAdapter("hostile:CRASHES_ON_ANTHROPIC", worker, grace=1)
+    adapter.then(crashing, options)
+    assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
+    crashed = run_scenario(adapter, crashing, corpus, options=options)
+    assert crashed.outcome == "crash", crashed.summary
+    assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
+
+
+@pytest.mark.parametrize(
+    ("handed", "error", "words"),
+    [
+        ([], "HandoverError", "not an object"),
+        ({"requests": [], "decoded": [], "history": []}, "HandoverError", "requests is not 2 pairs"),
+        ({"requests": [[{}, {}]] * 3, "decoded": [], "history": []}, "HandoverError", "requests is not 2 pairs"),
+        ({"requests": [[{}], [{}]], "decoded": [], "history": []}, "HandoverError", "requests is not 2 pairs"),
+        ({"requests": [[{}, {}]] * 2, "decoded": [[{}, {}]] * 2, "history": [[{}, {}]]}, "HandoverError", "history"),
+        ({"requests": [[[], {}]] * 2, "decoded": [[{}, {}]] * 2, "history": []}, "AdapterFault", "not a JSON object"),
+        ({"requests": [[{}, {}]] * 2, "decoded": [[{}, {}]] * 2, "history": []}, "AdapterFault", "'parts'"),
+    ],
+)
+def test_what_a_codecs_worker_hands_over_is_checked_as_data(
+    handed: object, error: str, words: str, corpus: Corpus
+) -> None:
+    from conformance.engine.dialects import dialect_for
+    from conformance.recordings.cassette import load_cassette
+    from conformance.running.handover import codec_exchange
+
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    recorded = load_cassette(corpus.cassette_path(scenario))
+    assert len(recorded.interactions) == 2
+    with pytest.raises(Exception, match=words) as raised:
+        codec_exchange(handed, scenario, recorded, dialect_for(scenario.api), None)
+    assert type(raised.value).__name__ == error

@@ -153,6 +153,24 @@ class Supervisor:
                     return fault
             return self._exchange(message, timeout)
 
+    def post(self, message: Mapping[str, Any]) -> Fault | None:
+        """Send one message now and wait for its answer later (`collect`), starting the child if need
+        be: the child works on it while the caller does something else. One at a time: nothing may be
+        sent to the child before the answer is collected."""
+        with self._lock:
+            if not self.running:
+                fault = self._launch()
+                if fault is not None:
+                    return fault
+            return self._send(message)
+
+    def collect(self, seq: int, timeout: float | None) -> dict[str, Any] | Fault:
+        """The answer to the message `post` sent with `seq`."""
+        with self._lock:
+            if self._process is None:
+                return Fault("crash", f"{self.name} was stopped before it answered", self.stderr_tail())
+            return self._receive(seq, timeout)
+
     def greet(self) -> dict[str, Any] | Fault:
         """Start the child if it is not running; its greeting, or why it could not start."""
         with self._lock:
@@ -191,6 +209,10 @@ class Supervisor:
         return None
 
     def _exchange(self, message: Mapping[str, Any], timeout: float | None) -> dict[str, Any] | Fault:
+        fault = self._send(message)
+        return fault if fault is not None else self._receive(message.get("seq"), timeout)
+
+    def _send(self, message: Mapping[str, Any]) -> Fault | None:
         process = self._process
         assert process is not None and process.stdin is not None
         if self._drain():
@@ -200,7 +222,11 @@ class Supervisor:
             process.stdin.flush()
         except (BrokenPipeError, OSError):
             return self._crashed("before it read the command")
-        seq = message.get("seq")
+        return None
+
+    def _receive(self, seq: Any, timeout: float | None) -> dict[str, Any] | Fault:
+        process = self._process
+        assert process is not None
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             line = self._next_line(process, deadline)

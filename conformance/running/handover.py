@@ -1,11 +1,12 @@
 """What an isolated adapter's worker process hands over, and the run rebuilt from it in the parent.
 
-The worker runs the adapter's code and nothing else that decides a verdict: for a codec it answers
-each `encode` and `decode` with what the codec returned, and for a client it hands over the request
-bodies the client sent and how the client ended. The parent rebuilds the exchange from that data and
-the recording it loads itself, and judges it with its own rules. An adapter that patches the suite's
-objects inside its worker (the result, the rules, the replay's refusals) changes nothing the parent
-reads: what it hands over is checked as data, and a verdict it hands over is refused.
+The worker runs the adapter's code and nothing else that decides a verdict: for a codec it plays the
+scenario's tool loop and hands over what each `encode` and `decode` returned, and for a client it
+hands over the request bodies the client sent and how the client ended. The parent rebuilds the
+exchange from that data and the recording it loads itself, and judges it with its own rules. An
+adapter that patches the suite's objects inside its worker (the result, the rules, the replay's
+refusals) changes nothing the parent reads: what it hands over is checked as data, and a verdict it
+hands over is refused.
 """
 
 from __future__ import annotations
@@ -54,6 +55,77 @@ def client_run_data(run: ClientRun) -> dict[str, Any]:
         "fault": None if run.fault is None else raised(run.fault),
         "tools_ran": None if run.tools_ran is None else [list(call) for call in run.tools_ran],
     }
+
+
+def codec_run_data(exchange: Exchange) -> dict[str, Any]:
+    """Worker side: what a codec's run of the tool loop hands over: each turn's two encodes and two
+    decodes, the history's decodes. What was served and recorded, the parent reads itself."""
+    return {
+        "requests": [[turn.request, turn.request_again] for turn in exchange.turns],
+        "decoded": [list(pair) for pair in zip(exchange.decoded, exchange.redecoded, strict=True)],
+        "history": [list(pair) for pair in zip(exchange.history_decoded, exchange.history_redecoded, strict=True)],
+    }
+
+
+def codec_exchange(
+    data: Any,
+    scenario: Scenario,
+    recorded: Cassette,
+    dialect: Dialect,
+    history: tuple[Cassette, Dialect] | None,
+) -> Exchange:
+    """Parent side: the codec's exchange rebuilt from handed data and the recordings. Every body and
+    message passes the codec connector's own shape checks here, as if the codec had returned it in
+    this process (an AdapterFault is the adapter's, located); the data is plain JSON, read from the
+    worker's answer within the depth bound (connectors.supervisor). A count that is not the
+    recording's is a worker that was tampered with (HandoverError)."""
+    from conformance.connectors.codec import check_body, check_message
+
+    if not isinstance(data, dict):
+        raise HandoverError("the codec's run is not an object")
+    requests = _pairs(data, "requests", len(recorded.interactions))
+    decoded = _pairs(data, "decoded", len(recorded.interactions))
+    played = _pairs(data, "history", len(history[0].interactions) if history else 0)
+    turns = []
+    for interaction, (body, again) in zip(recorded, requests, strict=True):
+        i = interaction.index
+        served = dialect.served(interaction.response, f"response[{i}]")
+        turns.append(
+            Turn(
+                index=i,
+                request=check_body(body, i, parsed=True),
+                served=served,
+                expected_request=_recorded(interaction),
+                request_again=check_body(again, i, parsed=True),
+            )
+        )
+    history_turns = []
+    if history is not None:
+        cassette, history_dialect = history
+        for interaction in cassette:
+            served = history_dialect.served(interaction.response, f"history.response[{interaction.index}]")
+            history_turns.append(Turn(index=interaction.index, request=None, served=served))
+    return Exchange(
+        api=scenario.api,
+        turns=tuple(turns),
+        decoded=tuple(check_message(first, i, parsed=True) for i, (first, _) in enumerate(decoded)),
+        redecoded=tuple(check_message(second, i, parsed=True) for i, (_, second) in enumerate(decoded)),
+        history_api=scenario.history.api if history_turns and scenario.history else None,
+        history_turns=tuple(history_turns),
+        history_decoded=tuple(check_message(first, i, parsed=True) for i, (first, _) in enumerate(played)),
+        history_redecoded=tuple(check_message(second, i, parsed=True) for i, (_, second) in enumerate(played)),
+    )
+
+
+def _pairs(data: dict[str, Any], key: str, count: int) -> list[list[Any]]:
+    value = data.get(key)
+    if (
+        not isinstance(value, list)
+        or len(value) != count
+        or not all(isinstance(p, list) and len(p) == 2 for p in value)
+    ):
+        raise HandoverError(f"{key} is not {count} pairs, one a recorded turn")
+    return value
 
 
 def client_run(

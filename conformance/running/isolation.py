@@ -7,10 +7,11 @@ segfault, `KeyboardInterrupt` or any BaseException from the adapter, a hang insi
 that swallows the suite's time limit become that case's `error`, `crash` or `timeout`; the worker
 is started again for the next case. Several adapters may share one worker (the matrix does).
 
-The parent plays the tool loop and judges: a codec is called across the process boundary, one
-`encode` or `decode` at a time, and a client's run comes back as the bodies it sent
-(conformance.running.handover). Nothing the worker hands over is a verdict, so an adapter that
-patches the suite's objects in its own process cannot change one.
+The worker plays a case and the parent judges it, one round trip a case: a codec's tool loop comes
+back as what each `encode` and `decode` returned, a client's run as the bodies it sent
+(conformance.running.handover). A codec's next case may be posted to the worker before the current
+one is judged (`then`), so that the two processes work at once. Nothing the worker hands over is a
+verdict, so an adapter that patches the suite's objects in its own process cannot change one.
 """
 
 from __future__ import annotations
@@ -20,21 +21,23 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from conformance.connectors.adapters import AdapterSpecError
+from conformance.connectors.codec import AdapterFault
 from conformance.connectors.supervisor import Fault, Supervisor
 from conformance.corpus.loading import Corpus, Scenario
 from conformance.engine.dialects import dialect_for
+from conformance.engine.dialects.base import DialectError
 from conformance.engine.faults import CaseTimeout, ProcessLost
-from conformance.engine.neutral import Conversation, Message
 from conformance.engine.outcomes import CaseResult
 from conformance.recordings.cassette import CassetteError, load_cassette
 from conformance.recordings.sse import StreamError
-from conformance.replay.verdicts import client_verdict, codec_only, scenario_context
-from conformance.running.handover import HandoverError, client_run, described
-from conformance.running.runner import CorpusError, run_codec_case
+from conformance.replay.verdicts import client_verdict, codec_only, judged, scenario_context
+from conformance.running.handover import HandoverError, client_run, codec_exchange, described
+from conformance.running.runner import CorpusError, fault_result
 
 # A case may run this long past its own time limit before the worker is killed: the worker's own
 # clock answers `timeout` first unless the adapter hangs where Python cannot interrupt it.
@@ -65,7 +68,18 @@ class Worker:
 
     def ask(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any] | Fault:
         seq = next(self._seq)
-        answer = self.supervisor.ask({**message, "seq": seq}, timeout)
+        return self._checked(seq, self.supervisor.ask({**message, "seq": seq}, timeout))
+
+    def post(self, message: dict[str, Any]) -> int | Fault:
+        """Send a command whose answer `collect` takes later: its number, or why it could not be sent."""
+        seq = next(self._seq)
+        fault = self.supervisor.post({**message, "seq": seq})
+        return seq if fault is None else fault
+
+    def collect(self, seq: int, timeout: float | None) -> dict[str, Any] | Fault:
+        return self._checked(seq, self.supervisor.collect(seq, timeout))
+
+    def _checked(self, seq: int, answer: dict[str, Any] | Fault) -> dict[str, Any] | Fault:
         if isinstance(answer, dict) and answer.get("seq") != seq:
             self.supervisor.stop(kill=True)
             return Fault("garbage", f"the worker answered message {answer.get('seq')!r} when asked {seq}")
@@ -91,6 +105,10 @@ class IsolatedAdapter:
         self.skips: dict[str, str] = dict(answer.get("skips") or {})
         self._deadline: float | None = None
         self._timeout: float | None = None
+        # The case to post to the worker as soon as the current one's answer is in, so that the worker
+        # plays it while this process judges the current one (`then`); and the case posted so.
+        self._then: tuple[Scenario, Any] | None = None
+        self._posted: _Posted | None = None
 
     @property
     def name(self) -> str:
@@ -103,8 +121,10 @@ class IsolatedAdapter:
     def identity(self) -> dict[str, str]:
         return dict(self._identity)
 
-    def codec(self, api: str) -> RemoteCodec | None:
-        return RemoteCodec(self, api) if self.connector == "codec" and api in self.apis else None
+    def then(self, scenario: Scenario, options: Any) -> None:
+        """The case that runs after the next one: a codec's worker starts on it as soon as it has
+        answered the next one, while this process judges that (the run's order is the caller's)."""
+        self._then = (scenario, options) if self.connector == "codec" and scenario.api in self.apis else None
 
     def skip_reason(self, api: str) -> str:
         return self.skips.get(api) or f"{self.name} serves no {api}"
@@ -114,7 +134,7 @@ class IsolatedAdapter:
         self._timeout = options.timeout
         try:
             if self.connector == "codec":
-                return run_codec_case(self, scenario, corpus, options.profile)
+                return self._codec_case(scenario, corpus, options)
             return self._client_case(scenario, corpus, options)
         except CaseTimeout as exc:
             return CaseResult(scenario.id, scenario.api, "timeout", summary=f"the adapter gave {exc}")
@@ -127,6 +147,57 @@ class IsolatedAdapter:
         except HandoverError as exc:
             summary = f"the adapter's worker process handed over what no worker hands over ({exc}); nothing was judged"
             return CaseResult(scenario.id, scenario.api, "error", summary=summary)
+
+    def _codec_case(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
+        if scenario.api not in self.apis:
+            return CaseResult(scenario.id, scenario.api, "skip", summary=self.skip_reason(scenario.api))
+        posted, self._posted = self._posted, None
+        if posted is not None and posted.case != scenario.id:
+            self._collect(posted)  # posted for a case that did not come next (the run stopped early): dropped
+            posted = None
+        message = {"cmd": "codec", "case": scenario.id}
+        if posted is not None:
+            self._deadline = posted.deadline
+            answer = self._collect(posted)
+        else:
+            answer = self.ask(message)
+        self._post_then()
+        if "corpus" in answer:
+            raise CorpusError(str(answer["corpus"]))
+        if "fault" in answer:
+            return fault_result(scenario, _fault(answer["fault"]))
+        dialect = dialect_for(scenario.api)
+        path = corpus.cassette_path(scenario)
+        # The history is the adapter's own decoder's where the worker played it (runner.played_history).
+        history = scenario.history
+        try:
+            recorded = load_cassette(path)
+            before = None
+            if history is not None and history.cassette and history.api in self.apis:
+                before = (load_cassette(corpus.find_cassette(history.cassette)), dialect_for(history.api))
+            exchange = codec_exchange(answer.get("run"), scenario, recorded, dialect, before)
+        except AdapterFault as fault:
+            return fault_result(scenario, fault)
+        except (CassetteError, StreamError, DialectError, ValueError) as exc:
+            raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
+        return judged(scenario, exchange, scenario_context(corpus, scenario, options.profile), dialect, "adapter")
+
+    def _post_then(self) -> None:
+        then, self._then = self._then, None
+        if then is None:
+            return
+        scenario, options = then
+        timeout = options.timeout or None
+        seq = self.worker.post({"cmd": "codec", "case": scenario.id, "adapter": self.spec, "timeout": timeout})
+        if not isinstance(seq, Fault):  # a worker that cannot take it is met again when the case runs
+            deadline = time.monotonic() + timeout if timeout else None
+            self._posted = _Posted(scenario.id, seq, deadline, timeout)
+
+    def _collect(self, posted: _Posted) -> dict[str, Any]:
+        self._timeout = posted.timeout
+        left = None if posted.deadline is None else posted.deadline - time.monotonic()
+        limit = max(left, 0) + self.grace if left is not None else HARD_LIMIT_SECONDS
+        return self._answered(self.worker.collect(posted.seq, limit))
 
     def _client_case(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
         if scenario.api not in self.apis:
@@ -168,7 +239,9 @@ class IsolatedAdapter:
         if left is not None and left <= 0:
             raise CaseTimeout(self._timeout or 0)
         limit = (left + self.grace) if left is not None else HARD_LIMIT_SECONDS
-        answer = self.worker.ask({**message, "adapter": self.spec, "timeout": left}, limit)
+        return self._answered(self.worker.ask({**message, "adapter": self.spec, "timeout": left}, limit))
+
+    def _answered(self, answer: dict[str, Any] | Fault) -> dict[str, Any]:
         if isinstance(answer, Fault):
             summary = answer.summary
             if answer.kind == "timeout" and self._timeout:
@@ -189,63 +262,20 @@ class IsolatedAdapter:
         return answer
 
 
-class RemoteCodec:
-    """A codec in the worker process, called across the boundary: what it returns comes back as JSON
-    data (checked again by the parent's codec connector), what it raises as its description.
+@dataclass(frozen=True)
+class _Posted:
+    """A case sent to the worker ahead of its turn."""
 
-    The codec connector calls each method twice in a row on the same value (the second call checks
-    that the codec is stable), and a turn is an encode then a decode of the turn's response, known
-    beforehand (`expect_responses`). The worker makes a turn's four calls in one round trip, in that order;
-    what it answered for a later call is kept for it, and used only when the call asks for exactly
-    that value (else the call goes to the worker)."""
-
-    # What it is called with goes to the worker as JSON text: the adapter never holds the parent's objects.
-    copies_arguments = True
-
-    def __init__(self, adapter: IsolatedAdapter, api: str) -> None:
-        self.adapter = adapter
-        self.api = api
-        self._kept: list[tuple[str, Any, dict[str, Any]]] = []
-        self._responses: list[Any] = []
-
-    def expect_responses(self, responses: list[Any]) -> None:
-        """The responses the connector will decode, one a turn, in order."""
-        self._responses = list(responses)
-
-    def decode(self, response: dict[str, Any]) -> Message:
-        return self._call("decode", response)  # type: ignore[no-any-return]
-
-    def encode(self, conversation: Conversation) -> dict[str, Any]:
-        return self._call("encode", conversation)  # type: ignore[no-any-return]
-
-    def _call(self, method: str, value: Any) -> Any:
-        if self._kept:
-            kept_method, kept_value, result = self._kept.pop(0)
-            if kept_method == method and kept_value == value:
-                return self._answer(method, result)
-            self._kept.clear()  # the connector asked for something else: nothing kept applies
-        message: dict[str, Any] = {"cmd": method, "api": self.api, "value": value}
-        then = self._responses.pop(0) if method == "encode" and self._responses else None
-        if then is not None:
-            message["then"] = then
-        answer = self.adapter.ask(message)
-        results = _results(answer.get("results"), method)
-        self._kept = [(method, value, r) for r in results[1:]]
-        if "then" in answer:
-            self._kept += [("decode", then, r) for r in _results(answer["then"], "decode")]
-        return self._answer(method, results[0])
-
-    def _answer(self, method: str, result: dict[str, Any]) -> Any:
-        if "raised" in result:
-            raise described(result["raised"], "raised")
-        if "value" not in result:
-            summary = f"the adapter's worker process answered {method} with neither a value nor what the codec raised"
-            raise ProcessLost("error", summary)
-        return result["value"]
+    case: str
+    seq: int
+    deadline: float | None
+    timeout: float | None
 
 
-def _results(results: Any, method: str) -> list[dict[str, Any]]:
-    if not isinstance(results, list) or not results or not all(isinstance(r, dict) for r in results):
-        summary = f"the adapter's worker process answered {method} with no results of the codec's calls"
-        raise ProcessLost("error", summary)
-    return results
+def _fault(data: Any) -> AdapterFault:
+    if not (isinstance(data, dict) and isinstance(data.get("phase"), str) and isinstance(data.get("summary"), str)):
+        raise HandoverError("fault is not a codec's located fault")
+    turn, detail = data.get("turn"), data.get("detail")
+    if not isinstance(turn, int) or isinstance(turn, bool):
+        raise HandoverError("fault names no turn")
+    return AdapterFault(data["phase"], turn, data["summary"], detail if isinstance(detail, str) else "")

@@ -84,6 +84,14 @@ def run_scenario(
         return done(CaseResult(scenario.id, scenario.api, "error", summary=_escaped(exc), detail=short_traceback(exc)))
 
 
+def announce(adapter: Adapter, scenario: Scenario | None, options: RunOptions) -> None:
+    """Tell an adapter in another process which case runs after the next one (None: no case, or not
+    known), so that it can start on it while this process judges the next one."""
+    then = getattr(adapter, "then", None)
+    if callable(then) and scenario is not None:
+        then(scenario, options)
+
+
 def _escaped(exc: BaseException) -> str:
     where = raised_in_suite(exc)
     if where is not None:
@@ -128,13 +136,9 @@ def run_codec_case(adapter: Codecs, scenario: Scenario, corpus: Corpus, profile:
     path = corpus.cassette_path(scenario)
     try:
         cassette = load_cassette(path)
-        exchange = run_codec(codec, scenario, cassette, dialect, _played_history(adapter, scenario, corpus))
+        exchange = run_codec(codec, scenario, cassette, dialect, played_history(adapter, scenario, corpus))
     except AdapterFault as fault:
-        if fault.summary.startswith("returned "):  # what it returned breaks the codec contract
-            summary = f"the adapter's {fault.phase} of turn {fault.turn} {fault.summary}"
-        else:
-            summary = f"the adapter failed in {fault.phase} of turn {fault.turn}: {fault.summary}"
-        return CaseResult(scenario.id, scenario.api, "error", summary=summary, detail=fault.detail)
+        return fault_result(scenario, fault)
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         # Everything the adapter returns is checked on its way in (AdapterFault above): what is
         # left is the scenario's cassette.
@@ -142,7 +146,16 @@ def run_codec_case(adapter: Codecs, scenario: Scenario, corpus: Corpus, profile:
     return judged(scenario, exchange, scenario_context(corpus, scenario, profile), dialect, "adapter")
 
 
-def _played_history(adapter: Codecs, scenario: Scenario, corpus: Corpus) -> PlayedHistory | None:
+def fault_result(scenario: Scenario, fault: AdapterFault) -> CaseResult:
+    """A codec that raised, or returned what breaks the codec contract: the case's error, located."""
+    if fault.summary.startswith("returned "):
+        summary = f"the adapter's {fault.phase} of turn {fault.turn} {fault.summary}"
+    else:
+        summary = f"the adapter failed in {fault.phase} of turn {fault.turn}: {fault.summary}"
+    return CaseResult(scenario.id, scenario.api, "error", summary=summary, detail=fault.detail)
+
+
+def played_history(adapter: Codecs, scenario: Scenario, corpus: Corpus) -> PlayedHistory | None:
     """Chained mode: a history begun on another API is played through the adapter's own codec for
     that API when it has one and the scenario names the history's cassette; else the history is
     built from the scenario's declared turns."""

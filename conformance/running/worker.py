@@ -7,14 +7,14 @@ original stdout; everything else written to stdout, by Python or C code, goes to
 adapter that prints cannot corrupt them. The messages are the suite's own (not the harness protocol):
 
     -> {"cmd": "start", "cases": [DIR], "cassettes": [DIR], "path": [DIR]}   <- {"ready": true}
-       (the corpus at those directories is read when the first client runs)
+       (the corpus at those directories is read right after the greeting, while the parent goes on)
     -> {"cmd": "identify", "seq": N, "adapter": SPEC}
        <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON}}
-    -> {"cmd": "encode" | "decode", "seq": N, "adapter": SPEC, "api": API, "value": ..., "timeout": S}
-       <- {"seq": N, "results": [R, R]} | {"seq": N, "timeout": S}, each R {"value": ...} or
-          {"raised": {"description", "detail"}}: the codec called twice, as the connector does; an
-          encode's optional "then" (the response of the same turn) is answered as "then": [R, R]
+    -> {"cmd": "codec", "seq": N, "adapter": SPEC, "case": ID, "timeout": S}
+       <- {"seq": N, "run": {"requests": [[BODY, BODY]], "decoded": [[MESSAGE, MESSAGE]], "history": [...]}}
+          | {"seq": N, "fault": {"phase", "turn", "summary", "detail"}} | {"seq": N, "timeout": S}
           | {"seq": N, "crash": {"description", "detail"}}  (the adapter called os._exit(0))
+          | {"seq": N, "corpus": TEXT}
     -> {"cmd": "client", "seq": N, "adapter": SPEC, "case": ID, "options": {...}}
        <- {"seq": N, "run": {...}} | {"seq": N, "raised": {...}} | {"seq": N, "timeout": S} | {"seq": N, "corpus": TEXT}
 
@@ -51,6 +51,7 @@ def serve(inp: IO[str], out: IO[str]) -> None:
     from conformance.corpus.problems import InputError
 
     corpus = None
+    problem = ""
     roots: tuple[list[Path], list[Path]] = ([], [])
     adapters: dict[str, Any] = {}
     for line in inp:
@@ -59,8 +60,6 @@ def serve(inp: IO[str], out: IO[str]) -> None:
         seq = message.get("seq")
         if command == "start":
             sys.path[:0] = [p for p in message.get("path", []) if p not in sys.path]
-            # The corpus is read when a client first runs: a codec's worker never needs it (the parent
-            # plays the tool loop), and the parent has already loaded the same files.
             roots = ([Path(p) for p in message.get("cases", [])], [Path(p) for p in message.get("cassettes", [])])
             _say(out, {"ready": True, "pid": os.getpid()})
             continue
@@ -79,20 +78,24 @@ def serve(inp: IO[str], out: IO[str]) -> None:
             continue
         if command == "identify":
             _say(out, {"seq": seq, **_identify(adapter)})
-            continue
-        if command in ("encode", "decode"):
-            _say(out, {"seq": seq, **_codec_call(adapter, command, message)})
-            continue
-        if corpus is None:
+        if corpus is None and not problem:
+            # Read once the adapter is identified (the parent collects the cases meanwhile), from the
+            # snapshot the parent has just used; a corpus with problems is said when a case asks for it.
             try:
                 corpus = load_corpus(*roots)
             except InputError as exc:
-                _say(out, {"seq": seq, "error": f"the worker cannot load the corpus: {exc}"})
-                continue
+                problem = f"the worker cannot load the corpus: {exc}"
+        if command == "identify":
+            continue
+        if corpus is None:
+            _say(out, {"seq": seq, "error": problem})
+            continue
         if message.get("case") not in corpus.scenarios:
             _say(out, {"seq": seq, "error": f"the worker has no scenario {message.get('case')!r}"})
             continue
-        _say(out, {"seq": seq, **_client_run(adapter, corpus, corpus.scenarios[message["case"]], message)})
+        scenario = corpus.scenarios[message["case"]]
+        run = _codec_run if command == "codec" else _client_run
+        _say(out, {"seq": seq, **run(adapter, corpus, scenario, message)})
 
 
 def _identify(adapter: Any) -> dict[str, Any]:
@@ -107,52 +110,51 @@ def _identify(adapter: Any) -> dict[str, Any]:
     }
 
 
-def _codec_call(adapter: Any, method: str, message: dict[str, Any]) -> dict[str, Any]:
-    """The adapter's codec called twice on private copies of the same value, as the codec connector
-    calls it (the second call is the stability check), in one round trip: each call answered with what
-    it returned in plain JSON, or what it raised. An `encode` may carry `then`, the response the
-    connector decodes next in the same turn: decoded twice after the encodes, unless an encode raised."""
-    from conformance.connectors.codec import AdapterFault, check_body, check_message
-    from conformance.engine.faults import CaseTimeout, describe, short_traceback
+def _codec_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]) -> dict[str, Any]:
+    """The scenario's tool loop played through the adapter's codec, as the codec connector plays it in
+    process, in one round trip: handed over as what the codec returned (the parent judges it), or
+    what it raised, located."""
+    from conformance.connectors.codec import AdapterFault, run_codec
+    from conformance.engine.dialects import dialect_for
+    from conformance.engine.dialects.base import DialectError
+    from conformance.engine.faults import CaseTimeout, short_traceback
+    from conformance.recordings.cassette import CassetteError, load_cassette
+    from conformance.recordings.sse import StreamError
     from conformance.running.exits import ProcessExit, exits_trapped
+    from conformance.running.handover import codec_run_data
+    from conformance.running.runner import played_history
     from conformance.running.timeouts import call_with_timeout
 
-    codec = adapter.codec(str(message.get("api")))
+    codec = adapter.codec(scenario.api)
     if codec is None:
-        return {"error": f"the adapter has no codec for {message.get('api')!r}"}
+        return {"error": f"the adapter has no codec for {scenario.api}"}
+    path = corpus.cassette_path(scenario)
 
-    def twice(method: str, value: Any) -> list[dict[str, Any]]:
-        fn = codec.encode if method == "encode" else codec.decode
-        check = check_body if method == "encode" else check_message
-        text = json.dumps(value)
-
-        def once() -> dict[str, Any]:
-            try:
-                return {"value": check(fn(json.loads(text)), 0)}
-            except (CaseTimeout, ProcessExit):
-                raise
-            except AdapterFault as fault:  # what it returned is no body or message: in the check's own words
-                return {"raised": {"description": fault.summary, "detail": fault.detail}}
-            except BaseException as exc:  # the adapter's own, SystemExit and KeyboardInterrupt too
-                return {"raised": {"description": describe(exc), "detail": short_traceback(exc)}}
-
-        first = once()
-        return [first] if "raised" in first else [first, once()]
-
-    def turn() -> dict[str, Any]:
-        results = twice(method, message.get("value"))
-        answer: dict[str, Any] = {"results": results}
-        if method == "encode" and "then" in message and not any("raised" in r for r in results):
-            answer["then"] = twice("decode", message["then"])
-        return answer
+    def play() -> Any:
+        history = played_history(adapter, scenario, corpus)
+        return run_codec(codec, scenario, load_cassette(path), dialect_for(scenario.api), history, _ends_the_case)
 
     try:
         with exits_trapped():
-            return call_with_timeout(turn, message.get("timeout"))
+            exchange = call_with_timeout(play, message.get("timeout"))
     except CaseTimeout as exc:
         return {"timeout": exc.seconds}
     except ProcessExit as exc:
         return {"crash": {"description": str(exc), "detail": short_traceback(exc)}}
+    except AdapterFault as fault:
+        return {"fault": {"phase": fault.phase, "turn": fault.turn, "summary": fault.summary, "detail": fault.detail}}
+    except (CassetteError, StreamError, DialectError, ValueError) as exc:
+        return {"corpus": f"{scenario.id}: cassette {path}: {exc}"}
+    return {"run": codec_run_data(exchange)}
+
+
+def _ends_the_case(exc: BaseException) -> bool:
+    """The worker's own time limit and an exit it trapped end a case; anything else the codec raises,
+    KeyboardInterrupt and SystemExit included, is what the adapter did (the parent owns Ctrl-C)."""
+    from conformance.engine.faults import CaseTimeout
+    from conformance.running.exits import ProcessExit
+
+    return isinstance(exc, CaseTimeout | ProcessExit)
 
 
 def _client_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]) -> dict[str, Any]:

@@ -56,3 +56,17 @@ BASE_EXCEPTION = _hostile(lambda: _raise(Interrupted("stop everything")))
 SWALLOWS_THE_TIME_LIMIT = _hostile(_swallow_every_interruption)
 HANGS_IN_C = _hostile(_hang_where_python_cannot_interrupt)
 PRINTS = _hostile(lambda: print('{"seq": 1, "result": "not from the worker"}'))
+
+
+class _CrashesOnAnthropic(OpenAIChatCodec):
+    """Anthropic Messages cases only: the process ends in the middle of the case."""
+
+    def encode(self, conversation: Any) -> Any:
+        os._exit(0)
+
+
+# An honest OpenAI Chat codec beside one that ends the process: which case a crash belongs to, when
+# the worker is given the next case before the current one is judged.
+CRASHES_ON_ANTHROPIC = CodecAdapter(
+    name="hostile", version="0", codecs={"openai-chat": OpenAIChatCodec(), "anthropic-messages": _CrashesOnAnthropic()}
+)
