@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus.paths import bundled_cases, bundled_cassettes, content_revision, shipped_cases
+from conformance.corpus.paths import bundled_cases, bundled_cassettes, content_revision, shipped_cases, shipped_root
 from conformance.corpus.problems import InputError, Problem
 from conformance.recordings.yamlio import YamlError, line_of, load_file, to_plain
 
@@ -605,6 +605,13 @@ def load_corpus(extra_cases: Sequence[Path] = (), extra_cassettes: Sequence[Path
     case_roots, cassette_roots = default_roots(extra_cases, extra_cassettes)
     key = snapshot.fingerprint(case_roots, cassette_roots)
     found = snapshot.read(key)
+    shipped = shipped_root()
+    if found is None and shipped is not None and not extra_cases and not extra_cassettes:
+        from conformance.corpus import shipped as wheel
+
+        found = wheel.read(shipped)  # a fresh install: the wheel's own snapshot of its corpus
+        if found is not None and isinstance(found[0], Corpus):
+            snapshot.write(key, *found)
     if found is not None and isinstance(found[0], Corpus):
         preload(found[1])
         return found[0]

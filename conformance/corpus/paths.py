@@ -23,10 +23,16 @@ def bundled_root() -> Path:
     return _PACKAGE.parent
 
 
-def shipped_cases() -> Path | None:
-    """The corpus's cases inside an installed wheel; None in a source checkout, where they can change."""
+def shipped_root() -> Path | None:
+    """The corpus directory inside an installed wheel; None in a source checkout, where it can change."""
     root = bundled_root()
-    return root / "cases" if root.name == "_corpus" else None
+    return root if root.name == "_corpus" else None
+
+
+def shipped_cases() -> Path | None:
+    """The corpus's cases inside an installed wheel; None in a source checkout."""
+    root = shipped_root()
+    return root / "cases" if root is not None else None
 
 
 def bundled_cases() -> Path:

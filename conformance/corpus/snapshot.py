@@ -106,7 +106,7 @@ _DATA_NAMES = frozenset(
 )
 
 
-class _DataUnpickler(pickle.Unpickler):
+class DataUnpickler(pickle.Unpickler):
     """Builds the suite's data classes only: a name outside them is refused, never imported or called."""
 
     def find_class(self, module: str, name: str) -> Any:
@@ -158,7 +158,7 @@ def read(key: str) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | 
         return None
     try:
         with os.fdopen(handle, "rb") as stream:
-            found = _DataUnpickler(stream).load()
+            found = DataUnpickler(stream).load()
             with contextlib.suppress(OSError):
                 os.utime(stream.fileno())  # its last use, which keeps it among those pruning spares
     except Exception:  # truncated, written by another version, or not data: rebuilt below
