@@ -19,9 +19,9 @@ class CorpusSnapshot(BuildHookInterface):
             return
         sys.path.insert(0, self.root)
         try:
-            from conformance.corpus import shipped
+            from conformance.corpus import shipped, shipping
         finally:
             sys.path.remove(self.root)
         out = Path(tempfile.mkdtemp(prefix="corpus-snapshot-")) / shipped.NAME
-        shipped.write(Path(self.root), out)
+        shipping.write(Path(self.root), out)
         build_data["force_include"][str(out)] = f"conformance/_corpus/{shipped.NAME}"

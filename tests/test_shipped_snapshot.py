@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from conformance.corpus import shipped
+from conformance.corpus import shipped, shipping
 from conformance.corpus.loading import load_corpus
 from conformance.recordings.cassette import load_cassette
 
@@ -27,7 +27,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "_corpus"
     for directory in ("cases", "cassettes"):
         shutil.copytree(ROOT / directory, root / directory)
-    shipped.write(ROOT, root / shipped.NAME)
+    shipping.write(ROOT, root / shipped.NAME)
     return root
 
 

@@ -2,7 +2,7 @@
 
 A fresh CI runner has no snapshot in its cache (conformance.corpus.snapshot): its first run, which
 is often its only one, would build the corpus from some 650 YAML files. The wheel's build step
-(`hatch_build.py`) loads the bundled corpus once and ships it beside the files, as
+(`hatch_build.py`, conformance.corpus.shipping) loads the bundled corpus once and ships it beside the files, as
 `conformance/_corpus/snapshot.pickle`, with the paths it holds written relative to the corpus
 directory and the digest of every file it was built from.
 
@@ -17,20 +17,20 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import IO, Any
 
-from conformance.corpus.snapshot import FORMAT, DataUnpickler, cache_dir, cassettes_of
+from conformance.corpus.snapshot import FORMAT, DataUnpickler, cache_dir
 from conformance.recordings.cassette import Cassette, stamp
 
 NAME = "snapshot.pickle"
-_DIRECTORIES = ("cases", "cassettes")
+DIRECTORIES = ("cases", "cassettes")
 
 
 def digest(root: Path) -> str:
     """Every file under root's cases/ and cassettes/, by relative path and content."""
     found = hashlib.sha256()
-    for directory in _DIRECTORIES:
+    for directory in DIRECTORIES:
         for where, subdirectories, files in os.walk(root / directory):
             subdirectories.sort()
             for name in sorted(files):
@@ -38,27 +38,6 @@ def digest(root: Path) -> str:
                 found.update(path.relative_to(root).as_posix().encode() + b"\0")
                 found.update(path.read_bytes() + b"\0")
     return found.hexdigest()
-
-
-class _RelativePickler(pickle.Pickler):
-    """Writes every path under the corpus directories (as a Path or as text) relative to `root`."""
-
-    def __init__(self, stream: IO[bytes], root: Path) -> None:
-        super().__init__(stream, protocol=pickle.HIGHEST_PROTOCOL)
-        self._root = root
-        self._prefixes = tuple(str(root / directory) for directory in _DIRECTORIES)
-
-    def persistent_id(self, obj: Any) -> Any:
-        if isinstance(obj, PurePath):
-            kind, text = "path", str(obj)
-        elif type(obj) is str:
-            kind, text = "text", obj
-        else:
-            return None
-        for prefix in self._prefixes:
-            if text == prefix or text.startswith(prefix + os.sep):
-                return kind, Path(text).relative_to(self._root).as_posix()
-        return None
 
 
 class _RelocatingUnpickler(DataUnpickler):
@@ -73,23 +52,6 @@ class _RelocatingUnpickler(DataUnpickler):
             located = self._root.joinpath(*pid[1].split("/"))
             return located if pid[0] == "path" else str(located)
         raise pickle.UnpicklingError("a shipped snapshot names corpus paths only")
-
-
-def write(root: Path, out: Path) -> None:
-    """The wheel's build step: the corpus under `root` loaded, checked and written to `out`. Raises
-    InputError for a corpus with problems: no wheel ships a snapshot of a broken corpus."""
-    from conformance.corpus.loading import build_corpus, read_case_files
-    from conformance.corpus.problems import InputError
-
-    cases, cassettes = root / "cases", root / "cassettes"
-    files, problems = read_case_files([cases])
-    corpus, more = build_corpus(files, [cases], [cassettes])
-    problems.extend(more)
-    if problems:
-        raise InputError(sorted(problems))
-    loaded = cassettes_of(corpus.cassette_path(s) for s in corpus.scenarios.values())
-    with out.open("wb") as stream:
-        _RelativePickler(stream, root).dump((FORMAT, digest(root), corpus, loaded))
 
 
 def read(root: Path) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | None:
