@@ -252,7 +252,8 @@ def _adapter(args: argparse.Namespace, corpus: Any) -> tuple[Any, Any, Callable[
     if args.in_process:
         resolved = resolve(spec, corpus=corpus if ":" not in spec else None, base=Path.cwd())
         return resolved.adapter, resolved.bug, lambda: None
-    from conformance.running.isolation import IsolatedAdapter, Worker
+    from conformance.running.isolation import IsolatedAdapter
+    from conformance.running.worker_process import Worker
 
     bug = corpus.bugs.get(spec) if ":" not in spec and spec not in BUNDLED else None
     worker = Worker([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()])

@@ -197,6 +197,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # collects, and kept as the cases to collect.
         session.requested = take_case_args(config.args, _PREFIX, Path(config.invocation_params.dir))
         config.pluginmanager.register(session, "conformance-session")
+        if adapter and adapter.strip() and not harness and session.isolated and not config.option.help:
+            session._starting = session.start_worker()
 
 
 class ConformanceFailure(Exception):
@@ -305,6 +307,7 @@ class ConformanceSession:
         self._baseline: Baseline | bool | None = False  # False: not loaded yet
         self.baseline_note: str = ""
         self._failed_to_start = False
+        self._starting: _Soon | None = None  # the isolated adapter's worker, started early
         self._next: pytest.Item | None = None  # the test pytest runs after the current one, when it knows
 
     @pytest.hookimpl(tryfirst=True)
@@ -378,18 +381,9 @@ class ConformanceSession:
                     self._closers.append(harness.close)  # the harness process and its replay server
                     self._resolved = Resolved(harness)
                 elif self.isolated:
-                    from conformance.running.isolation import IsolatedAdapter, Worker
-
                     if not spec:
                         raise AdapterSpecError("no adapter given: name 'reference', a bug id, or module:object")
-                    base = self.config.invocation_params.dir
-                    worker = Worker(
-                        [base / p for p in _setting(self.config, "cases") or []],
-                        [base / p for p in _setting(self.config, "cassettes") or []],
-                    )
-                    self._closers.append(worker.close)
-                    # The worker starts and imports the adapter while this process reads the corpus.
-                    starting = _Soon(lambda: IsolatedAdapter(spec, worker))
+                    starting, self._starting = self._starting or self.start_worker(), None
                     corpus = self.corpus
                     bug = corpus.bugs.get(spec) if ":" not in spec and spec not in BUNDLED else None
                     self._resolved = Resolved(starting.result(), bug)
@@ -402,6 +396,28 @@ class ConformanceSession:
             except (AdapterSpecError, AdapterDefinitionError) as exc:
                 raise pytest.UsageError(f"{option}: {exc}") from None
         return self._resolved
+
+    def start_worker(self) -> _Soon:
+        """The isolated adapter's worker, started: it boots and imports the adapter while this process
+        imports the suite and reads the corpus. Started from pytest_configure, as early as the
+        options are known, before anything but the worker's own small module is imported."""
+        from conformance.running.worker_process import Worker
+
+        base = self.config.invocation_params.dir
+        worker = Worker(
+            [base / p for p in _setting(self.config, "cases") or []],
+            [base / p for p in _setting(self.config, "cassettes") or []],
+        )
+        self._closers.append(worker.close)
+        spec = self.adapter_spec.strip()
+
+        def identified() -> Any:
+            worker.supervisor.greet()  # the process starts now; a failure to start is met again below
+            from conformance.running.isolation import IsolatedAdapter
+
+            return IsolatedAdapter(spec, worker)
+
+        return _Soon(identified)
 
     @property
     def baseline(self) -> Baseline | None:

@@ -11,8 +11,9 @@ import pytest
 
 from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult
-from conformance.running.isolation import IsolatedAdapter, Worker
+from conformance.running.isolation import IsolatedAdapter
 from conformance.running.runner import RunOptions, run_scenario
+from conformance.running.worker_process import Worker
 
 ADAPTERS = Path(__file__).resolve().parent / "adapters"
 

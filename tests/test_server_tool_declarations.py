@@ -372,7 +372,8 @@ def test_an_isolated_client_gets_the_same_verdict(
 ) -> None:
     from pathlib import Path
 
-    from conformance.running.isolation import IsolatedAdapter, Worker
+    from conformance.running.isolation import IsolatedAdapter
+    from conformance.running.worker_process import Worker
 
     monkeypatch.chdir(Path(__file__).parent)
     worker = Worker()

@@ -16,10 +16,11 @@ from typing import Any
 from conformance.connectors.adapters import AdapterSpecError, describe, resolve_reproduction
 from conformance.corpus.loading import BugCase, Corpus
 from conformance.engine.outcomes import CaseResult
-from conformance.running.isolation import IsolatedAdapter, Worker
+from conformance.running.isolation import IsolatedAdapter
 from conformance.running.known_bugs import run_case
 from conformance.running.results import results_document
 from conformance.running.runner import RunOptions, run_scenario, select
+from conformance.running.worker_process import Worker
 
 PROFILE = "default"
 
