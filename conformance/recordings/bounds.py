@@ -75,15 +75,28 @@ def read_file(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
 
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_EMPTY_PAIR = re.compile(r"\[\]|\{\}")
 
 
 def json_text_depth(text: str | bytes) -> int:
-    """How deep a JSON text that parsed nests, read from its brackets outside strings."""
+    """How deep a JSON text nests, read from its brackets outside strings; past MAX_DEPTH counting
+    stops (every caller asks whether it is past the bound)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return 0  # cannot nest deeper than the bound: the common case costs two counts
     skeleton = _NOT_BRACKETS.sub("", _JSON_STRING.sub("", text))
+    # Each pass takes away every empty pair, the innermost level: as many passes as levels, each at
+    # the regex engine's speed (a worker's answer or a long body has thousands of brackets).
+    rest, depth = skeleton, 0
+    while rest and depth <= MAX_DEPTH:
+        rest, taken = _EMPTY_PAIR.subn("", rest)
+        if not taken:
+            break
+        depth += 1
+    if not rest or depth > MAX_DEPTH:
+        return depth
+    # Brackets that do not pair up (text that is not JSON): the deepest run of openings, counted.
     return max(accumulate((1 if c in "[{" else -1 for c in skeleton), initial=0))
 
 

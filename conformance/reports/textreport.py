@@ -156,7 +156,7 @@ def summary_table(
         return "  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row))
 
     lines = [fmt(header), *(fmt(r) for r in rows)]
-    left_out = [r for r in results if r not in counted]
+    left_out = [r for r in results if served is not None and r.api not in served]
     if served is not None:
         others = sorted({r.api for r in left_out})
         whose = "selected" if selected else "the adapter serves"
