@@ -25,6 +25,7 @@ A failure to resolve the adapter answers `{"seq": N, "error": "..."}`.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -85,6 +86,8 @@ def serve(inp: IO[str], out: IO[str]) -> None:
                 corpus = load_corpus(*roots)
             except InputError as exc:
                 problem = f"the worker cannot load the corpus: {exc}"
+            # The corpus lives as long as the worker: the collector need not walk its objects again.
+            gc.freeze()
         if command == "identify":
             continue
         if corpus is None:
