@@ -104,8 +104,9 @@ def bench_plugin(runs: int, work: Path) -> Measure:
 
 
 def bench_plugin_cold(runs: int, work: Path) -> Measure:
-    """As on a fresh CI runner: no corpus snapshot (each measured run gets an empty cache directory),
-    bytecode as a `pip install` leaves it (none of pytest's rewritten kind)."""
+    """As on a fresh CI runner: nothing in the snapshot cache (each measured run gets an empty cache
+    directory; an installed wheel's own snapshot is what such a runner has), bytecode as a `pip
+    install` leaves it (none of pytest's rewritten kind)."""
     import tempfile
 
     from conformance.corpus.loading import load_corpus
@@ -131,7 +132,7 @@ def bench_plugin_cold(runs: int, work: Path) -> Measure:
         return _time([*base, "--conformance-adapter=reference"], empty, fresh)
 
     ratio, a, b = paired(cold, lambda: _time([*base, "test_trivial.py"], plain, env), runs)
-    what = f"pytest --conformance-adapter=reference with no corpus snapshot vs bare pytest, {items} items"
+    what = f"pytest --conformance-adapter=reference with an empty snapshot cache vs bare pytest, {items} items"
     return Measure("plugin-cold", what, ratio, a, b, 1.5)
 
 

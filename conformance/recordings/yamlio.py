@@ -367,6 +367,7 @@ def _build_plain(loader: Any, lined: bool = False) -> Any:
     open_collections: list[Any] = []
     keys: list[Any] = []  # per open collection: the key waiting for its value (a sequence's stays _NO_KEY)
     key_lines: list[int] = []  # lined: per open mapping, the line of the key waiting for its value
+    mapping, sequence = (LineDict, LineList) if lined else (dict, list)
 
     def construct(tag: str, event: Any) -> Any:
         try:
@@ -396,13 +397,14 @@ def _build_plain(loader: Any, lined: bool = False) -> Any:
         elif kind in closing:
             value = open_collections.pop()
             keys.pop()
-            key_lines.pop()
+            if lined:
+                key_lines.pop()
         elif kind is mapping_start or kind is sequence_start:
             tag = event.tag
             default = _MAP_TAG if kind is mapping_start else _SEQ_TAG
             if event.anchor is not None or (tag is not None and tag != "!" and tag != default):
                 raise _Unusual
-            if keys and keys[-1] is _NO_KEY and isinstance(open_collections[-1], dict):
+            if keys and keys[-1] is _NO_KEY and type(open_collections[-1]) is mapping:
                 raise _Unusual  # a collection as a mapping key
             if len(open_collections) >= max_depth:
                 raise _BoundsError(None, None, f"nests deeper than {max_depth} levels", event.start_mark)
@@ -414,14 +416,15 @@ def _build_plain(loader: Any, lined: bool = False) -> Any:
                 opened.line = event.start_mark.line + 1
             open_collections.append(opened)
             keys.append(_NO_KEY)
-            key_lines.append(0)
+            if lined:
+                key_lines.append(0)
             continue
         else:  # an alias
             raise _Unusual
         if not open_collections:
             break
         parent = open_collections[-1]
-        if isinstance(parent, list):
+        if type(parent) is sequence:
             parent.append(value)
             if lined:
                 line = event.start_mark.line + 1 if kind is scalar_event else value.line
