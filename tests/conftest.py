@@ -52,3 +52,13 @@ try:
     settings.load_profile("ci")
 except ImportError:  # pragma: no cover - the test extra installs hypothesis
     pass
+
+
+class Planted:
+    """What an attacker pickles: unpickling it calls a function of their choosing."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))

@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, Planted
 
 from conformance.corpus import shipped, shipping
 from conformance.corpus.loading import load_corpus
@@ -59,19 +59,9 @@ def test_a_file_changed_after_the_build_makes_the_snapshot_unused(installed: Pat
     assert shipped.read(installed) is None
 
 
-class _Planted:
-    """What an attacker pickles: unpickling it calls a function of their choosing."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
-
-
 def test_a_planted_shipped_snapshot_is_never_run(installed: Path, tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    (installed / shipped.NAME).write_bytes(pickle.dumps((1, shipped.digest(installed), _Planted(marker), {})))
+    (installed / shipped.NAME).write_bytes(pickle.dumps((1, shipped.digest(installed), Planted(marker), {})))
     assert shipped.read(installed) is None
     assert not marker.exists()
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import Planted
 
 from conformance.corpus import loading as corpus_module
 from conformance.corpus import snapshot
@@ -116,16 +117,6 @@ def test_a_snapshot_others_may_write_is_never_read(cache: Path, monkeypatch: pyt
 # --- a snapshot can never run code ---------------------------------------------------------
 
 
-class _Planted:
-    """What an attacker pickles: unpickling it calls a function of their choosing."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
-
-
 def _plant(cache: Path, marker: Path) -> Path:
     import pickle
 
@@ -133,7 +124,7 @@ def _plant(cache: Path, marker: Path) -> Path:
     load_corpus()  # writes the real snapshot: its name is the key the next load reads
     (real,) = cache.glob("corpus-*.pickle")
     key = real.name[len("corpus-") : -len(".pickle")]
-    real.write_bytes(pickle.dumps((key, _Planted(marker), {})))
+    real.write_bytes(pickle.dumps((key, Planted(marker), {})))
     return real
 
 

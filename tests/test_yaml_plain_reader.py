@@ -21,9 +21,12 @@ from conformance.recordings import yamlio
 SEEDS = sorted((ROOT / "cassettes").rglob("*.yaml")) + sorted(REAL_TRAFFIC.glob("*/*.yaml"))
 
 
-def _outcome(text: str | bytes, plain: bool) -> tuple[str, str]:
+def _outcome(
+    text: str | bytes, plain: bool, loader: type[Any] = yamlio._PlainLoader, shown: Any = repr
+) -> tuple[str, Any]:
+    """What a document reads as (`shown`), or the located error, the direct way or PyYAML's."""
     try:
-        return "data", repr(yamlio._load(text, "doc.yaml", yamlio._PlainLoader, plain=plain))
+        return "data", shown(yamlio._load(text, "doc.yaml", loader, plain=plain))
     except yamlio.YamlError as exc:
         return "error", str(exc)
 
@@ -179,10 +182,7 @@ def _lined(value: Any) -> Any:
 
 
 def _case_outcome(text: str | bytes, plain: bool) -> tuple[str, Any]:
-    try:
-        return "data", _lined(yamlio._load(text, "case.yaml", yamlio._Loader, plain=plain))
-    except yamlio.YamlError as exc:
-        return "error", str(exc)
+    return _outcome(text, plain, yamlio._Loader, _lined)
 
 
 def assert_same_case(text: str | bytes) -> None:
@@ -206,7 +206,7 @@ def test_case_documents_read_the_same_with_their_lines(text: str) -> None:
 
 def test_a_key_given_twice_in_a_case_file_is_refused_where_it_is() -> None:
     kind, message = _case_outcome("id: a\nkind: scenario\nid: b\n", plain=True)
-    assert kind == "error" and message.startswith("case.yaml:3:") and "duplicate key 'id'" in message
+    assert kind == "error" and message.startswith("doc.yaml:3:") and "duplicate key 'id'" in message
 
 
 @settings(max_examples=examples(0.5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
