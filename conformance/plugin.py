@@ -322,6 +322,8 @@ class ConformanceSession:
         upcoming = self._next
         if isinstance(upcoming, ConformanceItem) and upcoming.session_plugin is self:
             announce(self.adapter, upcoming.scenario, self.run_options(upcoming))
+        else:
+            announce(self.adapter, None, None)
 
     def run_options(self, item: pytest.Item) -> RunOptions:
         from conformance.running.runner import RunOptions

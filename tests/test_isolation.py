@@ -186,6 +186,10 @@ def test_a_crash_in_a_case_posted_ahead_is_that_cases_outcome(worker: Worker, co
     crashed = run_scenario(adapter, crashing, corpus, options=options)
     assert crashed.outcome == "crash", crashed.summary
     assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
+    # Posted, but another case came next: the crash is dropped with the case, not laid on the next one.
+    adapter.then(crashing, options)
+    assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
+    assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
 
 
 @pytest.mark.parametrize(

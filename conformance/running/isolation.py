@@ -16,6 +16,7 @@ verdict, so an adapter that patches the suite's objects in its own process canno
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -74,10 +75,12 @@ class IsolatedAdapter:
     def identity(self) -> dict[str, str]:
         return dict(self._identity)
 
-    def then(self, scenario: Scenario, options: Any) -> None:
-        """The case that runs after the next one: a codec's worker starts on it as soon as it has
-        answered the next one, while this process judges that (the run's order is the caller's)."""
-        self._then = (scenario, options) if self.connector == "codec" and scenario.api in self.apis else None
+    def then(self, scenario: Scenario | None, options: Any) -> None:
+        """The case that runs after the next one (None: none, or not known): a codec's worker starts on
+        it as soon as it has answered the next one, while this process judges that."""
+        self._then = None
+        if scenario is not None and self.connector == "codec" and scenario.api in self.apis:
+            self._then = (scenario, options)
 
     def skip_reason(self, api: str) -> str:
         return self.skips.get(api) or f"{self.name} serves no {api}"
@@ -106,14 +109,12 @@ class IsolatedAdapter:
             return CaseResult(scenario.id, scenario.api, "skip", summary=self.skip_reason(scenario.api))
         posted, self._posted = self._posted, None
         if posted is not None and posted.case != scenario.id:
-            self._collect(posted)  # posted for a case that did not come next (the run stopped early): dropped
+            # Posted for a case that did not come next (the run stopped early): its answer is dropped,
+            # and so is its fault (a worker it ended starts again for this case).
+            with contextlib.suppress(ProcessLost, CaseTimeout):
+                self._collect(posted)
             posted = None
-        message = {"cmd": "codec", "case": scenario.id}
-        if posted is not None:
-            self._deadline = posted.deadline
-            answer = self._collect(posted)
-        else:
-            answer = self.ask(message)
+        answer = self._collect(posted) if posted is not None else self.ask({"cmd": "codec", "case": scenario.id})
         self._post_then()
         if "corpus" in answer:
             raise CorpusError(str(answer["corpus"]))
@@ -147,10 +148,9 @@ class IsolatedAdapter:
             self._posted = _Posted(scenario.id, seq, deadline, timeout)
 
     def _collect(self, posted: _Posted) -> dict[str, Any]:
-        self._timeout = posted.timeout
         left = None if posted.deadline is None else posted.deadline - time.monotonic()
         limit = max(left, 0) + self.grace if left is not None else HARD_LIMIT_SECONDS
-        return self._answered(self.worker.collect(posted.seq, limit))
+        return self._answered(self.worker.collect(posted.seq, limit), posted.timeout)
 
     def _client_case(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
         if scenario.api not in self.apis:
@@ -192,14 +192,14 @@ class IsolatedAdapter:
         if left is not None and left <= 0:
             raise CaseTimeout(self._timeout or 0)
         limit = (left + self.grace) if left is not None else HARD_LIMIT_SECONDS
-        return self._answered(self.worker.ask({**message, "adapter": self.spec, "timeout": left}, limit))
+        return self._answered(self.worker.ask({**message, "adapter": self.spec, "timeout": left}, limit), self._timeout)
 
-    def _answered(self, answer: dict[str, Any] | Fault) -> dict[str, Any]:
+    def _answered(self, answer: dict[str, Any] | Fault, timeout: float | None) -> dict[str, Any]:
         if isinstance(answer, Fault):
             summary = answer.summary
-            if answer.kind == "timeout" and self._timeout:
+            if answer.kind == "timeout" and timeout:
                 summary = (
-                    f"the adapter did not finish within {self._timeout:g} s, nor in {self.grace:g} s more "
+                    f"the adapter did not finish within {timeout:g} s, nor in {self.grace:g} s more "
                     "(a hang Python cannot interrupt, or a time limit swallowed); its worker process was killed"
                 )
             outcome = {"crash": "crash", "timeout": "timeout", "garbage": "error"}[answer.kind]
@@ -207,7 +207,7 @@ class IsolatedAdapter:
         if "error" in answer:
             raise ProcessLost("error", str(answer["error"]))
         if "timeout" in answer:
-            raise CaseTimeout(self._timeout or 0)
+            raise CaseTimeout(timeout or 0)
         if "crash" in answer:
             crash = described(answer["crash"], "crash")
             summary = f"{crash.description}, which would have ended the run as a success with no report"

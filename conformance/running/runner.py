@@ -84,11 +84,11 @@ def run_scenario(
         return done(CaseResult(scenario.id, scenario.api, "error", summary=_escaped(exc), detail=short_traceback(exc)))
 
 
-def announce(adapter: Adapter, scenario: Scenario | None, options: RunOptions) -> None:
+def announce(adapter: Adapter, scenario: Scenario | None, options: RunOptions | None) -> None:
     """Tell an adapter in another process which case runs after the next one (None: no case, or not
     known), so that it can start on it while this process judges the next one."""
     then = getattr(adapter, "then", None)
-    if callable(then) and scenario is not None:
+    if callable(then):
         then(scenario, options)
 
 
