@@ -7,7 +7,7 @@ original stdout; everything else written to stdout, by Python or C code, goes to
 adapter that prints cannot corrupt them. The messages are the suite's own (not the harness protocol):
 
     -> {"cmd": "start", "cases": [DIR], "cassettes": [DIR], "path": [DIR]}   <- {"ready": true}
-       (the corpus at those directories is read right after the greeting, while the parent goes on)
+       (the corpus at those directories is read once the first adapter is identified)
     -> {"cmd": "identify", "seq": N, "adapter": SPEC}
        <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON}}
     -> {"cmd": "codec", "seq": N, "adapter": SPEC, "case": ID, "timeout": S}
@@ -120,7 +120,7 @@ def _codec_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]
     from conformance.connectors.codec import AdapterFault, run_codec
     from conformance.engine.dialects import dialect_for
     from conformance.engine.dialects.base import DialectError
-    from conformance.engine.faults import CaseTimeout, short_traceback
+    from conformance.engine.faults import CaseTimeout, describe, short_traceback
     from conformance.recordings.cassette import CassetteError, load_cassette
     from conformance.recordings.sse import StreamError
     from conformance.running.exits import ProcessExit, exits_trapped
@@ -148,6 +148,8 @@ def _codec_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]
         return {"fault": {"phase": fault.phase, "turn": fault.turn, "summary": fault.summary, "detail": fault.detail}}
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         return {"corpus": f"{scenario.id}: cassette {path}: {exc}"}
+    except Exception as exc:  # the suite's own code, playing the loop: not the adapter's crash
+        return {"error": f"the suite failed in the worker while playing the case: {describe(exc)}"}
     return {"run": codec_run_data(exchange)}
 
 
