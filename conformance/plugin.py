@@ -197,7 +197,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # collects, and kept as the cases to collect.
         session.requested = take_case_args(config.args, _PREFIX, Path(config.invocation_params.dir))
         config.pluginmanager.register(session, "conformance-session")
-        if adapter and adapter.strip() and not harness and session.isolated and not config.option.help:
+        if adapter and adapter.strip() and not harness and session.isolated and not config.getoption("help", False):
             session._starting = session.start_worker()
 
 
