@@ -24,10 +24,11 @@ from conformance.engine.wording import plural
 EXIT_OK, EXIT_FOUND, EXIT_INPUT = 0, 1, 2
 
 
-def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _corpus(args: argparse.Namespace, *, wire_types_only: bool = False):  # type: ignore[no-untyped-def]
     from conformance.corpus.loading import load_corpus
 
-    return load_corpus([Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()])
+    cases, cassettes = [Path(p) for p in args.cases or ()], [Path(p) for p in args.cassettes or ()]
+    return load_corpus(cases, cassettes, wire_types_only=wire_types_only)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -316,7 +317,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from conformance.recordings.cassette import CassetteError
     from conformance.reports.textreport import violation_text
 
-    corpus = _corpus(args)
+    corpus = _corpus(args, wire_types_only=True)  # the rules read wire types; lint plays no scenario
     status = EXIT_OK
     for raw in args.cassettes_to_lint:
         try:

@@ -12,7 +12,7 @@ from conftest import Planted
 
 from conformance.corpus import loading as corpus_module
 from conformance.corpus import snapshot
-from conformance.corpus.loading import load_corpus
+from conformance.corpus.loading import Corpus, load_corpus
 from conformance.recordings.cassette import load_cassette, stamp
 
 
@@ -188,7 +188,7 @@ def test_the_cache_keeps_only_the_most_recently_used_snapshots(cache: Path) -> N
         old = cache / f"corpus-{age:032x}.pickle"
         old.write_bytes(b"")
         os.utime(old, (now - age, now - age))
-    snapshot.write("f" * 32, {}, {})
+    snapshot.write("f" * 32, Corpus({}, {}, {}, (), ()), {})
     kept = sorted(p.name for p in cache.glob("corpus-*.pickle"))
     assert len(kept) == snapshot.KEEP
     assert f"corpus-{'f' * 32}.pickle" in kept
@@ -196,8 +196,29 @@ def test_the_cache_keeps_only_the_most_recently_used_snapshots(cache: Path) -> N
 
 
 def test_reading_a_snapshot_counts_as_its_use(cache: Path) -> None:
-    snapshot.write("e" * 32, {}, {})
+    snapshot.write("e" * 32, Corpus({}, {}, {}, (), ()), {})
     path = cache / f"corpus-{'e' * 32}.pickle"
     os.utime(path, (1_700_000_000, 1_700_000_000))
     assert snapshot.read("e" * 32) is not None
     assert path.stat().st_mtime > 1_700_000_000
+
+
+def test_lint_reads_the_wire_types_alone(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = load_corpus()  # writes the snapshot, in parts
+    loads: list[object] = []
+    monkeypatch.setattr(corpus_module, "read_case_files", lambda *args: pytest.fail("the case files were read"))
+    real_load = snapshot.DataUnpickler.load
+
+    def counted(self: snapshot.DataUnpickler) -> object:
+        loads.append(None)
+        return real_load(self)
+
+    monkeypatch.setattr(snapshot.DataUnpickler, "load", counted)
+    wire = load_corpus(wire_types_only=True)
+    assert len(loads) == 1  # the first part only
+    assert wire.wire_types.keys() == whole.wire_types.keys() and not wire.scenarios and not wire.bugs
+    quoted = wire.error_text("anthropic-messages", "pairing/orphan-result")
+    assert quoted is not None and quoted == whole.error_text("anthropic-messages", "pairing/orphan-result")
+    loads.clear()
+    again = load_corpus()
+    assert len(loads) == 3 and again.scenarios.keys() == whole.scenarios.keys()

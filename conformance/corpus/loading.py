@@ -596,25 +596,32 @@ def default_roots(
     return cases, cassettes
 
 
-def load_corpus(extra_cases: Sequence[Path] = (), extra_cassettes: Sequence[Path] = ()) -> Corpus:
+def load_corpus(
+    extra_cases: Sequence[Path] = (), extra_cassettes: Sequence[Path] = (), *, wire_types_only: bool = False
+) -> Corpus:
     """Load and type the corpus; any problem is an InputError listing them all. A corpus loaded
-    before from the same files is read from its snapshot (conformance/corpus/snapshot.py)."""
+    before from the same files is read from its snapshot (conformance/corpus/snapshot.py).
+    `wire_types_only` (lint): from a snapshot, only the wire types are read, and the corpus has no
+    scenarios or bug cases; without one, the whole corpus is loaded (and kept) all the same."""
     from conformance.corpus import snapshot
     from conformance.recordings.cassette import preload
 
     case_roots, cassette_roots = default_roots(extra_cases, extra_cassettes)
     key = snapshot.fingerprint(case_roots, cassette_roots)
-    found = snapshot.read(key)
+    found = snapshot.read(key, wire_types_only=wire_types_only)
+    if found is not None:
+        fields, cassettes = found
+        preload(cassettes)
+        return Corpus(*fields)
     shipped = shipped_root()
-    if found is None and shipped is not None and not extra_cases and not extra_cassettes:
+    if shipped is not None and not extra_cases and not extra_cassettes:
         from conformance.corpus import shipped as wheel
 
-        found = wheel.read(shipped)  # a fresh install: the wheel's own snapshot of its corpus
-        if found is not None and isinstance(found[0], Corpus):
-            snapshot.write(key, *found)
-    if found is not None and isinstance(found[0], Corpus):
-        preload(found[1])
-        return found[0]
+        from_wheel = wheel.read(shipped)  # a fresh install: the wheel's own snapshot of its corpus
+        if from_wheel is not None and isinstance(from_wheel[0], Corpus):
+            snapshot.write(key, *from_wheel)
+            preload(from_wheel[1])
+            return from_wheel[0]
     files, problems = read_case_files(case_roots)
     corpus, more = build_corpus(files, case_roots, cassette_roots, trust_shipped=True)
     problems.extend(more)

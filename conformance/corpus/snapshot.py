@@ -3,7 +3,9 @@
 Loading the corpus means parsing some 340 YAML files and validating every case file against its
 schema: about half a second, most of what the plugin adds to a pytest run. The typed corpus and
 its cassettes are pickled once, after a load that found no problem, and read back (in about a
-hundredth of the time) while nothing they were built from has changed.
+hundredth of the time) while nothing they were built from has changed. They are written in three
+parts (the wire types and roots, the scenarios and bug cases, the cassettes), so that lint, whose
+rules read wire types alone, stops after the first.
 
 What "nothing has changed" means is a fingerprint of every input, taken by `stat` alone: each case
 and cassette file under the roots (path, size, modification time), the suite's own source files
@@ -38,7 +40,7 @@ from typing import Any
 
 from conformance.recordings.cassette import Cassette, CassetteError, load_cassette, stamp
 
-FORMAT = 1  # bump when what a snapshot holds changes shape
+FORMAT = 2  # bump when what a snapshot holds changes shape (2: in parts)
 KEEP = 8  # snapshots kept in the cache directory, the one being written included
 _PACKAGE = Path(__file__).resolve().parents[1]  # the conformance package
 
@@ -144,8 +146,12 @@ def _owned(status: os.stat_result) -> bool:
     return status.st_uid == os.getuid() and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def read(key: str) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | None:
-    """The snapshot stored under `key`, if there is a readable one: the corpus and its cassettes."""
+def read(
+    key: str, *, wire_types_only: bool = False
+) -> tuple[tuple[Any, ...], dict[str, tuple[tuple[int, int], Cassette]]] | None:
+    """The snapshot stored under `key`, if there is a readable one: the corpus's fields (wire types,
+    scenarios, bug cases, case roots, cassette roots) and its cassettes. `wire_types_only` reads the
+    first of its parts alone (what lint's rules need): no scenarios, bug cases or cassettes."""
     where = cache_dir()
     if where is None:
         return None
@@ -158,16 +164,24 @@ def read(key: str) -> tuple[Any, dict[str, tuple[tuple[int, int], Cassette]]] | 
         return None
     try:
         with os.fdopen(handle, "rb") as stream:
-            found = DataUnpickler(stream).load()
+            # The parts, in the order `write` wrote them, through one unpickler (later parts refer to
+            # objects of earlier ones).
+            unpickler = DataUnpickler(stream)
+            first = unpickler.load()
+            if not (isinstance(first, tuple) and len(first) == 4 and first[0] == key):
+                return None
+            _, wire_types, case_roots, cassette_roots = first
+            scenarios, bugs = ({}, {}) if wire_types_only else unpickler.load()
+            cassettes = {} if wire_types_only else unpickler.load()
             with contextlib.suppress(OSError):
                 os.utime(stream.fileno())  # its last use, which keeps it among those pruning spares
     except Exception:  # truncated, written by another version, or not data: rebuilt below
         with contextlib.suppress(OSError):
             path.unlink()
         return None
-    if not (isinstance(found, tuple) and len(found) == 3 and found[0] == key):
+    if not all(isinstance(part, dict) for part in (wire_types, scenarios, bugs, cassettes)):
         return None
-    return found[1], found[2]
+    return (wire_types, scenarios, bugs, case_roots, cassette_roots), cassettes
 
 
 def _private(path: Path) -> bool:
@@ -197,7 +211,11 @@ def write(key: str, corpus: Any, cassettes: dict[str, tuple[tuple[int, int], Cas
                 old.unlink(missing_ok=True)
         handle, temporary = tempfile.mkstemp(dir=where, prefix=".corpus-", suffix=".tmp")
         with os.fdopen(handle, "wb") as out:
-            pickle.dump((key, corpus, cassettes), out, protocol=pickle.HIGHEST_PROTOCOL)
+            # In parts, so that a reader needing the wire types alone stops after the first.
+            pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.dump((key, corpus.wire_types, corpus.case_roots, corpus.cassette_roots))
+            pickler.dump((corpus.scenarios, corpus.bugs))
+            pickler.dump(cassettes)
         os.replace(temporary, where / f"corpus-{key}.pickle")
     except OSError:
         return
