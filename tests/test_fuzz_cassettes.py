@@ -52,7 +52,7 @@ def lint_contract(path: Path, content: str | bytes, marker: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
     with (
-        mock.patch.object(cli, "_corpus", lambda args: _corpus()),
+        mock.patch.object(cli, "_corpus", lambda args, **kwargs: _corpus()),
         contextlib.redirect_stdout(out),
         contextlib.redirect_stderr(err),
     ):

@@ -73,7 +73,7 @@ _CORPUS: list[Corpus] = []
 def _lint(capsys: pytest.CaptureFixture[str], *paths: Path) -> tuple[int, str]:
     if not _CORPUS:
         _CORPUS.append(load_corpus())
-    with mock.patch.object(cli, "_corpus", lambda args: _CORPUS[0]):  # loaded once for every lint here
+    with mock.patch.object(cli, "_corpus", lambda args, **kwargs: _CORPUS[0]):  # loaded once for every lint here
         code = main(["lint", *map(str, paths)])
     captured = capsys.readouterr()
     out = captured.out + captured.err
