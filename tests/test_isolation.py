@@ -171,6 +171,10 @@ def test_the_next_case_posted_ahead_gets_the_verdict_it_gets_in_its_turn(worker:
     assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
     assert adapter._posted is not None and adapter._posted.case == second.id
     assert verdict(run_scenario(adapter, second, corpus, options=options)) == in_turn[second.id]
+    adapter.then(second, options)
+    adapter.then(None, options)  # the last test, or a next one pytest does not know: nothing posted
+    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert adapter._posted is None
     adapter.then(second, options)  # posted, but the run goes on with another case
     assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
     assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
@@ -217,3 +221,18 @@ def test_what_a_codecs_worker_hands_over_is_checked_as_data(
     with pytest.raises(Exception, match=words) as raised:
         codec_exchange(handed, scenario, recorded, dialect_for(scenario.api), None)
     assert type(raised.value).__name__ == error
+
+
+def test_a_failure_of_the_suites_own_code_in_the_worker_is_an_error_not_the_adapters_crash(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import conformance.connectors.codec as codec
+    from conformance.connectors.adapters import resolve_adapter
+    from conformance.running.worker import _codec_run
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("a bug of the suite's")
+
+    monkeypatch.setattr(codec, "answers", broken)  # how the suite answers a decoded call
+    answer = _codec_run(resolve_adapter("reference"), corpus, corpus.scenarios["openai-chat/one-call"], {})
+    assert set(answer) == {"error"} and "the suite failed in the worker" in answer["error"]
