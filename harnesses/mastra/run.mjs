@@ -7,7 +7,7 @@
 //   conformance run --harness 'node harnesses/mastra/run.mjs'
 //
 // The protocol itself is the shared harness kit's; this file holds Mastra's tool loop only.
-import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
+import { camelKeys, installedVersions, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
 
 // Mastra sends usage telemetry and refreshes its model registry over the network by default.
 process.env.MASTRA_TELEMETRY_DISABLED = "1";
@@ -126,23 +126,6 @@ function factoriesOf(api) {
   }
   return factoryIndex.get(api);
 }
-
-const camel = (key) => key.replace(/_([a-z0-9])/g, (_, ch) => ch.toUpperCase());
-const camelKeys = (value) =>
-  Array.isArray(value)
-    ? value.map(camelKeys)
-    : value === null || typeof value !== "object"
-      ? value
-      : Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
-
-// A recorded declaration's null field is one the application left unset (the Python SDKs send None as
-// null); the factories' option schemas take an absent option, and refuse null.
-const withoutNulls = (value) =>
-  Array.isArray(value)
-    ? value.map(withoutNulls)
-    : value === null || typeof value !== "object"
-      ? value
-      : Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
 
 function providerTools(c, callTool) {
   const tools = {};

@@ -32,6 +32,29 @@ globalThis.fetch = async (input, init) => {
   return networkFetch(input, init);
 };
 
+/** A recorded declaration's keys in camelCase (`max_uses` -> `maxUses`), at every depth: the shape the
+ * JavaScript libraries' provider-tool factories take their options in. */
+export function camelKeys(value) {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
+}
+
+const camel = (key) => key.replace(/_([a-z0-9])/g, (_, ch) => ch.toUpperCase());
+
+/** A recorded declaration without its null fields, at every depth. A null field is one the application
+ * left unset (the Python SDKs send None as null); the factories' option schemas take an absent option,
+ * and refuse null. */
+export function withoutNulls(value) {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
 export function log(...parts) {
   process.stderr.write(parts.map(String).join(" ") + "\n");
 }

@@ -14,7 +14,7 @@
 //
 // AI SDK 5 and 6 are installed beside 7 under npm aliases (`ai-v5`, `@ai-sdk/openai-v5`, ...), each
 // with the provider majors built for it, so that one tool loop puts the three majors side by side.
-import { callTool, installedVersions, log, serve } from "@toolcall-conformance/harness-kit";
+import { callTool, camelKeys, installedVersions, log, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
 
 const MAX_STEPS = 12; // the longest recorded conversation has fewer turns; a loop that runs on fails the case
 const MAX_APPROVAL_ROUNDS = 4;
@@ -131,23 +131,6 @@ for (const [api, name] of Object.entries(PROVIDER_PACKAGE)) {
 // Tools.
 
 const askReplay = (c, name, args, callId) => callTool(c.tools_url, name, args, callId);
-
-const camel = (key) => key.replace(/_([a-z0-9])/g, (_, ch) => ch.toUpperCase());
-
-function camelKeys(value) {
-  if (Array.isArray(value)) return value.map(camelKeys);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelKeys(v)]));
-}
-
-// A recorded declaration's null field is one the application left unset (the Python SDKs send None as
-// null); the factories' option schemas take an absent option, and refuse null.
-const withoutNulls = (value) =>
-  Array.isArray(value)
-    ? value.map(withoutNulls)
-    : value === null || typeof value !== "object"
-      ? value
-      : Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
 
 function parsed(text) {
   try {
