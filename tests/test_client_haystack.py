@@ -73,10 +73,10 @@ def test_gemini_model_turn_rebuilt_from_thought_signatures_drops_unsigned_calls(
 def test_gemini_agent_calls_again_after_an_empty_answer(corpus: Corpus) -> None:
     """The recorded final answer is an empty text with `finishReason: STOP`; the Agent exits only on text
     (`haystack/components/agents/agent.py:165-194`) and asks the model again, a request the recording
-    does not hold: the replay refuses it and the generator raises."""
+    does not hold. The case is judged on what was recorded, and says the client asked again."""
     result = _run(corpus, "gemini/recorded/crewai-tool-returning-float", GEMINI)
-    assert result.outcome == "error"
-    assert "holds 2 turn(s); this is turn 3" in result.summary
+    assert result.outcome == "pass", result.summary
+    assert "the recording ends on a blank answer (response[1]) and the client asked again" in result.summary
 
 
 def test_openai_stream_overwrites_an_id_with_a_later_empty_one(corpus: Corpus) -> None:
@@ -101,15 +101,13 @@ def test_openai_calls_streamed_at_one_index_are_dropped(corpus: Corpus) -> None:
     assert {v.expected for v in result.errors} == {"call_u4kq7zm2", "call_9xw3ptbd"}
 
 
-def test_anthropic_caller_dropped_when_the_turn_has_no_server_tool_block(corpus: Corpus) -> None:
-    """A turn with a server-tool block is sent back verbatim (`anthropic/chat/utils.py:265-278`); one with only
-    `tool_use` blocks is rebuilt from `ToolCall`s (`:209-229`), which have no `caller`: the second programmatic
-    call goes back without the code-execution caller."""
+def test_anthropic_programmatic_calls_need_allowed_callers_declared(corpus: Corpus) -> None:
+    """The adapter declares `query_sales` without `allowed_callers`, and a response whose calls a code-execution
+    container made cannot be served to a request that did not allow it: a skip that says so. (Served, the
+    second turn lost its `caller`: finding H4, no longer reached until the adapter declares callers.)"""
     result = _run(corpus, "anthropic-messages/programmatic-tool-calling", ANTHROPIC)
-    assert result.outcome == "fail"
-    assert {v.code for v in result.errors} == {"roundtrip/opaque-dropped"}
-    (dropped,) = result.errors
-    assert dropped.location == "request[2].messages[3].content[0].caller"
+    assert result.outcome == "skip", result.summary
+    assert "declared no allowed_callers 'code_execution_20250825' on its tool query_sales" in result.summary
 
 
 def test_ollama_ids_are_not_sent_back(corpus: Corpus) -> None:
