@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import installed_version, recorded_extras
+from conformance.clients.official_sdks.common import installed_version, named_mcp_servers, recorded_extras
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
@@ -92,11 +92,8 @@ def server_tools(loop: ToolLoop) -> list[dict[str, Any]]:
 
 
 def mcp_servers(loop: ToolLoop) -> list[dict[str, Any]] | None:
-    """The Anthropic MCP servers the scenario's `mcp_toolset`s name, as the recording declared them."""
-    named = {t.get("mcp_server_name") for t in loop.server_tools if t.get("type") == "mcp_toolset"}
-    servers = loop.settings.body.get("mcp_servers")
-    found = [s for s in servers if isinstance(s, dict) and s.get("name") in named] if isinstance(servers, list) else []
-    return found or None
+    """The model's `mcp_servers`: the Anthropic MCP servers the scenario's `mcp_toolset`s name, if any."""
+    return named_mcp_servers(loop) or None
 
 
 def tool_extras(loop: ToolLoop, spec: Mapping[str, Any]) -> dict[str, Any]:

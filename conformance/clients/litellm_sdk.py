@@ -34,7 +34,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import arguments_of, installed_version, json_or_text, server_tools
+from conformance.clients.official_sdks.common import (
+    arguments_of,
+    installed_version,
+    json_or_text,
+    named_mcp_servers,
+    server_tools,
+)
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
@@ -76,12 +82,8 @@ def _chat_tools(loop: ToolLoop) -> list[dict[str, Any]]:
 def mcp_tools(loop: ToolLoop) -> list[dict[str, Any]]:
     """The Anthropic MCP servers the scenario's `mcp_toolset`s name, as LiteLLM's MCP tool (`type: mcp`), which
     it sends to Anthropic as `mcp_servers` (`_map_openai_mcp_server_tool` in its Anthropic chat transformation)."""
-    named = {t.get("mcp_server_name") for t in loop.server_tools if t.get("type") == "mcp_toolset"}
-    servers = loop.settings.body.get("mcp_servers")
     found: list[dict[str, Any]] = []
-    for server in servers if isinstance(servers, list) else ():
-        if not isinstance(server, dict) or server.get("name") not in named:
-            continue
+    for server in named_mcp_servers(loop):
         tool = {"type": "mcp", "server_label": server["name"], "server_url": server["url"], "require_approval": "never"}
         if server.get("authorization_token"):
             tool["headers"] = {"Authorization": f"Bearer {server['authorization_token']}"}

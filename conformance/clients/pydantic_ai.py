@@ -29,7 +29,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_client, installed_version, recorded_extras
+from conformance.clients.official_sdks.common import (
+    bedrock_client,
+    installed_version,
+    named_mcp_servers,
+    recorded_extras,
+)
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 PACKAGE = "pydantic-ai-slim"
@@ -75,8 +80,7 @@ def _anthropic_spec(loop: ToolLoop, tool: Mapping[str, Any]) -> NativeSpec | Non
     if kind in ("tool_search_tool_regex", "tool_search_tool_bm25"):
         return "ToolSearch", {"strategy": kind.rsplit("_", 1)[-1]}
     if kind == "mcp_toolset":
-        servers = loop.settings.body.get("mcp_servers")
-        named = [s for s in servers or () if isinstance(s, Mapping) and s.get("name") == tool.get("mcp_server_name")]
+        named = [s for s in named_mcp_servers(loop) if s.get("name") == tool.get("mcp_server_name")]
         if not named:
             return None  # a toolset naming no server the recording declared
         token = _given(named[0], "authorization_token")

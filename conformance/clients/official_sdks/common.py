@@ -140,6 +140,14 @@ def server_tools(loop: ToolLoop) -> list[Any]:
     ]
 
 
+def named_mcp_servers(loop: ToolLoop) -> list[dict[str, Any]]:
+    """The Anthropic MCP servers the recording declared (its request's `mcp_servers`) that the scenario's
+    `mcp_toolset` tools name, as recorded: what a client declares for a toolset to be served."""
+    named = {t.get("mcp_server_name") for t in loop.server_tools if t.get("type") == "mcp_toolset"}
+    servers = loop.settings.body.get("mcp_servers")
+    return [s for s in servers if isinstance(s, dict) and s.get("name") in named] if isinstance(servers, list) else []
+
+
 def recorded_extras(loop: ToolLoop, name: str, *, drop: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Fields the recording's definition of a function tool carries beyond name, description and schema
     (`defer_loading`, `allowed_callers`, `strict`): options an application sets on that tool."""
