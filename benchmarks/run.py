@@ -8,11 +8,17 @@ clock on the wall, as /usr/bin/time would):
 
 - plugin: `pytest --conformance-adapter=reference` against bare pytest collecting and passing the
   same number of trivial tests. Goal: at most 1.5x.
+- plugin-parts: what that run is made of, each part against the same anchor, no goal of its own:
+  the plugin's items alone (every case a pass, nothing played or judged), then each case played
+  through the reference codec in process, then played and judged in process (`--conformance-in-process`).
+  The default, isolated run is the `plugin` measure.
 - client: the client connector (the official openai SDK's Chat Completions loop over every OpenAI
   Chat scenario, replayed and judged in process) against plain vcrpy replaying the same cassettes to
   the same loop, judging nothing. Goal: at most 1.2x.
 - lint: `conformance lint` of a large cassette of many conversations against PyYAML's C parser
   loading the same file. Goal: within 2x (or at least 50 MB/s).
+- lint-1mb: the same at 1 MB, with lint-1mb-start beside it: lint's imports and wire types alone
+  against the same anchor (no goal: the part of lint's time that does not shrink with the file).
 - rules: the rules' time against history length for every API, 100 to 100,000 messages
   (benchmarks/rules_scaling.py). Goal: at most 6x `json.loads` of the bodies judged, at every length.
 
@@ -45,12 +51,12 @@ class Measure:
     ratio: float  # median of the paired ratios
     a: float  # median seconds of the measured command
     b: float  # median seconds of its anchor
-    goal: float
+    goal: float | None  # None: a figure that explains another, with no goal of its own
     note: str = ""
 
     @property
     def within(self) -> bool:
-        return self.ratio <= self.goal
+        return self.goal is None or self.ratio <= self.goal
 
 
 def _time(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> float:
@@ -136,6 +142,52 @@ def bench_plugin_cold(runs: int, work: Path) -> Measure:
     return Measure("plugin-cold", what, ratio, a, b, 1.5)
 
 
+# Loaded with `-p` into the in-process runs of plugin-parts: the part of each case left out is
+# replaced by a pass, so that what remains is timed alone.
+PARTS_PLUGIN = """
+import os
+
+import conformance.running.runner as runner
+from conformance.engine.outcomes import CaseResult
+
+part = os.environ["CONFORMANCE_BENCH_PART"]
+if part == "items":
+    runner.run_codec_case = lambda adapter, scenario, corpus, profile: CaseResult(scenario.id, scenario.api, "pass")
+elif part == "played":
+    runner.judged = lambda scenario, exchange, ctx, dialect, who: CaseResult(scenario.id, scenario.api, "pass")
+"""
+
+
+def bench_plugin_parts(runs: int, work: Path) -> list[Measure]:
+    from conformance.corpus.loading import load_corpus
+
+    items = len(load_corpus().scenarios)
+    plain = work / "plain"
+    plain.mkdir()
+    (plain / "test_trivial.py").write_text("\n".join(f"def test_{i}():\n    assert True\n" for i in range(items)))
+    suite = work / "suite"
+    suite.mkdir()
+    (suite / "bench_parts.py").write_text(PARTS_PLUGIN)
+    base = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    in_process = [*base, "-p", "bench_parts", "--conformance-adapter=reference", "--conformance-in-process"]
+    env = _env()
+    parts = (
+        ("plugin-items", "items", "the plugin's items alone: every case a pass, nothing played or judged"),
+        ("plugin-played", "played", "each case played through the reference codec in process, not judged"),
+        ("plugin-in-process", "judged", "each case played and judged in process (--conformance-in-process)"),
+    )
+    measures = []
+    for name, part, what in parts:
+        part_env = {**env, "CONFORMANCE_BENCH_PART": part, "PYTHONPATH": str(suite)}
+        ratio, a, b = paired(
+            lambda part_env=part_env: _time(in_process, suite, part_env),
+            lambda: _time([*base, "test_trivial.py"], plain, env),
+            runs,
+        )
+        measures.append(Measure(name, f"{what}, vs bare pytest, {items} items", ratio, a, b, None))
+    return measures
+
+
 CLIENT_CONNECTOR = """
 from conformance.clients.openai_sdk import ADAPTER
 from conformance.corpus.loading import load_corpus
@@ -218,6 +270,29 @@ def bench_lint(runs: int, work: Path, megabytes: float = 10) -> Measure:
     return Measure(name, "conformance lint vs PyYAML's C parser on the same file", ratio, a, b, 2.0, note)
 
 
+LINT_START = (
+    "import conformance.cli, conformance.lint, conformance.importer.formats; "
+    "from conformance.corpus.loading import load_corpus; load_corpus(wire_types_only=True)"
+)
+
+
+def bench_lint_start(runs: int, work: Path, megabytes: float = 1) -> Measure:
+    """What lint does before it reads a byte of the file (its imports and the wire types), against
+    PyYAML's whole load of the file: the part of lint's time that does not shrink with the file."""
+    path = work / f"many-conversations-{megabytes:g}.yaml"
+    if not path.exists():
+        big_cassette(path, megabytes)
+    parse = "import yaml, sys; yaml.load(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader)"
+    env = _env()
+    ratio, a, b = paired(
+        lambda: _time([PYTHON, "-c", LINT_START], work, env),
+        lambda: _time([PYTHON, "-c", parse, str(path)], work, env),
+        runs,
+    )
+    what = f"lint's start (imports, wire types; no file read) vs PyYAML's C parser loading {megabytes:g} MB"
+    return Measure(f"lint-{megabytes:g}mb-start", what, ratio, a, b, None)
+
+
 def bench_rules(runs: int, work: Path) -> tuple[list[str], bool]:
     """The rules' table, and whether every API checks each history within 6x reading its bodies
     (rules_scaling.py exits 1 when one does not, and says which)."""
@@ -233,8 +308,9 @@ def bench_rules(runs: int, work: Path) -> tuple[list[str], bool]:
 def table(measures: Sequence[Measure]) -> str:
     rows = [("measure", "ratio", "goal", "", "measured", "anchor", "what")]
     for m in measures:
-        verdict = "within" if m.within else "OVER"
-        rows.append((m.name, f"{m.ratio:.2f}x", f"<= {m.goal:g}x", verdict, f"{m.a:.2f} s", f"{m.b:.2f} s", m.what))
+        verdict = "" if m.goal is None else "within" if m.within else "OVER"
+        goal = "" if m.goal is None else f"<= {m.goal:g}x"
+        rows.append((m.name, f"{m.ratio:.2f}x", goal, verdict, f"{m.a:.2f} s", f"{m.b:.2f} s", m.what))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     lines += [f"{m.name}: {m.note}" for m in measures if m.note]
@@ -247,12 +323,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "measures",
         nargs="*",
         metavar="MEASURE",
-        help="plugin, plugin-cold, client, lint, lint-1mb or rules (default: all)",
+        help="plugin, plugin-cold, plugin-parts, client, lint, lint-1mb or rules (default: all)",
     )
     parser.add_argument("--runs", type=int, default=7, help="paired runs per measure (default 7)")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
-    known = ("plugin", "plugin-cold", "client", "lint", "lint-1mb", "rules")
+    known = ("plugin", "plugin-cold", "plugin-parts", "client", "lint", "lint-1mb", "rules")
     unknown = [m for m in args.measures if m not in known]
     if unknown:
         parser.error(f"unknown measure {', '.join(unknown)}; choose from {', '.join(known)}")
@@ -267,13 +343,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             place.mkdir()
             if name == "rules":
                 rules, rules_within = bench_rules(args.runs, place)
+            elif name == "plugin-parts":
+                measures.extend(bench_plugin_parts(args.runs, place))
+            elif name == "lint-1mb":
+                measures.append(bench_lint(args.runs, place, megabytes=1))
+                measures.append(bench_lint_start(args.runs, place, megabytes=1))
             else:
                 bench = {
                     "plugin": bench_plugin,
                     "plugin-cold": bench_plugin_cold,
                     "client": bench_client,
                     "lint": bench_lint,
-                    "lint-1mb": lambda runs, place: bench_lint(runs, place, megabytes=1),
                 }[name]
                 measures.append(bench(args.runs, place))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.runs} paired runs per measure")
