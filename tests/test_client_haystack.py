@@ -102,9 +102,10 @@ def test_openai_calls_streamed_at_one_index_are_dropped(corpus: Corpus) -> None:
 
 
 def test_anthropic_programmatic_calls_need_allowed_callers_declared(corpus: Corpus) -> None:
-    """The adapter declares `query_sales` without `allowed_callers`, and a response whose calls a code-execution
-    container made cannot be served to a request that did not allow it: a skip that says so. (Served, the
-    second turn lost its `caller`: finding H4, no longer reached until the adapter declares callers.)"""
+    """Haystack writes a tool as name, description and schema only, so `query_sales` goes out without
+    `allowed_callers`, and a response whose calls a code-execution container made cannot be served to a
+    request that did not allow it: a skip that says so. (Served, the second turn lost its `caller`:
+    finding H4, out of reach while Haystack cannot declare callers.)"""
     result = _run(corpus, "anthropic-messages/programmatic-tool-calling", ANTHROPIC)
     assert result.outcome == "skip", result.summary
     assert "declared no allowed_callers 'code_execution_20250825' on its tool query_sales" in result.summary
