@@ -36,6 +36,7 @@ from typing import Any
 
 from conformance.clients.official_sdks.common import (
     arguments_of,
+    chat_tool,
     installed_version,
     json_or_text,
     named_mcp_servers,
@@ -56,19 +57,10 @@ def _litellm() -> Any:
 
 
 def _chat_tools(loop: ToolLoop) -> list[dict[str, Any]]:
+    anthropic = loop.api == "anthropic-messages"
     tools: list[dict[str, Any]] = [
-        {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
-        if t.get("type") == "custom"
-        else {
-            "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]},
-            # LiteLLM copies a tool's `allowed_callers` onto its Anthropic definition (programmatic tool calling).
-            **(
-                {"allowed_callers": t["allowed_callers"]}
-                if loop.api == "anthropic-messages" and "allowed_callers" in t
-                else {}
-            ),
-        }
+        # LiteLLM copies a tool's `allowed_callers` onto its Anthropic definition (programmatic tool calling).
+        chat_tool(t, **({"allowed_callers": t["allowed_callers"]} if anthropic and "allowed_callers" in t else {}))
         for t in loop.tools
     ]
     # LiteLLM passes Anthropic server tools and Gemini's googleSearch/codeExecution through as given.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from conformance.clients.official_sdks.common import chat_tool
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
@@ -19,15 +20,7 @@ def chat_tool_loop(loop: ToolLoop) -> str:
     import openai
 
     client = openai.OpenAI(base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
-    tools: list[Any] = [
-        {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
-        if t.get("type") == "custom"
-        else {
-            "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]},
-        }
-        for t in loop.tools
-    ]
+    tools: list[Any] = [chat_tool(t) for t in loop.tools]
     messages: list[Any] = [{"role": "user", "content": loop.prompt}]
     for _ in range(MAX_TURNS):
         message: Any

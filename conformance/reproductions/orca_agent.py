@@ -6,6 +6,7 @@ import json
 import urllib.request
 from typing import Any
 
+from conformance.clients.official_sdks.common import chat_tool
 from conformance.connectors.client import ClientAdapter, ToolLoop
 
 MAX_TURNS = 8
@@ -32,13 +33,7 @@ def session_keyed_by_call_id(loop: ToolLoop) -> str:
     reducer refuses a second `ToolPatch::Requested` under an id it holds ("tool call identity already
     exists"). The task fails there, with exit 1: the calls of that response are never run and no request
     follows. What the session sent up to then was correct."""
-    tools = [
-        {
-            "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": t["parameters"]},
-        }
-        for t in loop.tools
-    ]
+    tools = [chat_tool(t) for t in loop.tools]
     messages: list[dict[str, Any]] = [{"role": "user", "content": loop.prompt}]
     held: set[str] = set()
     try:

@@ -180,6 +180,15 @@ def is_custom(tool: Mapping[str, Any]) -> bool:
     return tool.get("type") == "custom"
 
 
+def chat_tool(tool: Mapping[str, Any], **beside: Any) -> dict[str, Any]:
+    """One of the scenario's tools in the Chat Completions layout: a free-form tool as `custom`, any
+    other as a function with its parameters, `beside` it what a provider's extension adds there."""
+    if is_custom(tool):
+        return {"type": "custom", "custom": {"name": tool["name"], "description": tool.get("description", "")}}
+    function = {"name": tool["name"], "description": tool.get("description", ""), "parameters": parameters_of(tool)}
+    return {"type": "function", "function": function, **beside}
+
+
 def function_tools_only(loop: ToolLoop, api: str) -> None:
     """Declare the scenario unsupported when it has a free-form (custom) tool, which `api` lacks."""
     custom = [t["name"] for t in loop.tools if is_custom(t)]
@@ -190,10 +199,4 @@ def function_tools_only(loop: ToolLoop, api: str) -> None:
 def chat_function_tools(loop: ToolLoop, api: str) -> list[dict[str, Any]]:
     """The scenario's tools in the Chat Completions layout Mistral, Cohere and Ollama take."""
     function_tools_only(loop, api)
-    return [
-        {
-            "type": "function",
-            "function": {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)},
-        }
-        for t in loop.tools
-    ]
+    return [chat_tool(t) for t in loop.tools]

@@ -26,6 +26,7 @@ from conformance.clients.official_sdks.common import (
     MAX_TURNS,
     Options,
     arguments_of,
+    chat_tool,
     is_custom,
     json_or_text,
     parameters_of,
@@ -48,14 +49,7 @@ def _client(loop: ToolLoop) -> Any:
 
 
 def _chat_tools(loop: ToolLoop) -> list[Any]:
-    tools: list[Any] = []
-    for t in loop.tools:
-        if is_custom(t):
-            tools.append({"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}})
-            continue
-        function = {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)}
-        tools.append({"type": "function", "function": function, **recorded_extras(loop, t["name"])})
-    return tools
+    return [chat_tool(t, **recorded_extras(loop, t["name"])) for t in loop.tools]
 
 
 def _chat_result(loop: ToolLoop, call: Any, *, with_name: bool) -> dict[str, Any]:
