@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.agno import ADAPTER
@@ -9,7 +10,7 @@ from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("agno", reason="the Agno client adapter drives agno")
+frameworks.importorskip("agno", reason="the Agno client adapter drives agno")
 
 
 def _run(corpus: Corpus, scenario_id: str) -> CaseResult:
@@ -27,7 +28,7 @@ def _run(corpus: Corpus, scenario_id: str) -> CaseResult:
     ],
 )
 def test_agno_passes(corpus: Corpus, scenario_id: str, sdk: str) -> None:
-    pytest.importorskip(sdk)
+    frameworks.importorskip(sdk)
     result = _run(corpus, scenario_id)
     assert result.outcome == "pass", (result.summary, [v.code for v in result.errors])
     assert result.errors == []
@@ -42,7 +43,7 @@ def test_kimi_ids_are_rewritten_to_call_ids(corpus: Corpus) -> None:
     (`agno/models/openai/chat.py:389`), which `MoonShot` inherits. Kimi's `functions.get_weather:0` goes back
     as `call_` and 35 zeros, on the call and its result alike: paired, but not the id Kimi issued.
     """
-    pytest.importorskip("openai")
+    frameworks.importorskip("openai")
     result = _run(corpus, "kimi-chat/one-call")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/id-altered"}
@@ -53,7 +54,7 @@ def test_responses_call_ids_of_other_servers_are_rewritten(corpus: Corpus) -> No
     """The Responses formatter rewrites each item id that does not start with `fc_` and, with it, each
     `call_id` that does not start with `call_` (`agno/utils/message.py:180-184`, `:264-273`, called at
     `agno/models/openai/responses.py:685`): Mistral's `D681PevKs` goes back as `call_00000000`."""
-    pytest.importorskip("openai")
+    frameworks.importorskip("openai")
     result = _run(corpus, "mistral-responses/one-call")
     assert result.outcome == "fail", result.summary
     assert {(v.code, v.expected, v.received) for v in result.errors} == {
@@ -64,7 +65,7 @@ def test_responses_call_ids_of_other_servers_are_rewritten(corpus: Corpus) -> No
 def test_ollama_ids_are_dropped_when_a_response_is_parsed(corpus: Corpus) -> None:
     """`agno/models/ollama/chat.py:379-388` keeps each served call's name and arguments only; the id is
     never read, so the call goes back with `"id": None` (`:179`)."""
-    pytest.importorskip("ollama")
+    frameworks.importorskip("ollama")
     result = _run(corpus, "ollama-chat/one-call")
     assert result.outcome == "fail", result.summary
     assert [(v.code, v.location) for v in result.errors] == [
@@ -76,7 +77,7 @@ def test_gemini_ids_are_not_sent_back(corpus: Corpus) -> None:
     """The served id is kept (`agno/models/google/gemini.py:1318`) but the call goes back through
     `Part.from_function_call(name=..., args=...)` (`:829-832`) and its result through
     `Part.from_function_response(name=..., response=...)` (`:841-845`), neither with the id."""
-    pytest.importorskip("google.genai")
+    frameworks.importorskip("google.genai")
     result = _run(corpus, "gemini/ids-results-reversed")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/empty-id"}
@@ -85,7 +86,7 @@ def test_gemini_ids_are_not_sent_back(corpus: Corpus) -> None:
 def test_two_calls_streamed_at_one_index_become_one(corpus: Corpus) -> None:
     """`OpenAIChat.parse_tool_calls` keys the stream by `index` alone (`agno/models/openai/chat.py:762-770`);
     a second call at a known index appends its arguments and replaces the id (`:781-784`)."""
-    pytest.importorskip("openai")
+    frameworks.importorskip("openai")
     result = _run(corpus, "openai-chat/ollama-parallel-index-zero")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/call-lost", "roundtrip/arguments-altered"}
@@ -97,7 +98,7 @@ def test_a_stream_that_starts_at_index_one_gains_an_empty_call(corpus: Corpus) -
     """`parse_tool_calls` pads the list with `{}` up to the first index it sees (`agno/models/openai/chat.py:
     768-769`): the empty entry is sent back as a call with no type (and reported as invented), and every
     id is then rewritten to a `call_` id (`agno/utils/message.py:244-257`)."""
-    pytest.importorskip("openai")
+    frameworks.importorskip("openai")
     result = _run(corpus, "openai-chat/streamed-indices-from-one")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/id-altered", "format/item-invalid"}
@@ -108,7 +109,7 @@ def test_responses_results_are_paired_by_item_id(corpus: Corpus) -> None:
     """Results find their `call_id` through a map keyed by the item id (`agno/models/openai/responses.py:
     652-660`, used at `:771-779`). Ollama draws the same `fc_` item id in two responses, so the later call
     takes the key and both outputs go back under its `call_id`."""
-    pytest.importorskip("openai")
+    frameworks.importorskip("openai")
     result = _run(corpus, "ollama-responses/item-ids-repeat-across-responses")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {
@@ -120,7 +121,7 @@ def test_responses_results_are_paired_by_item_id(corpus: Corpus) -> None:
 
 
 def test_tools_agno_cannot_declare_are_skips(corpus: Corpus) -> None:
-    pytest.importorskip("openai")
+    frameworks.importorskip("openai")
     assert "computer_use_preview" in _run(corpus, "openai-responses/computer-use").summary
     assert _run(corpus, "openai-chat/custom-tool-call").outcome == "skip"
     assert _run(corpus, "gemini/server-tool-beside-call").outcome == "skip"

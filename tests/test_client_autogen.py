@@ -4,6 +4,7 @@ autogen-ext 0.7.5)."""
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.autogen import ADAPTER
@@ -11,7 +12,7 @@ from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("autogen_agentchat", reason="the AutoGen client adapter drives autogen-agentchat")
+frameworks.importorskip("autogen_agentchat", reason="the AutoGen client adapter drives autogen-agentchat")
 
 OPENAI = "autogen_ext.models.openai"
 OLLAMA = "autogen_ext.models.ollama"
@@ -28,7 +29,7 @@ PASSING = [
 
 
 def _run(corpus: Corpus, scenario_id: str, module: str) -> CaseResult:
-    pytest.importorskip(module)
+    frameworks.importorskip(module)
     return run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
 
 
@@ -103,7 +104,7 @@ def test_temperature_is_sent_to_an_sdk_without_it(corpus: Corpus) -> None:
     """Every Anthropic request carries `temperature` (`_anthropic_client.py:615-619`), and autogen-ext asks for
     `anthropic>=0.48` with no upper bound; the anthropic SDK's 2.x `messages.create` has no `temperature`
     parameter, so with it every request raises before it is sent."""
-    anthropic = pytest.importorskip("anthropic")
+    anthropic = frameworks.importorskip("anthropic")
     if int(anthropic.__version__.split(".")[0]) < 2:
         pytest.skip("anthropic 1.x still takes temperature")
     result = _run(corpus, "anthropic-messages/one-call", ANTHROPIC)

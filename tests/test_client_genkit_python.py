@@ -5,13 +5,14 @@ Skipped unless the `genkit` extra is installed (`python -m pip install '.[genkit
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.genkit_python import ADAPTER
 from conformance.corpus.loading import Corpus
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("genkit", reason="python -m pip install '.[genkit]'")
+frameworks.importorskip("genkit", reason="python -m pip install '.[genkit]'")
 
 PASSING = [
     ("openai-chat/streamed-parallel-calls", "genkit_openai"),
@@ -24,7 +25,7 @@ PASSING = [
 
 @pytest.mark.parametrize(("scenario_id", "plugin"), PASSING, ids=[p[0] for p in PASSING])
 def test_the_framework_tool_loop_passes(corpus: Corpus, scenario_id: str, plugin: str) -> None:
-    pytest.importorskip(plugin)
+    frameworks.importorskip(plugin)
     result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
     assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
 
@@ -32,7 +33,7 @@ def test_the_framework_tool_loop_passes(corpus: Corpus, scenario_id: str, plugin
 def test_empty_served_ids_go_back_as_null(corpus: Corpus) -> None:
     """genkit-openai turns a served `""` id into `ref=None` (utils.py, tool_call_to_genkit) and writes
     `"id": null` / `"tool_call_id": null` back (MessageConverter.to_openai)."""
-    pytest.importorskip("genkit_openai")
+    frameworks.importorskip("genkit_openai")
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/gemini-compat-empty-ids"], corpus)
     assert result.outcome == "fail"
     assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
@@ -41,7 +42,7 @@ def test_empty_served_ids_go_back_as_null(corpus: Corpus) -> None:
 def test_ollama_history_loses_its_calls(corpus: Corpus) -> None:
     """genkit-ollama's build_chat_messages writes no tool_calls on the assistant turn and joins every
     result of a turn into one tool message without tool_name."""
-    pytest.importorskip("genkit_ollama")
+    frameworks.importorskip("genkit_ollama")
     result = run_scenario(ADAPTER, corpus.scenarios["ollama-chat/parallel-same-tool"], corpus)
     assert result.outcome == "fail"
     assert {v.code for v in result.errors} == {"roundtrip/call-lost", "pairing/orphan-result"}
@@ -51,7 +52,7 @@ def test_ollama_history_loses_its_calls(corpus: Corpus) -> None:
 def test_a_failure_genkit_boxes_in_the_response_is_raised(corpus: Corpus) -> None:
     """Two whole calls streamed at index 0 are merged into one whose arguments do not parse; Genkit
     returns finish_reason `failed` instead of raising, and the adapter raises it."""
-    pytest.importorskip("genkit_openai")
+    frameworks.importorskip("genkit_openai")
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/ollama-parallel-index-zero"], corpus)
     assert result.outcome == "error"
     assert "finish_reason failed" in result.summary
@@ -59,7 +60,7 @@ def test_a_failure_genkit_boxes_in_the_response_is_raised(corpus: Corpus) -> Non
 
 def test_calls_streamed_without_ids_go_back_as_null(corpus: Corpus) -> None:
     """No id on any delta: genkit-openai keeps `ref=None` and writes `"id": null` / `"tool_call_id": null` back."""
-    pytest.importorskip("genkit_openai")
+    frameworks.importorskip("genkit_openai")
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/streamed-calls-without-ids"], corpus)
     assert result.outcome == "fail"
     assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
@@ -68,7 +69,7 @@ def test_calls_streamed_without_ids_go_back_as_null(corpus: Corpus) -> None:
 def test_a_name_streamed_after_the_first_delta_is_dropped(corpus: Corpus) -> None:
     """The stream accumulator keeps the first delta of an index and only appends later arguments, so a name that
     arrives on the second delta is lost; Genkit fails the turn with `Tool  not found`."""
-    pytest.importorskip("genkit_openai")
+    frameworks.importorskip("genkit_openai")
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/streamed-name-after-arguments"], corpus)
     assert result.outcome == "error"
     assert "NOT_FOUND: Tool  not found" in result.summary

@@ -3,6 +3,7 @@ and each confirmed finding with its violation codes (haystack-ai 3.4.1 and its i
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.haystack import ADAPTER
@@ -10,7 +11,7 @@ from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("haystack", reason="the Haystack client adapter drives haystack-ai")
+frameworks.importorskip("haystack", reason="the Haystack client adapter drives haystack-ai")
 
 GEMINI = "haystack_integrations.components.generators.google_genai"
 ANTHROPIC = "haystack_integrations.components.generators.anthropic"
@@ -26,7 +27,7 @@ PASSING = [
 
 
 def _run(corpus: Corpus, scenario_id: str, module: str) -> CaseResult:
-    pytest.importorskip(module)
+    frameworks.importorskip(module)
     return run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.langchain_chat import ADAPTER
 from conformance.corpus.loading import Corpus
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("langchain_openai", reason="the LangChain client adapter drives langchain-openai")
+frameworks.importorskip("langchain_openai", reason="the LangChain client adapter drives langchain-openai")
 
 
 @pytest.mark.parametrize(
@@ -28,7 +29,7 @@ def test_langchain_passes(scenario_id: str, package: str, corpus: Corpus) -> Non
 
 
 def _passes(corpus: Corpus, scenario_id: str, package: str) -> None:
-    pytest.importorskip(package)
+    frameworks.importorskip(package)
     result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
     assert result.outcome == "pass", result.summary
     assert result.errors == []

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.litellm_sdk import ADAPTER
 from conformance.corpus.loading import Corpus
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("litellm", reason="the LiteLLM client adapter drives litellm")
+frameworks.importorskip("litellm", reason="the LiteLLM client adapter drives litellm")
 # litellm.completion(tools=...) imports `mcp`, which only LiteLLM's [proxy] extra installs.
-pytest.importorskip("mcp", reason="litellm.completion with tools needs the mcp package")
+frameworks.importorskip("mcp", reason="litellm.completion with tools needs the mcp package")
 
 
 @pytest.mark.parametrize(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.pydantic_ai import ADAPTER
 from conformance.corpus.loading import Corpus
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("pydantic_ai")
+frameworks.importorskip("pydantic_ai")
 
 PASSING = [
     ("anthropic-messages/parallel-same-tool", "pydantic_ai.models.anthropic"),
@@ -20,7 +21,7 @@ PASSING = [
 
 
 def _passes(corpus: Corpus, scenario_id: str, model_module: str) -> None:
-    pytest.importorskip(model_module)
+    frameworks.importorskip(model_module)
     result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
     assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
     assert not result.errors
@@ -38,7 +39,7 @@ def test_ollama_calls_streamed_at_one_index_are_merged(corpus: Corpus) -> None:
     and a delta with a new id on a known index overwrites the id and appends name and arguments. The
     joined arguments do not parse, so the surviving call goes back as `{"INVALID_JSON": ...}`.
     """
-    pytest.importorskip("pydantic_ai.models.openai")
+    frameworks.importorskip("pydantic_ai.models.openai")
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/ollama-parallel-index-zero"], corpus)
     assert result.outcome == "fail"
     codes = {v.code for v in result.errors}
@@ -55,7 +56,7 @@ def test_a_responses_call_goes_back_with_its_namespace_but_without_its_caller(co
     """OpenAIResponsesModel keeps a function call's `namespace` in `provider_details` and writes it back, but
     never reads `caller` (`models/openai/_responses_model.py`, the `ResponseFunctionToolCall` branch of
     `_process_response`, and `_map_function_call`), so a call a program made goes back as the model's own."""
-    pytest.importorskip("pydantic_ai.models.openai")
+    frameworks.importorskip("pydantic_ai.models.openai")
     result = run_scenario(ADAPTER, corpus.scenarios["mistral-responses/namespace-and-caller"], corpus)
     assert result.outcome == "fail", result.summary
     (dropped,) = result.errors
@@ -84,7 +85,7 @@ def test_native_tools_reach_the_request(corpus: Corpus, scenario_id: str, model_
 def test_mcp_tool_listing_block_is_not_mapped(corpus: Corpus) -> None:
     """An Anthropic `mcp_tool_listing` block has no case in the response mapping, which asserts every other block
     is a `tool_use` (pydantic_ai/models/anthropic/__init__.py:2448-2449 at 2.68.0)."""
-    pytest.importorskip("pydantic_ai.models.anthropic")
+    frameworks.importorskip("pydantic_ai.models.anthropic")
     result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/mcp-tool-listing"], corpus)
     assert result.outcome == "error", result.summary
     assert "BetaMCPToolListingBlock" in result.summary
@@ -106,7 +107,7 @@ def test_gemini_3_takes_code_execution_beside_function_tools(corpus: Corpus) -> 
     ],
 )
 def test_what_pydantic_ai_cannot_declare_stays_a_skip(corpus: Corpus, scenario_id: str, reason: str) -> None:
-    pytest.importorskip("pydantic_ai.models.openai")
+    frameworks.importorskip("pydantic_ai.models.openai")
     result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
     assert result.outcome == "skip"
     assert reason in result.summary

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import frameworks
 import pytest
 
 from conformance.clients.strands_agents import ADAPTER
@@ -9,7 +10,7 @@ from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult
 from conformance.running.runner import run_scenario
 
-pytest.importorskip("strands", reason="the Strands client adapter drives strands-agents")
+frameworks.importorskip("strands", reason="the Strands client adapter drives strands-agents")
 
 
 def _run(corpus: Corpus, scenario_id: str) -> CaseResult:
@@ -27,7 +28,7 @@ def _run(corpus: Corpus, scenario_id: str) -> CaseResult:
     ],
 )
 def test_strands_passes(corpus: Corpus, scenario_id: str, model_module: str) -> None:
-    pytest.importorskip(model_module)
+    frameworks.importorskip(model_module)
     result = _run(corpus, scenario_id)
     assert result.outcome == "pass", (result.summary, [v.code for v in result.errors])
     assert result.errors == []
@@ -45,7 +46,7 @@ def test_calls_without_an_id_are_dropped_silently(corpus: Corpus, scenario_id: s
     served id on as it is (`strands/models/openai.py:568-570`, `"toolUseId": event["data"].id`) and mints
     none, so Gemini-compat's `""` ids and a stream without ids lose every call.
     """
-    pytest.importorskip("strands.models.openai")
+    frameworks.importorskip("strands.models.openai")
     result = _run(corpus, scenario_id)
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/call-lost"}
@@ -55,7 +56,7 @@ def test_a_call_whose_name_arrives_after_its_arguments_is_dropped(corpus: Corpus
     """The call is opened from its first delta alone (`strands/models/openai.py:792-794`, `"data":
     tool_deltas[0]`); later deltas add arguments only (`:581`), so a name sent after the first delta never
     arrives and `streaming.py:320` drops the nameless call."""
-    pytest.importorskip("strands.models.openai")
+    frameworks.importorskip("strands.models.openai")
     result = _run(corpus, "openai-chat/streamed-name-after-arguments")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/call-lost"}
@@ -65,7 +66,7 @@ def test_two_calls_streamed_at_one_index_become_one(corpus: Corpus) -> None:
     """Deltas are grouped by `index` alone (`strands/models/openai.py:783`, `tool_calls.setdefault(
     tool_call.index, [])`): Ollama's two whole calls at index 0 become one call with the first id and
     both argument texts, which do not parse and are sent back as `{}` (`streaming.py:306-315`)."""
-    pytest.importorskip("strands.models.openai")
+    frameworks.importorskip("strands.models.openai")
     result = _run(corpus, "openai-chat/ollama-parallel-index-zero")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/call-lost", "roundtrip/arguments-altered"}
@@ -77,7 +78,7 @@ def test_ollama_calls_go_back_without_ids(corpus: Corpus) -> None:
     """The Ollama provider mints its own `tooluse_<hex>` id per call (`strands/models/ollama.py:268`),
     no longer the tool's name (#2050 is fixed at 1.62), but sends the call back without any id
     (`ollama.py:136-148`) and its result as a bare `tool` message (`:151-161`)."""
-    pytest.importorskip("strands.models.ollama")
+    frameworks.importorskip("strands.models.ollama")
     result = _run(corpus, "ollama-chat/one-call")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/empty-id"}
@@ -88,7 +89,7 @@ def test_anthropic_server_tool_blocks_are_dropped_from_the_history(corpus: Corpu
     """`server_tool_use` and `web_search_tool_result` are in `_SERVER_TOOL_BLOCK_TYPES`
     (`strands/models/anthropic.py:51-66`), which the stream skips (`:1042-1044`): the web search the
     model ran is not sent back."""
-    pytest.importorskip("strands.models.anthropic")
+    frameworks.importorskip("strands.models.anthropic")
     result = _run(corpus, "anthropic-messages/web-search-beside-client-call")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/call-lost"}
@@ -97,14 +98,14 @@ def test_anthropic_server_tool_blocks_are_dropped_from_the_history(corpus: Corpu
 def test_gemini_server_tool_parts_are_dropped_from_the_history(corpus: Corpus) -> None:
     """The Gemini provider keeps function calls, text and thought signatures (`strands/models/gemini.py:
     660-700`); the server-side `toolCall`/`toolResponse` parts are not kept, so they are not sent back."""
-    pytest.importorskip("strands.models.gemini")
+    frameworks.importorskip("strands.models.gemini")
     result = _run(corpus, "gemini/server-tool-beside-call")
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"roundtrip/call-lost"}
 
 
 def test_tools_strands_cannot_declare_are_skips(corpus: Corpus) -> None:
-    pytest.importorskip("strands.models.openai_responses")
+    frameworks.importorskip("strands.models.openai_responses")
     assert _run(corpus, "openai-responses/computer-use").outcome == "skip"
     result = _run(corpus, "anthropic-messages/fetch-and-tool-search")
     assert result.outcome == "skip" and "defer_loading" in result.summary
