@@ -77,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     selected = select(corpus, args.api or None)
     try:
         for position, scenario in enumerate(selected):
-            announce(adapter, selected[position + 1] if position + 1 < len(selected) else None, options)
+            announce(adapter, ((upcoming, options) for upcoming in selected[position + 1 :]))
             result = run_case(adapter, scenario, corpus, options, bug)
             if baseline is not None:
                 baseline.apply(result)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import json
 import sys
+from itertools import islice
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from conformance.connectors.adapters import Adapter, Resolved
     from conformance.corpus.loading import BugCase, Corpus, Scenario
     from conformance.engine.outcomes import CaseResult
@@ -235,7 +238,7 @@ class ConformanceItem(pytest.Item):
         from conformance.running.known_bugs import run_case
 
         plugin = self.session_plugin
-        plugin.announce_next()
+        plugin.announce_next(self)
         try:
             result = run_case(plugin.adapter, self.scenario, plugin.corpus, plugin.run_options(self), plugin.bug)
         except pytest.UsageError:
@@ -309,21 +312,33 @@ class ConformanceSession:
         self._failed_to_start = False
         self._starting: _Soon | None = None  # the isolated adapter's worker, started early
         self._next: pytest.Item | None = None  # the test pytest runs after the current one, when it knows
+        self._order: dict[int, int] | None = None  # each test's place in the session's order
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         self._next = nextitem  # pytest knows it (pytest-xdist too, once it has scheduled it)
 
-    def announce_next(self) -> None:
-        """An adapter in a worker process starts on the case after the current one while this one is
-        judged (conformance.running.isolation)."""
+    def announce_next(self, current: pytest.Item) -> None:
+        """An adapter in a worker process starts on the cases after the current one while this one is
+        judged (conformance.running.isolation): those the session runs next, in its order. Under
+        pytest-xdist only the next test is known (the scheduler hands the rest out as it goes)."""
         from conformance.running.runner import announce
 
-        upcoming = self._next
-        if isinstance(upcoming, ConformanceItem) and upcoming.session_plugin is self:
-            announce(self.adapter, upcoming.scenario, self.run_options(upcoming))
+        if self._is_worker():
+            following: Iterable[pytest.Item] = [self._next] if self._next is not None else []
         else:
-            announce(self.adapter, None, None)
+            if self._order is None:
+                self._order = {id(item): k for k, item in enumerate(current.session.items)}
+            at = self._order.get(id(current))
+            following = islice(current.session.items, at + 1, None) if at is not None else []
+        announce(
+            self.adapter,
+            (
+                (item.scenario, self.run_options(item))
+                for item in following
+                if isinstance(item, ConformanceItem) and item.session_plugin is self
+            ),
+        )
 
     def run_options(self, item: pytest.Item) -> RunOptions:
         from conformance.running.runner import RunOptions

@@ -11,7 +11,7 @@ import pytest
 
 from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult
-from conformance.running.isolation import IsolatedAdapter
+from conformance.running.isolation import AHEAD, IsolatedAdapter
 from conformance.running.runner import RunOptions, run_scenario
 from conformance.running.worker_process import Worker
 
@@ -167,33 +167,87 @@ def test_the_next_case_posted_ahead_gets_the_verdict_it_gets_in_its_turn(worker:
 
     in_turn = {s.id: verdict(run_scenario(adapter, s, corpus, options=options)) for s in (first, second)}
     assert in_turn[second.id][0] == "fail" and "roundtrip/id-altered" in in_turn[second.id][2]
-    adapter.then(second, options)
+    adapter.then([(second, options)])
     assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
-    assert adapter._posted is not None and adapter._posted.case == second.id
+    assert [p.case for p in adapter._posted] == [second.id]
     assert verdict(run_scenario(adapter, second, corpus, options=options)) == in_turn[second.id]
-    adapter.then(second, options)
-    adapter.then(None, options)  # the last test, or a next one pytest does not know: nothing posted
+    adapter.then([(second, options)])
+    adapter.then([])  # the last test, or a next one pytest does not know: nothing posted
     assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
-    assert adapter._posted is None
-    adapter.then(second, options)  # posted, but the run goes on with another case
+    assert not adapter._posted
+    adapter.then([(second, options)])  # posted, but the run goes on with another case
     assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
     assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
-    assert adapter._posted is None
+    assert not adapter._posted
 
 
-def test_a_crash_in_a_case_posted_ahead_is_that_cases_outcome(worker: Worker, corpus: Corpus) -> None:
+def test_cases_posted_several_ahead_keep_their_verdicts_and_order(worker: Worker, corpus: Corpus) -> None:
+    """Up to AHEAD cases are posted at once, each answered in its turn with its own verdict; a run
+    that changes its order drops what it posted rather than take one case's answer for another's."""
+    ids = [
+        "openai-chat/one-call",
+        "openai-chat/parallel-different-tools",
+        "openai-chat/parallel-same-tool",
+        "openai-chat/three-turn-chain",
+        "openai-chat/streamed-parallel-calls",
+        "openai-chat/parallel-results-reversed",
+    ]
+    cases = [corpus.scenarios[i] for i in ids]
+    options = RunOptions()
+    adapter = IsolatedAdapter("forging:FORGED_NOTHING", worker)
+
+    def verdict(result: CaseResult) -> tuple[str, str, set[str]]:
+        return result.outcome, result.summary, {v.code for v in result.errors}
+
+    in_turn = {s.id: verdict(run_scenario(adapter, s, corpus, options=options)) for s in cases}
+    assert {v[0] for v in in_turn.values()} == {"fail"}, in_turn  # each its own fail
+    for k, scenario in enumerate(cases):
+        adapter.then((s, options) for s in cases[k + 1 :])
+        assert verdict(run_scenario(adapter, scenario, corpus, options=options)) == in_turn[scenario.id]
+        assert [p.case for p in adapter._posted] == ids[k + 1 : k + 1 + AHEAD]
+    # Posted in one order, run in another: every verdict is still the case's own.
+    adapter.then((s, options) for s in cases[1:])
+    run_scenario(adapter, cases[0], corpus, options=options)
+    for scenario in reversed(cases[1:]):
+        adapter.then([])
+        assert verdict(run_scenario(adapter, scenario, corpus, options=options)) == in_turn[scenario.id]
+    assert not adapter._posted
+
+
+@pytest.mark.parametrize(
+    ("spec", "survives"), [("hostile:CRASHES_ON_ANTHROPIC", True), ("hostile:KILLED_ON_ANTHROPIC", False)]
+)
+def test_a_crash_in_a_case_posted_ahead_is_that_cases_outcome(
+    worker: Worker, corpus: Corpus, spec: str, survives: bool
+) -> None:
+    """An exit the worker traps (it answers `crash` and goes on) and a kill (the worker is gone)."""
     honest, crashing = corpus.scenarios["openai-chat/one-call"], corpus.scenarios["anthropic-messages/one-call"]
+    later = corpus.scenarios["openai-chat/parallel-same-tool"]
     options = RunOptions(timeout=5)
-    adapter = IsolatedAdapter("hostile:CRASHES_ON_ANTHROPIC", worker, grace=1)
-    adapter.then(crashing, options)
+    adapter = IsolatedAdapter(spec, worker, grace=1)
+    adapter.then([(crashing, options)])
     assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
     crashed = run_scenario(adapter, crashing, corpus, options=options)
     assert crashed.outcome == "crash", crashed.summary
     assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
     # Posted, but another case came next: the crash is dropped with the case, not laid on the next one.
-    adapter.then(crashing, options)
+    adapter.then([(crashing, options)])
     assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
     assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
+    # Posted behind an honest case and ahead of another: the one before it keeps the answer it got
+    # before the crash, the crash is the crashing case's, and the one after is answered by the worker
+    # that trapped the exit, or asked again of a new one.
+    adapter.then([(honest, options), (crashing, options), (later, options)])
+    assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
+    assert [p.case for p in adapter._posted] == [honest.id, crashing.id, later.id]
+    adapter.then([(crashing, options), (later, options)])
+    assert run_scenario(adapter, honest, corpus, options=options).outcome == "pass"
+    adapter.then([(later, options)])
+    crashed = run_scenario(adapter, crashing, corpus, options=options)
+    assert crashed.outcome == "crash", crashed.summary
+    assert [p.case for p in adapter._posted] == ([later.id] if survives else [])
+    adapter.then([])
+    assert run_scenario(adapter, later, corpus, options=options).outcome == "pass"
 
 
 @pytest.mark.parametrize(

@@ -84,6 +84,7 @@ class Supervisor:
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._readers: list[threading.Thread] = []
         self.stale = 0  # answers to earlier commands, dropped
+        self._pending = 0  # messages posted whose answers are not collected yet
         self._lock = threading.Lock()
 
     @property
@@ -92,6 +93,7 @@ class Supervisor:
 
     def _start(self) -> None:
         self._lines = queue.Queue()
+        self._pending = 0
         self._stderr.clear()
         self.starts += 1
         self._process = subprocess.Popen(
@@ -155,18 +157,26 @@ class Supervisor:
 
     def post(self, message: Mapping[str, Any]) -> Fault | None:
         """Send one message now and wait for its answer later (`collect`), starting the child if need
-        be: the child works on it while the caller does something else. One at a time: nothing may be
-        sent to the child before the answer is collected."""
+        be: the child works on it while the caller does something else. Several may be posted before
+        their answers are collected, in the order they were posted; nothing else may be asked of the
+        child meanwhile. A child that ended with answers still to collect is not started again until
+        they are: those answers, or the end that cut them off, are still to be read."""
         with self._lock:
             if not self.running:
+                if self._pending:
+                    return Fault("crash", f"{self.name} ended before it answered what was posted earlier")
                 fault = self._launch()
                 if fault is not None:
                     return fault
-            return self._send(message)
+            fault = self._send(message, earlier=self._pending > 0)
+            if fault is None:
+                self._pending += 1
+            return fault
 
     def collect(self, seq: int, timeout: float | None) -> dict[str, Any] | Fault:
         """The answer to the message `post` sent with `seq`."""
         with self._lock:
+            self._pending = max(0, self._pending - 1)
             if self._process is None:
                 return Fault("crash", f"{self.name} was stopped before it answered", self.stderr_tail())
             return self._receive(seq, timeout)
@@ -209,18 +219,23 @@ class Supervisor:
         return None
 
     def _exchange(self, message: Mapping[str, Any], timeout: float | None) -> dict[str, Any] | Fault:
-        fault = self._send(message)
+        fault = self._send(message, earlier=self._pending > 0)
         return fault if fault is not None else self._receive(message.get("seq"), timeout)
 
-    def _send(self, message: Mapping[str, Any]) -> Fault | None:
+    def _send(self, message: Mapping[str, Any], *, earlier: bool = False) -> Fault | None:
+        """Write one message. `earlier`: answers to messages posted before are still to come, so
+        nothing the child printed is dropped, and a child found gone is left for their collection
+        to report (it may have answered some of them first)."""
         process = self._process
         assert process is not None and process.stdin is not None
-        if self._drain():
+        if not earlier and self._drain():
             return self._crashed("before it read the command")
         try:
             process.stdin.write(json.dumps(message).encode() + b"\n")
             process.stdin.flush()
         except (BrokenPipeError, OSError):
+            if earlier:
+                return Fault("crash", f"{self.name} ended before it read the command", self.stderr_tail())
             return self._crashed("before it read the command")
         return None
 
@@ -309,6 +324,7 @@ class Supervisor:
     def stop(self, *, kill: bool = False, grace: float = 2.0) -> None:
         """End the child: politely (stdin closed, then a grace period) or at once with `kill`."""
         process, self._process = self._process, None
+        self._pending = 0
         if process is None:
             return
         if not kill:

@@ -9,8 +9,11 @@ is started again for the next case. Several adapters may share one worker (the m
 
 The worker plays a case and the parent judges it, one round trip a case: a codec's tool loop comes
 back as what each `encode` and `decode` returned, a client's run as the bodies it sent
-(conformance.running.handover). A codec's next case may be posted to the worker before the current
-one is judged (`then`), so that the two processes work at once. Nothing the worker hands over is a
+(conformance.running.handover). A codec's next cases (up to AHEAD of them) may be posted to the
+worker before the current one is judged (`then`), so that the worker plays them one after another
+while this process judges: neither waits for the other. A posted case is answered in its turn as it
+would have been asked then; a crash is the case's whose answer it cut off, and the cases posted
+after it are asked again, of a new worker, in their turns. Nothing the worker hands over is a
 verdict, so an adapter that patches the suite's objects in its own process cannot change one.
 """
 
@@ -18,7 +21,10 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from conformance.connectors.adapters import AdapterSpecError
@@ -41,6 +47,9 @@ from conformance.running.worker_process import Worker
 GRACE_SECONDS = 10.0
 # Without a time limit of its own, a case still ends: the worker is killed after this long.
 HARD_LIMIT_SECONDS = 3600.0
+# How many of a codec's cases are posted to its worker ahead of their turn: enough that the worker
+# never waits for the next while this process judges (measured: 1 left it idle a third of the time).
+AHEAD = 4
 
 
 class IsolatedAdapter:
@@ -59,10 +68,11 @@ class IsolatedAdapter:
         self.skips: dict[str, str] = dict(answer.get("skips") or {})
         self._deadline: float | None = None
         self._timeout: float | None = None
-        # The case to post to the worker as soon as the current one's answer is in, so that the worker
-        # plays it while this process judges the current one (`then`); and the case posted so.
-        self._then: tuple[Scenario, Any] | None = None
-        self._posted: _Posted | None = None
+        # The cases to post to the worker as soon as the current one's answer is in, so that the worker
+        # plays them while this process judges the current one (`then`); and the cases posted so, in order.
+        self._then: list[tuple[Scenario, Any]] = []
+        self._posted: deque[_Posted] = deque()
+        self._answered_at = 0.0  # when the last posted case's answer was taken: the next began by then
 
     @property
     def name(self) -> str:
@@ -75,12 +85,14 @@ class IsolatedAdapter:
     def identity(self) -> dict[str, str]:
         return dict(self._identity)
 
-    def then(self, scenario: Scenario | None, options: Any) -> None:
-        """The case that runs after the next one (None: none, or not known): a codec's worker starts on
-        it as soon as it has answered the next one, while this process judges that."""
-        self._then = None
-        if scenario is not None and self.connector == "codec" and scenario.api in self.apis:
-            self._then = (scenario, options)
+    def then(self, upcoming: Iterable[tuple[Scenario, Any]]) -> None:
+        """The cases that run after the next one, in their order, each with its run options (empty:
+        none, or not known): a codec's worker starts on the first of them it serves as soon as it
+        has answered the next one, while this process judges that."""
+        if self.connector != "codec":
+            self._then = []
+            return
+        self._then = list(islice(((s, o) for s, o in upcoming if s.api in self.apis), AHEAD))
 
     def skip_reason(self, api: str) -> str:
         return self.skips.get(api) or f"{self.name} serves no {api}"
@@ -107,14 +119,11 @@ class IsolatedAdapter:
     def _codec_case(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
         if scenario.api not in self.apis:
             return CaseResult(scenario.id, scenario.api, "skip", summary=self.skip_reason(scenario.api))
-        posted, self._posted = self._posted, None
-        if posted is not None and posted.case != scenario.id:
-            # Posted for a case that did not come next (the run stopped early): its answer is dropped,
-            # and so is its fault (a worker it ended starts again for this case).
-            with contextlib.suppress(ProcessLost, CaseTimeout):
-                self._collect(posted)
-            posted = None
-        answer = self._collect(posted) if posted is not None else self.ask({"cmd": "codec", "case": scenario.id})
+        if self._posted and self._posted[0].case == scenario.id:
+            answer = self._collect(self._posted.popleft())
+        else:
+            self._drop_posted()  # posted for cases that did not come next (the run stopped, or changed order)
+            answer = self.ask({"cmd": "codec", "case": scenario.id})
         self._post_then()
         if "corpus" in answer:
             raise CorpusError(str(answer["corpus"]))
@@ -137,20 +146,42 @@ class IsolatedAdapter:
         return judged(scenario, exchange, scenario_context(corpus, scenario, options.profile), dialect, "adapter")
 
     def _post_then(self) -> None:
-        then, self._then = self._then, None
-        if then is None:
-            return
-        scenario, options = then
-        timeout = options.timeout or None
-        seq = self.worker.post({"cmd": "codec", "case": scenario.id, "adapter": self.spec, "timeout": timeout})
-        if not isinstance(seq, Fault):  # a worker that cannot take it is met again when the case runs
-            deadline = time.monotonic() + timeout if timeout else None
-            self._posted = _Posted(scenario.id, seq, deadline, timeout)
+        """Post the upcoming cases not posted yet, after those that are (which must be the first of
+        them: else the run changed its order, and they are dropped)."""
+        then, self._then = self._then, []
+        have = [p.case for p in self._posted]
+        common = min(len(have), len(then))
+        if have[:common] != [s.id for s, _ in then[:common]]:
+            self._drop_posted()
+        for scenario, options in then[len(self._posted) :]:
+            timeout = options.timeout or None
+            seq = self.worker.post({"cmd": "codec", "case": scenario.id, "adapter": self.spec, "timeout": timeout})
+            if isinstance(seq, Fault):  # a worker that cannot take it is met again when the case runs
+                break
+            self._posted.append(_Posted(scenario.id, seq, time.monotonic(), timeout))
+
+    def _drop_posted(self) -> None:
+        """Take and drop the answers of every posted case, and their faults (a worker one of them
+        ended starts again for the case that runs now)."""
+        while self._posted:
+            with contextlib.suppress(ProcessLost, CaseTimeout):
+                self._collect(self._posted.popleft())
 
     def _collect(self, posted: _Posted) -> dict[str, Any]:
-        left = None if posted.deadline is None else posted.deadline - time.monotonic()
+        # The worker began the case once it had answered the one before: its time counts from then.
+        began = max(posted.posted_at, self._answered_at)
+        left = None if posted.timeout is None else began + posted.timeout - time.monotonic()
         limit = max(left, 0) + self.grace if left is not None else HARD_LIMIT_SECONDS
-        return self._answered(self.worker.collect(posted.seq, limit), posted.timeout)
+        try:
+            return self._answered(self.worker.collect(posted.seq, limit), posted.timeout)
+        except ProcessLost:
+            if not self.worker.supervisor.running:
+                # The worker that was sent the cases posted after this one is gone: each is asked
+                # again, of a new worker, in its turn.
+                self._posted.clear()
+            raise
+        finally:
+            self._answered_at = time.monotonic()
 
     def _client_case(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
         if scenario.api not in self.apis:
@@ -221,7 +252,7 @@ class _Posted:
 
     case: str
     seq: int
-    deadline: float | None
+    posted_at: float
     timeout: float | None
 
 

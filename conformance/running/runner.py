@@ -84,12 +84,13 @@ def run_scenario(
         return done(CaseResult(scenario.id, scenario.api, "error", summary=_escaped(exc), detail=short_traceback(exc)))
 
 
-def announce(adapter: Adapter, scenario: Scenario | None, options: RunOptions | None) -> None:
-    """Tell an adapter in another process which case runs after the next one (None: no case, or not
-    known), so that it can start on it while this process judges the next one."""
+def announce(adapter: Adapter, upcoming: Iterable[tuple[Scenario, RunOptions]]) -> None:
+    """Tell an adapter in another process which cases run after the next one, in their order, each
+    with its options (empty: none, or not known), so that it can start on them while this process
+    judges the next one. Read lazily: as far as the adapter looks ahead."""
     then = getattr(adapter, "then", None)
     if callable(then):
-        then(scenario, options)
+        then(upcoming)
 
 
 def _escaped(exc: BaseException) -> str:

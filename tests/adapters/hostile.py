@@ -65,8 +65,19 @@ class _CrashesOnAnthropic(OpenAIChatCodec):
         os._exit(0)
 
 
+class _KilledOnAnthropic(OpenAIChatCodec):
+    """Anthropic Messages cases only: the process is killed in the middle of the case (no exit call
+    the worker could trap, as a segfault)."""
+
+    def encode(self, conversation: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 # An honest OpenAI Chat codec beside one that ends the process: which case a crash belongs to, when
-# the worker is given the next case before the current one is judged.
+# the worker is given the next cases before the current one is judged.
 CRASHES_ON_ANTHROPIC = CodecAdapter(
     name="hostile", version="0", codecs={"openai-chat": OpenAIChatCodec(), "anthropic-messages": _CrashesOnAnthropic()}
+)
+KILLED_ON_ANTHROPIC = CodecAdapter(
+    name="hostile", version="0", codecs={"openai-chat": OpenAIChatCodec(), "anthropic-messages": _KilledOnAnthropic()}
 )
