@@ -89,23 +89,28 @@ def _env() -> dict[str, str]:
     return env
 
 
-def bench_plugin(runs: int, work: Path) -> Measure:
+PYTEST = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+
+
+def _pytest_anchor(work: Path) -> tuple[Callable[[], float], int]:
+    """Bare pytest collecting and passing as many trivial tests as the corpus has scenarios: the
+    plugin's anchor, timed by the function returned; and that number."""
     from conformance.corpus.loading import load_corpus
 
     items = len(load_corpus().scenarios)
     plain = work / "plain"
     plain.mkdir()
-    tests = "\n".join(f"def test_{i}():\n    assert True\n" for i in range(items))
-    (plain / "test_trivial.py").write_text(tests)
+    (plain / "test_trivial.py").write_text("\n".join(f"def test_{i}():\n    assert True\n" for i in range(items)))
+    env = _env()
+    return (lambda: _time([*PYTEST, "test_trivial.py"], plain, env)), items
+
+
+def bench_plugin(runs: int, work: Path) -> Measure:
+    anchor, items = _pytest_anchor(work)
     empty = work / "suite"
     empty.mkdir()
-    base = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     env = _env()
-    ratio, a, b = paired(
-        lambda: _time([*base, "--conformance-adapter=reference"], empty, env),
-        lambda: _time([*base, "test_trivial.py"], plain, env),
-        runs,
-    )
+    ratio, a, b = paired(lambda: _time([*PYTEST, "--conformance-adapter=reference"], empty, env), anchor, runs)
     return Measure("plugin", f"pytest --conformance-adapter=reference vs bare pytest, {items} items", ratio, a, b, 1.5)
 
 
@@ -115,15 +120,9 @@ def bench_plugin_cold(runs: int, work: Path) -> Measure:
     install` leaves it (none of pytest's rewritten kind)."""
     import tempfile
 
-    from conformance.corpus.loading import load_corpus
-
-    items = len(load_corpus().scenarios)
-    plain = work / "plain-cold"
-    plain.mkdir()
-    (plain / "test_trivial.py").write_text("\n".join(f"def test_{i}():\n    assert True\n" for i in range(items)))
+    anchor, items = _pytest_anchor(work)
     empty = work / "suite-cold"
     empty.mkdir()
-    base = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     env = _env()
 
     import conformance
@@ -135,9 +134,9 @@ def bench_plugin_cold(runs: int, work: Path) -> Measure:
         for stale in package.rglob("*-pytest-*.pyc"):
             stale.unlink(missing_ok=True)
         fresh = {**env, "CONFORMANCE_CACHE_DIR": tempfile.mkdtemp(dir=work)}
-        return _time([*base, "--conformance-adapter=reference"], empty, fresh)
+        return _time([*PYTEST, "--conformance-adapter=reference"], empty, fresh)
 
-    ratio, a, b = paired(cold, lambda: _time([*base, "test_trivial.py"], plain, env), runs)
+    ratio, a, b = paired(cold, anchor, runs)
     what = f"pytest --conformance-adapter=reference with an empty snapshot cache vs bare pytest, {items} items"
     return Measure("plugin-cold", what, ratio, a, b, 1.5)
 
@@ -159,17 +158,11 @@ elif part == "played":
 
 
 def bench_plugin_parts(runs: int, work: Path) -> list[Measure]:
-    from conformance.corpus.loading import load_corpus
-
-    items = len(load_corpus().scenarios)
-    plain = work / "plain"
-    plain.mkdir()
-    (plain / "test_trivial.py").write_text("\n".join(f"def test_{i}():\n    assert True\n" for i in range(items)))
+    anchor, items = _pytest_anchor(work)
     suite = work / "suite"
     suite.mkdir()
     (suite / "bench_parts.py").write_text(PARTS_PLUGIN)
-    base = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
-    in_process = [*base, "-p", "bench_parts", "--conformance-adapter=reference", "--conformance-in-process"]
+    in_process = [*PYTEST, "-p", "bench_parts", "--conformance-adapter=reference", "--conformance-in-process"]
     env = _env()
     parts = (
         ("plugin-items", "items", "the plugin's items alone: every case a pass, nothing played or judged"),
@@ -179,11 +172,7 @@ def bench_plugin_parts(runs: int, work: Path) -> list[Measure]:
     measures = []
     for name, part, what in parts:
         part_env = {**env, "CONFORMANCE_BENCH_PART": part, "PYTHONPATH": str(suite)}
-        ratio, a, b = paired(
-            lambda part_env=part_env: _time(in_process, suite, part_env),
-            lambda: _time([*base, "test_trivial.py"], plain, env),
-            runs,
-        )
+        ratio, a, b = paired(lambda part_env=part_env: _time(in_process, suite, part_env), anchor, runs)
         measures.append(Measure(name, f"{what}, vs bare pytest, {items} items", ratio, a, b, None))
     return measures
 
