@@ -77,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     selected = select(corpus, args.api or None)
     try:
         for position, scenario in enumerate(selected):
-            announce(adapter, ((upcoming, options) for upcoming in selected[position + 1 :]))
+            announce(adapter, ((selected[k], options) for k in range(position + 1, len(selected))))
             result = run_case(adapter, scenario, corpus, options, bug)
             if baseline is not None:
                 baseline.apply(result)

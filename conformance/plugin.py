@@ -15,7 +15,6 @@ from __future__ import annotations
 import gc
 import json
 import sys
-from itertools import islice
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -330,7 +329,9 @@ class ConformanceSession:
             if self._order is None:
                 self._order = {id(item): k for k, item in enumerate(current.session.items)}
             at = self._order.get(id(current))
-            following = islice(current.session.items, at + 1, None) if at is not None else []
+            items = current.session.items
+            # Read lazily, as far as the adapter looks ahead: not a copy of the rest of the session each test.
+            following = (items[k] for k in range(at + 1, len(items))) if at is not None else []
         announce(
             self.adapter,
             (
