@@ -81,14 +81,13 @@ def judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: D
     result.quotes = quotes_for(violations, exchange)
     result.requests = requests_of(exchange)
     if errors:
-        result.summary = _errors_summary(violations)
+        result.summary = _errors_summary(errors)
         result.diff = request_diff(exchange, dialect, issued_ids(scenario))
     return result
 
 
-def _errors_summary(violations: list[Violation]) -> str:
+def _errors_summary(errors: list[Violation]) -> str:
     """A failed case's one line: how many errors, and their codes."""
-    errors = [v for v in violations if v.severity == "error"]
     return f"{len(errors)} violation(s): {', '.join(sorted({v.code for v in errors}))}"
 
 
@@ -142,7 +141,7 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
             stopped = _stopped_with_calls(run, ctx)
             if stopped is not None:
                 result.violations.append(stopped)
-                result.summary = _errors_summary(result.violations)
+                result.summary = _errors_summary(result.errors)
     if run.sent > run.recorded and past_blank is None:
         notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
         result.outcome = "fail"
