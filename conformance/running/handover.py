@@ -11,7 +11,7 @@ hands over is refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.corpus.loading import Scenario
 from conformance.engine.dialects.base import Dialect, DialectError
@@ -22,6 +22,9 @@ from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette, Interaction
 from conformance.replay.session import MAX_NOTED, ClientRun, is_authoritative
+
+if TYPE_CHECKING:
+    from conformance.connectors.codec import AdapterFault
 
 
 class HandoverError(Exception):
@@ -39,6 +42,23 @@ def described(data: Any, where: str) -> Described:
         raise HandoverError(f"{where} is not an exception's description")
     detail = data.get("detail")
     return Described(data["description"], detail if isinstance(detail, str) else "")
+
+
+def fault_data(fault: AdapterFault) -> dict[str, Any]:
+    """Worker side: a codec's fault (what it raised, or returned against the contract) as data, located."""
+    return {"phase": fault.phase, "turn": fault.turn, "summary": fault.summary, "detail": fault.detail}
+
+
+def codec_fault(data: Any) -> AdapterFault:
+    """Parent side: the codec's fault `fault_data` handed over, checked as data."""
+    from conformance.connectors.codec import AdapterFault
+
+    if not (isinstance(data, dict) and isinstance(data.get("phase"), str) and isinstance(data.get("summary"), str)):
+        raise HandoverError("fault is not a codec's located fault")
+    turn, detail = data.get("turn"), data.get("detail")
+    if not isinstance(turn, int) or isinstance(turn, bool):
+        raise HandoverError("fault names no turn")
+    return AdapterFault(data["phase"], turn, data["summary"], detail if isinstance(detail, str) else "")
 
 
 def client_run_data(run: ClientRun) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from conformance.engine.outcomes import CaseResult
 from conformance.recordings.cassette import CassetteError, load_cassette
 from conformance.recordings.sse import StreamError
 from conformance.replay.verdicts import client_verdict, codec_only, judged, scenario_context
-from conformance.running.handover import HandoverError, client_run, codec_exchange, described
+from conformance.running.handover import HandoverError, client_run, codec_exchange, codec_fault, described
 from conformance.running.runner import CorpusError, fault_result
 from conformance.running.worker_process import Worker
 
@@ -128,7 +128,7 @@ class IsolatedAdapter:
         if "corpus" in answer:
             raise CorpusError(str(answer["corpus"]))
         if "fault" in answer:
-            return fault_result(scenario, _fault(answer["fault"]))
+            return fault_result(scenario, codec_fault(answer["fault"]))
         dialect = dialect_for(scenario.api)
         path = corpus.cassette_path(scenario)
         # The history is the adapter's own decoder's where the worker played it (runner.played_history).
@@ -254,12 +254,3 @@ class _Posted:
     seq: int
     posted_at: float
     timeout: float | None
-
-
-def _fault(data: Any) -> AdapterFault:
-    if not (isinstance(data, dict) and isinstance(data.get("phase"), str) and isinstance(data.get("summary"), str)):
-        raise HandoverError("fault is not a codec's located fault")
-    turn, detail = data.get("turn"), data.get("detail")
-    if not isinstance(turn, int) or isinstance(turn, bool):
-        raise HandoverError("fault names no turn")
-    return AdapterFault(data["phase"], turn, data["summary"], detail if isinstance(detail, str) else "")

@@ -124,7 +124,7 @@ def _codec_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]
     from conformance.recordings.cassette import CassetteError, load_cassette
     from conformance.recordings.sse import StreamError
     from conformance.running.exits import ProcessExit, exits_trapped
-    from conformance.running.handover import codec_run_data
+    from conformance.running.handover import codec_run_data, fault_data
     from conformance.running.runner import played_history
     from conformance.running.timeouts import call_with_timeout
 
@@ -145,7 +145,7 @@ def _codec_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]
     except ProcessExit as exc:
         return {"crash": {"description": str(exc), "detail": short_traceback(exc)}}
     except AdapterFault as fault:
-        return {"fault": {"phase": fault.phase, "turn": fault.turn, "summary": fault.summary, "detail": fault.detail}}
+        return {"fault": fault_data(fault)}
     except (CassetteError, StreamError, DialectError, ValueError) as exc:
         return {"corpus": f"{scenario.id}: cassette {path}: {exc}"}
     except Exception as exc:  # the suite's own code, playing the loop: not the adapter's crash
