@@ -155,6 +155,11 @@ def test_what_a_worker_hands_over_is_checked_as_data(handed: object, words: str,
         client_run(handed, scenario, recorded, dialect_for(scenario.api), ctx, replayed=True)
 
 
+def _verdict(result: CaseResult) -> tuple[str, str, set[str]]:
+    """What two runs of one case must agree on."""
+    return result.outcome, result.summary, {v.code for v in result.errors}
+
+
 def test_the_next_case_posted_ahead_gets_the_verdict_it_gets_in_its_turn(worker: Worker, corpus: Corpus) -> None:
     """A case the worker plays while this process judges the one before it: same verdict as asked in
     its turn, and a case posted for a test that did not come next is dropped, not taken for another."""
@@ -162,22 +167,19 @@ def test_the_next_case_posted_ahead_gets_the_verdict_it_gets_in_its_turn(worker:
     options = RunOptions()
     adapter = IsolatedAdapter("forging:FORGED_NOTHING", worker)  # sends each call's name as its id
 
-    def verdict(result: CaseResult) -> tuple[str, str, set[str]]:
-        return result.outcome, result.summary, {v.code for v in result.errors}
-
-    in_turn = {s.id: verdict(run_scenario(adapter, s, corpus, options=options)) for s in (first, second)}
+    in_turn = {s.id: _verdict(run_scenario(adapter, s, corpus, options=options)) for s in (first, second)}
     assert in_turn[second.id][0] == "fail" and "roundtrip/id-altered" in in_turn[second.id][2]
     adapter.then([(second, options)])
-    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert _verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
     assert [p.case for p in adapter._posted] == [second.id]
-    assert verdict(run_scenario(adapter, second, corpus, options=options)) == in_turn[second.id]
+    assert _verdict(run_scenario(adapter, second, corpus, options=options)) == in_turn[second.id]
     adapter.then([(second, options)])
     adapter.then([])  # the last test, or a next one pytest does not know: nothing posted
-    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert _verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
     assert not adapter._posted
     adapter.then([(second, options)])  # posted, but the run goes on with another case
-    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
-    assert verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert _verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
+    assert _verdict(run_scenario(adapter, first, corpus, options=options)) == in_turn[first.id]
     assert not adapter._posted
 
 
@@ -196,21 +198,18 @@ def test_cases_posted_several_ahead_keep_their_verdicts_and_order(worker: Worker
     options = RunOptions()
     adapter = IsolatedAdapter("forging:FORGED_NOTHING", worker)
 
-    def verdict(result: CaseResult) -> tuple[str, str, set[str]]:
-        return result.outcome, result.summary, {v.code for v in result.errors}
-
-    in_turn = {s.id: verdict(run_scenario(adapter, s, corpus, options=options)) for s in cases}
+    in_turn = {s.id: _verdict(run_scenario(adapter, s, corpus, options=options)) for s in cases}
     assert {v[0] for v in in_turn.values()} == {"fail"}, in_turn  # each its own fail
     for k, scenario in enumerate(cases):
         adapter.then((s, options) for s in cases[k + 1 :])
-        assert verdict(run_scenario(adapter, scenario, corpus, options=options)) == in_turn[scenario.id]
+        assert _verdict(run_scenario(adapter, scenario, corpus, options=options)) == in_turn[scenario.id]
         assert [p.case for p in adapter._posted] == ids[k + 1 : k + 1 + AHEAD]
     # Posted in one order, run in another: every verdict is still the case's own.
     adapter.then((s, options) for s in cases[1:])
     run_scenario(adapter, cases[0], corpus, options=options)
     for scenario in reversed(cases[1:]):
         adapter.then([])
-        assert verdict(run_scenario(adapter, scenario, corpus, options=options)) == in_turn[scenario.id]
+        assert _verdict(run_scenario(adapter, scenario, corpus, options=options)) == in_turn[scenario.id]
     assert not adapter._posted
 
 

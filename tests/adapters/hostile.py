@@ -58,26 +58,18 @@ HANGS_IN_C = _hostile(_hang_where_python_cannot_interrupt)
 PRINTS = _hostile(lambda: print('{"seq": 1, "result": "not from the worker"}'))
 
 
-class _CrashesOnAnthropic(OpenAIChatCodec):
-    """Anthropic Messages cases only: the process ends in the middle of the case."""
+def _ends_on_anthropic(end: Callable[[], Any]) -> CodecAdapter:
+    """An honest OpenAI Chat codec beside an Anthropic Messages one that ends the process in the
+    middle of the case: which case a crash belongs to, when the worker is given the next cases
+    before the current one is judged."""
 
-    def encode(self, conversation: Any) -> Any:
-        os._exit(0)
+    class Ends(OpenAIChatCodec):
+        def encode(self, conversation: Any) -> Any:
+            end()
 
-
-class _KilledOnAnthropic(OpenAIChatCodec):
-    """Anthropic Messages cases only: the process is killed in the middle of the case (no exit call
-    the worker could trap, as a segfault)."""
-
-    def encode(self, conversation: Any) -> Any:
-        os.kill(os.getpid(), signal.SIGKILL)
+    codecs = {"openai-chat": OpenAIChatCodec(), "anthropic-messages": Ends()}
+    return CodecAdapter(name="hostile", version="0", codecs=codecs)
 
 
-# An honest OpenAI Chat codec beside one that ends the process: which case a crash belongs to, when
-# the worker is given the next cases before the current one is judged.
-CRASHES_ON_ANTHROPIC = CodecAdapter(
-    name="hostile", version="0", codecs={"openai-chat": OpenAIChatCodec(), "anthropic-messages": _CrashesOnAnthropic()}
-)
-KILLED_ON_ANTHROPIC = CodecAdapter(
-    name="hostile", version="0", codecs={"openai-chat": OpenAIChatCodec(), "anthropic-messages": _KilledOnAnthropic()}
-)
+CRASHES_ON_ANTHROPIC = _ends_on_anthropic(lambda: os._exit(0))  # an exit call, which the worker traps
+KILLED_ON_ANTHROPIC = _ends_on_anthropic(lambda: os.kill(os.getpid(), signal.SIGKILL))  # as a segfault: no trap
