@@ -408,10 +408,8 @@ def _build_plain(loader: Any, lined: bool = False) -> Any:
                 raise _Unusual  # a collection as a mapping key
             if len(open_collections) >= max_depth:
                 raise _BoundsError(None, None, f"nests deeper than {max_depth} levels", event.start_mark)
-            if not lined:
-                opened: Any = {} if kind is mapping_start else []
-            else:
-                opened = LineDict() if kind is mapping_start else LineList()
+            opened: Any = mapping() if kind is mapping_start else sequence()
+            if lined:
                 opened.lines = {} if kind is mapping_start else []
                 opened.line = event.start_mark.line + 1
             open_collections.append(opened)
