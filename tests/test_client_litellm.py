@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import frameworks
 import pytest
 
@@ -95,3 +99,20 @@ def test_litellm_reads_its_anthropic_beta_headers_from_the_package(corpus: Corpu
     result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/code-execution-tools"], corpus)
     assert result.outcome == "pass", result.summary
     assert "does not hold" not in result.summary
+
+
+def test_litellm_imported_after_the_adapter_fetches_nothing_from_the_network() -> None:
+    """Without LITELLM_LOCAL_MODEL_COST_MAP set before it is imported, litellm fetches its cost map
+    from GitHub as it is imported, retrying in a thread that can reach a replay a later test started
+    (it did, in CI). The adapter's module sets it, so a process that imports the adapter first (as
+    this module and the worker do) never reaches the network."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
+    done = subprocess.run(
+        [sys.executable, "-c", "import conformance.clients.litellm_sdk, litellm"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "model cost map" not in done.stderr, done.stderr

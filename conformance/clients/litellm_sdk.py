@@ -47,10 +47,15 @@ from conformance.connectors.client import ClientAdapter, ToolLoop
 MAX_TURNS = 8
 
 
+# Set when this module is imported, before anything imports litellm: litellm reads them as it is
+# imported, and without them fetches its cost map from GitHub then (retrying in a thread of its own,
+# which can reach a replay a later test has started), and its Anthropic client fetches a beta-header
+# table on first use.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
+
+
 def _litellm() -> Any:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    # Its Anthropic client otherwise fetches a beta-header table from GitHub on first use.
-    os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
     import litellm
 
     return litellm
