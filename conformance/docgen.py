@@ -11,6 +11,8 @@ and everything outside the markers is hand-written. The parts:
 - `scenarios` in each `docs/apis/<api>.md`: the API's scenarios, from the corpus;
 - `pytest-options` and `run-options` in `docs/plugin.md`: the options the pytest plugin registers
   (read from its own `pytest_addoption`) and those of `conformance run` (its argument parser);
+- `genkit-go-versions` in `docs/findings.md`: each Genkit Go version's outcomes, from the results files
+  the matrix is made of (`reports/results/genkit-go-v*.json`);
 - `official-sdk-failures` in `docs/adapters.md`: the cases the official SDKs fail, from the digest
   `docs/data/official-sdks.json` of a results run of `conformance.clients.official_sdks:ADAPTER`
   (`conformance docs --sdk-results RESULTS.json` makes the digest), with the notes of
@@ -173,6 +175,38 @@ def _load_sdk(docs: Path) -> tuple[dict[str, Any], dict[str, str]]:
     return digest, {str(k): str(v) for k, v in (notes or {}).items()}
 
 
+# --- results ----------------------------------------------------------------------------------------
+RESULTS = Path("..") / "reports" / "results"  # beside docs/: the results the matrix is made of
+
+
+def versions_table(results_dir: Path, library: str) -> str:
+    """One row per version of `library` among the results files: its outcomes over the whole corpus."""
+    from conformance.reports.matrix.layout import version_key
+    from conformance.running.results import read_results
+
+    found = []
+    for path in sorted(results_dir.glob("*.json")):
+        try:
+            data = read_results(path)
+        except (OSError, ValueError) as exc:
+            raise DocsError(f"{path}: {exc}") from None
+        if data["adapter"].get("name") == library:
+            found.append(data)
+    if not found:
+        raise DocsError(f"{results_dir}: no results of {library}")
+    rows = ["| Version | pass | fail | error | skip | of |", "|---|---|---|---|---|---|"]
+    for data in sorted(found, key=lambda d: version_key(str(d["adapter"]["version"]))):
+        c = data["counts"]
+        errors = sum(c.get(o, 0) for o in ("error", "crash", "timeout"))
+        skips = c.get("skip", 0) + c.get("not-run", 0)
+        rows.append(
+            f"| {data['adapter']['version']} | {c['pass']} | {c['fail']} | {errors} | {skips} | {sum(c.values())} |"
+        )
+    revisions = sorted({str(d["corpus_revision"]) for d in found})
+    rows += ["", f"From `reports/results/` on corpus {', '.join(f'`{r}`' for r in revisions)}."]
+    return "\n".join(rows) + "\n"
+
+
 # --- pages ----------------------------------------------------------------------------------------
 def pages(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> list[Page]:
     from conformance.connectors.contract import known_apis
@@ -185,6 +219,7 @@ def pages(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> list[Page]:
     out.append(Page(Path("adapters.md"), {"official-sdk-failures": sdk_failures_list(digest, notes)}))
     out.append(Page(Path("cases.md"), {"scenario-counts": scenario_counts_table(corpus, sorted(known_apis()))}))
     out.append(Page(Path("..") / "README.md", {"api-table": api_table(corpus, known_apis())}))
+    out.append(Page(Path("findings.md"), {"genkit-go-versions": versions_table(docs / RESULTS, "genkit-go")}))
     return out
 
 

@@ -264,7 +264,8 @@ def test_the_cli_revoices_a_third_party_recording_and_refuses_not_to(tmp_path: P
     cassette = corpus.cassette_path(corpus.scenarios["openai-chat/parallel-same-tool"])
     third = ["--source-repo", "someone/thing", "--source-commit", "0" * 40, "--licence", "MIT"]
     assert main(["import", str(cassette), "--output", str(tmp_path), "--no-revoice", *third]) == 2
-    assert main(["import", str(cassette), "--output", str(tmp_path), "--id", "w", *third]) == 0
+    assert main(["import", str(cassette), "--output", str(tmp_path), *third]) == 2  # re-voicing is asked for
+    assert main(["import", str(cassette), "--output", str(tmp_path), "--id", "w", "--revoice", *third]) == 0
     case = yaml.safe_load((tmp_path / "cases/scenarios/openai-chat/recorded/w.yaml").read_text())
     assert case["source"]["revoiced"] and all("(" in line for line in case["source"]["revoiced"])
 

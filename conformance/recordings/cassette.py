@@ -179,7 +179,7 @@ def _request_body(raw: Mapping[str, Any]) -> bytes:
     return _as_bytes(body, "the request body")
 
 
-class _Budget:
+class BodyBudget:
     """What the bodies of one cassette may decompress to, in all."""
 
     def __init__(self) -> None:
@@ -193,7 +193,7 @@ class _Budget:
         self.left -= size
 
 
-def _inflate(body: bytes, wbits: int, what: str, budget: _Budget) -> bytes:
+def _inflate(body: bytes, wbits: int, what: str, budget: BodyBudget) -> bytes:
     """zlib, gzip (every member) or raw deflate data, decompressed no further than the budget allows."""
     limit = budget.limit(len(body))
     out = bytearray()
@@ -212,7 +212,7 @@ def _inflate(body: bytes, wbits: int, what: str, budget: _Budget) -> bytes:
     return bytes(out)
 
 
-def _decompress(body: bytes, encoding: str | None, budget: _Budget) -> bytes:
+def _decompress(body: bytes, encoding: str | None, budget: BodyBudget) -> bytes:
     # Recorders disagree on whether the stored body is still compressed: trust the bytes.
     what = "the response body"
     try:
@@ -253,7 +253,7 @@ def _status(raw: Mapping[str, Any]) -> int:
     return code
 
 
-def _response(raw: Mapping[str, Any], budget: _Budget) -> HttpResponse:
+def _response(raw: Mapping[str, Any], budget: BodyBudget) -> HttpResponse:
     headers = _headers(raw.get("headers"), "the response")
     status = _status(raw)
     if "parsed_body" in raw:
@@ -263,6 +263,29 @@ def _response(raw: Mapping[str, Any], budget: _Budget) -> HttpResponse:
         body = _as_bytes(body_raw.get("string") if isinstance(body_raw, Mapping) else body_raw, "the response body")
     body = _decompress(body, _header(headers, "content-encoding"), budget)
     return HttpResponse(status=status, headers=headers, body=body)
+
+
+def recorded_exchange(
+    request: tuple[str, str, Any, Any], response: tuple[int, Any, Any], budget: BodyBudget
+) -> tuple[HttpRequest, HttpResponse]:
+    """A request (method, URI, headers, body) and a response (status, headers, body) as another recorder
+    wrote them, read as vcrpy's are: headers a mapping of names to a value or a list of values, bodies
+    text or bytes, a response body decompressed within `budget`. Raises BodyError."""
+    method, uri, request_headers, request_body = request
+    status, response_headers, response_body = response
+    if not 100 <= status <= 599:
+        raise BodyError(f"the response status {status} is not an HTTP status code (100 to 599)")
+    headers = _headers(response_headers, "the response")
+    body = _decompress(_as_bytes(response_body, "the response body"), _header(headers, "content-encoding"), budget)
+    return (
+        HttpRequest(
+            method=method.upper(),
+            uri=uri,
+            headers=_headers(request_headers, "the request"),
+            body=_as_bytes(request_body, "the request body"),
+        ),
+        HttpResponse(status=status, headers=headers, body=body),
+    )
 
 
 def _request(raw: Mapping[str, Any]) -> HttpRequest:
@@ -278,18 +301,28 @@ def _request(raw: Mapping[str, Any]) -> HttpRequest:
     )
 
 
-def parse_cassette(text: str | bytes, path: str = "<cassette>") -> Cassette:
+def load_cassette_data(text: str | bytes, path: str = "<cassette>") -> Any:
+    """A cassette file's YAML as plain data, within the bounds; a CassetteError (located) when it is not YAML.
+    Other recorders' YAML (go-vcr's) is read this way too, then shaped by its own reader."""
     try:
-        data = load_data(text, path)
+        return load_data(text, path)
     except YamlError as exc:
         message = exc.message.removeprefix("invalid YAML: ")
         where = f" (line {exc.line})" if exc.line else ""
         prefix = "invalid YAML" if exc.message.startswith("invalid YAML") else "cannot read"
         raise CassetteError(path, f"{prefix}{where}: {message.removeprefix('cannot read: ')}") from None
+
+
+def parse_cassette(text: str | bytes, path: str = "<cassette>") -> Cassette:
+    return cassette_from_data(load_cassette_data(text, path), path)
+
+
+def cassette_from_data(data: Any, path: str = "<cassette>") -> Cassette:
+    """A vcrpy cassette from its YAML's data."""
     if not isinstance(data, Mapping) or not isinstance(data.get("interactions"), list):
         raise CassetteError(path, "not a vcrpy cassette: no 'interactions' list")
     interactions: list[Interaction] = []
-    budget = _Budget()
+    budget = BodyBudget()
     for index, raw in enumerate(data["interactions"]):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("request"), Mapping):
             raise CassetteError(path, "interaction has no 'request' mapping", index)
