@@ -61,6 +61,7 @@ HOP = frozenset(
         "upgrade",
         "host",
         "content-length",
+        "expect",  # a 100-continue is the proxy's to answer (it reads the body whole before forwarding)
     }
 )
 IDLE_TIMEOUT = 60.0  # seconds a connection may sit between requests, or before its first one

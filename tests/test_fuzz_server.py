@@ -357,3 +357,17 @@ def test_half_sent_requests_are_let_go(corpus: Corpus, monkeypatch: pytest.Monke
             assert answer == b"" or _status(answer) in (400, 408), answer[:200]
             sock.close()
         assert time.perf_counter() - started < 8
+
+
+def test_a_client_that_expects_100_continue_gets_it_before_sending_its_body(
+    served: tuple[ScenarioServer, Listing],
+) -> None:
+    """curl sends a body over 1 KiB only after a 100 Continue, or after waiting a second for one."""
+    server, listing = served
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 5000}]}).encode()
+    head = _post(_path(listing), body, f"Content-Length: {len(body)}", "Expect: 100-continue")[: -len(body)]
+    with socket.create_connection(server.server.address, timeout=10) as sock:
+        sock.sendall(head)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 100 Continue")
+        sock.sendall(body)
+        assert _status(sock.recv(65536)) == 200
