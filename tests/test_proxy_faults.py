@@ -408,3 +408,30 @@ def test_framing_hop_by_hop_headers_and_codings_pass_as_http_says(
     assert "one hop" not in text and "x-hop" not in text.lower(), text
     assert "Traceback" not in err, err
     assert len(load_cassette(cassette)) == 2
+
+
+def test_a_credential_first_seen_late_is_taken_out_of_earlier_exchanges_when_the_proxy_stops(
+    tmp_path: Path, corpus: Any
+) -> None:
+    from conformance.proxy import Recorder
+
+    late = "late-credential-0123456789abcdef"  # no provider key shape: known only once a header names it
+    cassette = tmp_path / "rec.yaml"
+    recorder = Recorder("http://127.0.0.1:9", cassette, corpus, report=lambda _: None)
+
+    def exchange(headers: dict[str, list[str]], echoed: str) -> dict[str, Any]:
+        return {
+            "request": {"method": "POST", "uri": "http://127.0.0.1:9/v1/x", "headers": headers, "body": "{}"},
+            "response": {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"content-type": ["application/json"]},
+                "body": {"string": json.dumps({"echo": echoed})},
+            },
+        }
+
+    recorder.add(exchange({}, f"the key is {late}"))
+    assert late in cassette.read_text()  # written before anything named it a credential
+    recorder.add(exchange({"authorization": [f"Bearer {late}"]}, "nothing"))
+    recorder.close()
+    assert late not in cassette.read_text()
+    assert len(load_cassette(cassette)) == 2
