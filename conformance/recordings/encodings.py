@@ -55,18 +55,18 @@ def _inflate(body: bytes, wbits: int, limit: int) -> bytes:
         try:
             out += stream.decompress(rest, limit + 1 - len(out))
         except zlib.error as exc:
-            raise EncodingError(f"not valid compressed data: {exc}") from None
+            raise EncodingError(f"is not valid compressed data: {exc}") from None
         if len(out) > limit or stream.unconsumed_tail:
-            raise EncodingError(f"inflates past {limit} bytes")
+            raise EncodingError(f"decompresses to more than {limit} bytes")
         if not stream.eof:
-            raise EncodingError("cut off before the end of its compressed stream")
+            raise EncodingError("is cut off before the end of its compressed stream")
         rest = stream.unused_data
         if wbits & 16:
             rest = rest.lstrip(b"\x00")  # gzip allows zero padding between members
             if rest and not looks_gzip(rest):
-                raise EncodingError(f"{len(rest)} bytes follow its last gzip member")
+                raise EncodingError(f"has {len(rest)} bytes after its compressed stream")
         elif rest:
-            raise EncodingError(f"{len(rest)} bytes follow its compressed stream")
+            raise EncodingError(f"has {len(rest)} bytes after its compressed stream")
     return bytes(out)
 
 
@@ -82,11 +82,11 @@ def decode(body: bytes, coding: str, limit: int) -> bytes:
         except TypeError:  # a brotli without an output limit: decompress, then measure
             out = bytes(_BROTLI.decompress(body))
         except Exception as exc:  # brotli and brotlicffi raise their own error types
-            raise EncodingError(f"not valid brotli data: {exc}") from None
+            raise EncodingError(f"is not valid brotli data: {exc}") from None
         if len(out) > limit:
-            raise EncodingError(f"inflates past {limit} bytes")
+            raise EncodingError(f"decompresses to more than {limit} bytes")
         return out
-    raise EncodingError(f"content coding {coding!r} is not one this suite opens ({', '.join(OPENED)})")
+    raise EncodingError(f"is in content coding {coding!r}, which this suite does not open ({', '.join(OPENED)})")
 
 
 def encode(body: bytes, coding: str) -> bytes:
