@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -24,6 +23,7 @@ from multidict import CIMultiDict
 
 from conformance.httpserver import BACKLOG, BodyTooLarge, ThreadedServer, read_bounded
 from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth, parse_json
+from conformance.recordings.encodings import EncodingError, decode
 from conformance.replay.session import ReplaySession
 from conformance.replay.transports.base import Answer, Request
 
@@ -236,21 +236,12 @@ def _names_a_scenario(path: str) -> bool:
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
-    """A gzip body inflated to at most `limit` bytes; what goes past it, or stops short, is refused."""
-    out: list[bytes] = []
-    size = 0
-    rest = body
-    while rest:
-        inflater = zlib.decompressobj(wbits=31)
-        try:
-            part = inflater.decompress(rest, limit - size + 1)
-        except zlib.error as exc:
-            raise BodyError(400, f"not gzip: {exc}") from None
-        size += len(part)
-        if size > limit or inflater.unconsumed_tail:
-            raise BodyError(413, f"inflates past {limit} bytes; the replay accepts at most {limit}")
-        if not inflater.eof:
-            raise BodyError(400, "the gzip stream is truncated")
-        out.append(part)
-        rest = inflater.unused_data
-    return b"".join(out)
+    """A gzip body inflated (every member) to at most `limit` bytes; what goes past it, or stops short, is refused."""
+    try:
+        return decode(body, "gzip", limit)
+    except EncodingError as exc:
+        if str(exc).startswith("decompresses to more than"):
+            raise BodyError(413, f"inflates past {limit} bytes; the replay accepts at most {limit}") from None
+        if "cut off" in str(exc):
+            raise BodyError(400, "the gzip stream is truncated") from None
+        raise BodyError(400, f"not gzip: {exc}") from None
