@@ -38,12 +38,12 @@ from conformance.engine.conversations import Conversation, Splitter
 from conformance.engine.dialects.base import DialectError
 from conformance.engine.faults import describe
 from conformance.engine.violations import Violation
-from conformance.httpserver import BodyTooLarge, ThreadedServer, read_bounded
 from conformance.lint import check_conversation, violation_key
 from conformance.recordings.bounds import MAX_BODY_BYTES
 from conformance.recordings.cassette import CassetteError, parse_cassette
 from conformance.recordings.encodings import EncodingError, accept_encoding, open_body
 from conformance.recordings.recording import Scrubber
+from conformance.replay.httpserver import BodyTooLarge, ThreadedServer, read_bounded
 
 # Headers that describe one hop, not the message (RFC 9110 7.6.1), with those the framing sets
 # itself: never forwarded either way, never recorded. Those a `Connection` header names go too.

@@ -21,9 +21,9 @@ from typing import Any
 from aiohttp import web
 from multidict import CIMultiDict
 
-from conformance.httpserver import BACKLOG, BodyTooLarge, ThreadedServer, read_bounded
 from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth, parse_json
 from conformance.recordings.encodings import EncodingError, decode
+from conformance.replay.httpserver import BACKLOG, BodyTooLarge, ThreadedServer, read_bounded
 from conformance.replay.session import ReplaySession
 from conformance.replay.transports.base import Answer, Request
 
