@@ -116,12 +116,13 @@ class Recorder:
         self._append(item)
         index = self.recorded
         self.recorded += 1
-        try:
+        try:  # recorded now: whatever judging it does, the client is answered
             interaction = parse_cassette("interactions:\n" + item, str(self.cassette)).interactions[0]
+            self._lint(index, self._splitter.add(replace(interaction, index=index)))
         except CassetteError as exc:
             self.fault(f"exchange {index}", f"recorded, but cannot be read back: {exc}")
-            return
-        self._lint(index, self._splitter.add(replace(interaction, index=index)))
+        except Exception as exc:
+            self.fault(f"exchange {index}", f"recorded, but the suite failed while judging it: {describe(exc)}")
 
     def _append(self, item: str) -> None:
         first = self.recorded == 0

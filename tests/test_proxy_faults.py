@@ -435,3 +435,25 @@ def test_a_credential_first_seen_late_is_taken_out_of_earlier_exchanges_when_the
     recorder.close()
     assert late not in cassette.read_text()
     assert len(load_cassette(cassette)) == 2
+
+
+def test_an_exchange_the_suite_fails_to_judge_is_still_recorded_and_told_as_a_fault(
+    tmp_path: Path, corpus: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.engine.conversations import Splitter
+    from conformance.proxy import Recorder
+
+    def broken(self: Any, interaction: Any) -> Any:
+        raise RuntimeError("a rule broke")
+
+    monkeypatch.setattr(Splitter, "add", broken)
+    told: list[str] = []
+    recorder = Recorder("http://127.0.0.1:9", tmp_path / "rec.yaml", corpus, report=told.append)
+    recorder.add(
+        {
+            "request": {"method": "POST", "uri": "http://127.0.0.1:9/v1/x", "headers": {}, "body": "{}"},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}},
+        }
+    )
+    assert len(load_cassette(tmp_path / "rec.yaml")) == 1  # on disk: the client is answered
+    assert recorder.faults and "a rule broke" in told[0]
