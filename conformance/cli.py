@@ -447,26 +447,37 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_proxy(args: argparse.Namespace) -> int:
     from conformance.proxy import Proxy, Recorder
+    from conformance.recordings.recording import Scrubber
 
     if not args.upstream.startswith(("http://", "https://")):
-        print(f"conformance proxy: --upstream {args.upstream!r} is not an http(s) URL", file=sys.stderr)
+        shown = Scrubber(from_environment=False).uri(args.upstream)
+        print(f"conformance proxy: --upstream {shown!r} is not an http(s) URL", file=sys.stderr)
+        return EXIT_INPUT
+    cassette = Path(args.cassette)
+    if cassette.exists() and not args.force:
+        print(f"conformance proxy: {cassette} exists; pass --force to overwrite it", file=sys.stderr)
         return EXIT_INPUT
     stop = _stop_on_signals()
-    recorder = Recorder(args.upstream, Path(args.cassette), _corpus(args), args.profile)
+    recorder = Recorder(args.upstream, cassette, _corpus(args), args.profile)
     try:
         proxy = Proxy(recorder, args.port)
     except OSError as exc:
         print(f"conformance proxy: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INPUT
     proxy.start()
-    print(f"listening on {proxy.url}, forwarding to {args.upstream}, recording to {args.cassette}", flush=True)
+    print(f"listening on {proxy.url}, forwarding to {recorder.shown_upstream}, recording to {cassette}", flush=True)
     try:
         _wait_for_stop(stop)
     finally:
         proxy.stop()
     errors = sum(1 for f in recorder.found if f.violation.severity == "error")
-    print(f"{len(recorder.interactions)} exchange(s) recorded; {len(recorder.found)} violation(s), {errors} error(s)")
-    return EXIT_FOUND if errors else EXIT_OK
+    faults = len(recorder.faults)
+    print(
+        f"{recorder.recorded} exchange(s) recorded; {len(recorder.found)} violation(s), {errors} error(s);"
+        f" {faults} fault(s)"
+    )
+    # A fault is an exchange that was not recorded or not judged: not a clean session, whatever the rest found.
+    return EXIT_INPUT if faults else EXIT_FOUND if errors else EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -737,6 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--cassette", default="proxy-recording.yaml", metavar="PATH", help="the scrubbed cassette written"
     )
     proxy.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
+    proxy.add_argument("--force", action="store_true", help="overwrite the cassette when it exists")
     common(proxy)
     proxy.set_defaults(func=cmd_proxy)
 

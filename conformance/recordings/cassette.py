@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from conformance.recordings.bounds import (
     parse_json,
     read_file,
 )
+from conformance.recordings.encodings import OPENED, EncodingError, codings, decode, looks_gzip
 from conformance.recordings.yamlio import YamlError, load_data
 
 Headers = Mapping[str, tuple[str, ...]]
@@ -193,54 +193,23 @@ class BodyBudget:
         self.left -= size
 
 
-def _inflate(body: bytes, wbits: int, what: str, budget: BodyBudget) -> bytes:
-    """zlib, gzip (every member) or raw deflate data, decompressed no further than the budget allows."""
-    limit = budget.limit(len(body))
-    out = bytearray()
-    rest = body
-    while rest:
-        stream = zlib.decompressobj(wbits)
-        out += stream.decompress(rest, limit + 1 - len(out))
-        if len(out) > limit or stream.unconsumed_tail:
-            raise BodyError(f"{what} decompresses to more than {limit} bytes")
-        if not stream.eof:
-            raise BodyError(f"{what} is cut off before the end of its compressed stream")
-        rest = stream.unused_data.lstrip(b"\x00")  # gzip allows zero padding between members
-        if rest and not (wbits > 16 and rest[:2] == b"\x1f\x8b"):
-            raise BodyError(f"{what} has {len(rest)} bytes after its compressed stream")
-    budget.spend(len(out))
-    return bytes(out)
-
-
 def _decompress(body: bytes, encoding: str | None, budget: BodyBudget) -> bytes:
-    # Recorders disagree on whether the stored body is still compressed: trust the bytes.
-    what = "the response body"
+    """A response body opened (conformance.recordings.encodings), no further than the budget allows.
+    Recorders disagree on whether the stored body is still compressed: the bytes are trusted over
+    the header for gzip; deflate and br are opened where the header names them."""
+    named = codings(encoding)
+    coding = "gzip" if looks_gzip(body) else named[-1] if named and named[-1] in ("deflate", "br") else ""
+    if not coding or not body:
+        return body
+    if coding == "br" and "br" not in OPENED:
+        raise BodyError("body is brotli-compressed; install 'brotli' to read it")
+    limit = budget.limit(len(body))
     try:
-        if body[:2] == b"\x1f\x8b":
-            return _inflate(body, zlib.MAX_WBITS | 16, f"{what} (gzip)", budget)
-        if encoding and encoding.strip().lower() == "deflate" and body:
-            try:
-                return _inflate(body, zlib.MAX_WBITS, f"{what} (deflate)", budget)
-            except zlib.error:
-                return _inflate(body, -zlib.MAX_WBITS, f"{what} (deflate)", budget)
-    except zlib.error as exc:
-        raise BodyError(f"{what} is not valid compressed data: {exc}") from None
-    if encoding and encoding.strip().lower() == "br" and body:
-        try:
-            import brotli  # type: ignore[import-not-found]
-        except ImportError:
-            raise BodyError("body is brotli-compressed; install 'brotli' to read it") from None
-        try:
-            decompressed = bytes(brotli.Decompressor().process(body, output_buffer_limit=budget.limit(len(body)) + 1))
-        except TypeError:  # a brotli without an output limit: decompress, then measure
-            decompressed = bytes(brotli.decompress(body))
-        except brotli.error as exc:
-            raise BodyError(f"{what} is not valid brotli data: {exc}") from None
-        if len(decompressed) > budget.limit(len(body)):
-            raise BodyError(f"{what} (brotli) decompresses to more than {budget.limit(len(body))} bytes")
-        budget.spend(len(decompressed))
-        return decompressed
-    return body
+        opened = decode(body, coding, limit)
+    except EncodingError as exc:
+        raise BodyError(f"the response body ({'brotli' if coding == 'br' else coding}) {exc}") from None
+    budget.spend(len(opened))
+    return opened
 
 
 def _status(raw: Mapping[str, Any]) -> int:
