@@ -169,3 +169,42 @@ def test_a_failure_is_kept_by_its_codes(corpus: Corpus, tmp_path: Path) -> None:
     plain = _drawn("mistral-chat", corpus)
     assert codes_of(judge(reference, corpus, plain, tmp_path, "default")) == ("pass",)
     assert codes_of(judge(PLANTED, corpus, plain, tmp_path, "default")) == ("roundtrip/id-altered", "stream/id-lost")
+
+
+def test_the_plugin_runs_generated_scenarios_per_api_only_when_asked(pytester: pytest.Pytester) -> None:
+    asked = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference",
+        "--conformance-api=gemini",
+        "--conformance-generated=3",
+        "--conformance-seed=5",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+    )
+    asked.stdout.fnmatch_lines(["*conformance-generated::gemini PASSED*"])
+    assert asked.ret == 0
+    plain = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "--conformance-api=gemini", "-p", "no:cacheprovider", "-v"
+    )
+    assert "conformance-generated" not in plain.stdout.str() and plain.ret == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--conformance-generated=many"], "--conformance-generated: 'many' is not a whole number"),
+        (["--conformance-generated=-1"], "--conformance-generated: -1 is less than 0"),
+        (["--conformance-generated=2", "--conformance-seed=x"], "--conformance-seed: 'x' is not a whole number"),
+    ],
+)
+def test_bad_generation_options_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    result = pytester.runpytest_subprocess("--conformance-adapter=reference", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_generation_without_hypothesis_names_the_extra(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("import sys\nsys.modules['hypothesis'] = None  # as if it were not installed\n")
+    result = pytester.runpytest_subprocess("--conformance-adapter=reference", "--conformance-generated=2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pip install 'toolcall-conformance[[]generated[]]'*"])

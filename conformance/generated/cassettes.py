@@ -28,9 +28,22 @@ def _renderer() -> Any:
     return importlib.import_module("construct_cassettes")
 
 
-def cassette_text(scenario: Scenario) -> str:
-    """The cassette the builders write for the scenario, as construct_cassettes writes it."""
-    text: str = _renderer().render(scenario)
+def _literal(dumper: Any, value: str) -> Any:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+# libyaml's emitter, where PyYAML has it: the same document in a fraction of the time, for the
+# scenarios a search runs; what is written out is the corpus's own rendering.
+_FAST: type[Any] | None = None
+if getattr(yaml, "__with_libyaml__", False):
+    _FAST = type("_FastDumper", (yaml.CSafeDumper,), {})
+    _FAST.add_representer(str, _literal)
+
+
+def cassette_text(scenario: Scenario, *, fast: bool = False) -> str:
+    """The cassette the builders write for the scenario, as construct_cassettes writes it (`fast`:
+    the same document by libyaml, when present)."""
+    text: str = _renderer().render(scenario, dumper=_FAST if fast else None)
     return text
 
 
@@ -39,16 +52,18 @@ def case_text(document: Mapping[str, Any]) -> str:
     return yaml.safe_dump(dict(document), sort_keys=False, allow_unicode=True, width=100)
 
 
-def write(document: Mapping[str, Any], root: Path) -> tuple[Path, Path, Scenario]:
+def write(document: Mapping[str, Any], root: Path, *, case_file: bool = True) -> tuple[Path, Path, Scenario]:
     """The scenario's case file under root/cases/scenarios/ and its cassette under root/cassettes/
-    (the layout `--conformance-cases ROOT/cases` reads, cassettes beside): both paths, and the scenario."""
+    (the layout `--conformance-cases ROOT/cases` reads, cassettes beside): both paths, and the scenario.
+    Without `case_file`, only the cassette is written (quickly: a search's scenario, judged and dropped)."""
     case = root / "cases" / "scenarios" / f"{document['id']}.yaml"
     scenario = typed_scenario(document, case)
     cassette = root / "cassettes" / str(document["cassette"])
-    case.parent.mkdir(parents=True, exist_ok=True)
     cassette.parent.mkdir(parents=True, exist_ok=True)
-    case.write_text(case_text(document), encoding="utf-8")
-    cassette.write_text(cassette_text(scenario), encoding="utf-8")
+    if case_file:
+        case.parent.mkdir(parents=True, exist_ok=True)
+        case.write_text(case_text(document), encoding="utf-8")
+    cassette.write_text(cassette_text(scenario, fast=not case_file), encoding="utf-8")
     return case, cassette, scenario
 
 

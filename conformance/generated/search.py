@@ -76,7 +76,7 @@ class Search:
 
 def judge(adapter: Adapter, corpus: Corpus, document: Mapping[str, Any], workdir: Path, profile: str) -> CaseResult:
     """One generated scenario built under workdir and run through the adapter."""
-    _, _, scenario = write(document, workdir)
+    _, _, scenario = write(document, workdir, case_file=False)
     return run_scenario(
         adapter,
         scenario,
