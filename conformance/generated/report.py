@@ -27,8 +27,8 @@ def failure_text(found: Search, adapter_spec: str, seed: int, base: Path | None 
     if failure is None:
         return f"{found.api}: {found.examples} generated scenarios passed (seed {seed})"
     lines = [
-        f"{found.api}: a generated scenario fails with {', '.join(failure.codes)} "
-        f"(seed {seed}, after {found.examples} scenarios, shrunk by hypothesis)",
+        f"{found.api}: a generated scenario fails with {', '.join(failure.codes)} (seed {seed}: found at "
+        f"scenario {found.first_at}, shrunk by hypothesis over {found.examples - found.first_at} more)",
         "",
         case_text(failure.result, adapter_spec),
     ]

@@ -70,6 +70,7 @@ class Search:
     seconds: float = 0.0
     failure: GeneratedFailure | None = None
     first: Mapping[str, Any] | None = None  # the first failing scenario found, before shrinking
+    first_at: int = 0  # how many scenarios had run when it was found
     written: tuple[Path, Path] | None = None
     passed_codes: set[str] = field(default_factory=set)
 
@@ -125,7 +126,7 @@ def search(
                 on_example(result)
             if result.outcome not in ("pass", "skip"):
                 if found.first is None:
-                    found.first = document
+                    found.first, found.first_at = document, found.examples
                 raise failure_kind(codes_of(result))(document, result)
 
         started = time.perf_counter()
