@@ -270,7 +270,7 @@ class GeneratedItem(pytest.Item):
         base = Path(plugin.config.invocation_params.dir)
         out = plugin.generated_dir() / self.api
         found = search(
-            plugin.in_process_adapter,
+            plugin.adapter,
             plugin.corpus,
             self.api,
             plugin.generated,
@@ -413,7 +413,6 @@ class ConformanceSession:
         self._starting: _Soon | None = None  # the isolated adapter's worker, started early
         self._next: pytest.Item | None = None  # the test pytest runs after the current one, when it knows
         self._order: dict[int, int] | None = None  # each test's place in the session's order
-        self._in_process: Adapter | None = None  # the adapter loaded here, for generated scenarios
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -801,21 +800,6 @@ class ConformanceSession:
 
         found = _count(_setting(self.config, "seed"), "--conformance-seed", minimum=0)
         return DEFAULT_SEED if found is None else found
-
-    @property
-    def in_process_adapter(self) -> Adapter:
-        """The adapter in this process: generated scenarios are built here, and the isolated worker reads
-        only the corpus's files."""
-        if self._in_process is None:
-            from conformance.connectors.adapters import AdapterSpecError, resolve
-
-            try:
-                self._in_process = resolve(
-                    self.adapter_spec, corpus=self.corpus, base=self.config.invocation_params.dir
-                ).adapter
-            except AdapterSpecError as exc:
-                raise pytest.UsageError(f"--conformance-adapter: {exc}") from None
-        return self._in_process
 
     @property
     def isolated(self) -> bool:

@@ -208,3 +208,22 @@ def test_generation_without_hypothesis_names_the_extra(pytester: pytest.Pytester
     result = pytester.runpytest_subprocess("--conformance-adapter=reference", "--conformance-generated=2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*pip install 'toolcall-conformance[[]generated[]]'*"])
+
+
+def test_the_plugin_finds_the_planted_bug_in_the_isolated_worker(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(planted="from tests.test_generated import PLANTED\n")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=planted.py:PLANTED",
+        "--conformance-api=mistral-chat",
+        "--conformance-generated=100",
+        "-k",
+        "generated",
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*mistral-chat: a generated scenario fails with roundtrip/id-altered, stream/id-lost (seed 0:*",
+            "*shrunk: * calls, * bytes of case file -> 2 calls, * bytes",
+            "*pytest --conformance-adapter=planted.py:PLANTED --conformance-cases=*/cases conformance::mistral-chat/generated-*",
+            "*ran: isolated, in a worker process*",
+        ]
+    )

@@ -78,13 +78,12 @@ class Search:
 def judge(adapter: Adapter, corpus: Corpus, document: Mapping[str, Any], workdir: Path, profile: str) -> CaseResult:
     """One generated scenario built under workdir and run through the adapter."""
     _, _, scenario = write(document, workdir, case_file=False)
-    return run_scenario(
-        adapter,
-        scenario,
-        corpus_with(corpus, scenario, workdir / "cassettes"),
-        profile=profile,
-        options=RunOptions(profile=profile),
-    )
+    corpus = corpus_with(corpus, scenario, workdir / "cassettes")
+    carried = getattr(adapter, "run_carried", None)
+    if callable(carried):  # an isolated adapter: its worker is handed the scenario with the case
+        result: CaseResult = carried(scenario, corpus, RunOptions(profile=profile), workdir / "cassettes")
+        return result
+    return run_scenario(adapter, scenario, corpus, profile=profile, options=RunOptions(profile=profile))
 
 
 def search(
