@@ -223,7 +223,8 @@ def test_the_plugin_finds_the_planted_bug_in_the_isolated_worker(pytester: pytes
         [
             "*mistral-chat: a generated scenario fails with roundtrip/id-altered, stream/id-lost (seed 0:*",
             "*shrunk: * calls, * bytes of case file -> 2 calls, * bytes",
-            "*pytest --conformance-adapter=planted.py:PLANTED --conformance-cases=*/cases conformance::mistral-chat/generated-*",
+            "*pytest --conformance-adapter=planted.py:PLANTED --conformance-cases=*/cases "
+            "conformance::mistral-chat/generated-*",
             "*ran: isolated, in a worker process*",
         ]
     )
