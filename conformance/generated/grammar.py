@@ -158,7 +158,10 @@ def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence) -> G
         Dimension(
             "text",
             ("none", "before-calls"),
-            (_corpus("anthropic-messages/streamed-parallel-calls", "a message item before the calls"),),
+            (
+                _corpus("azure-foundry/a2a-and-openapi-streamed", "a streamed message item beside the calls"),
+                _corpus("openai-responses/recorded/mirascope-web-search-tool-stream", "recorded: text beside calls"),
+            ),
         ),
     )
 
