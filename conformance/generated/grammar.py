@@ -39,6 +39,7 @@ class IdFormat:
 
     call: str
     item: str | None = None  # the output item's own id, on APIs whose calls are items (Responses)
+    reasoning: str | None = None  # a reasoning item's id, on APIs that serve reasoning items
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ MEANING: Mapping[str, str] = {
     "arguments": "the kind of arguments a call carries",
     "results": "the order the client sends the results in",
     "opaque": "opaque fields the provider attaches to a call and expects back",
+    "reasoning": "a reasoning item (with its encrypted content, sent back before the call) in the response",
 }
 
 ARGUMENTS = ("empty", "plain", "long", "escaped", "non-ascii")
@@ -144,6 +146,17 @@ def _grammar(api: str, template: str, ids: IdFormat, *dimensions: Dimension) -> 
 
 
 def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence) -> Grammar:
+    reasoning = (
+        (
+            Dimension(
+                "reasoning",
+                ("none", "before-calls"),
+                (_corpus(template, "a reasoning item (encrypted_content) streams before the calls"),),
+            ),
+        )
+        if ids.reasoning
+        else ()
+    )
     return _grammar(
         api,
         template,
@@ -163,6 +176,7 @@ def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence) -> G
                 _corpus("openai-responses/recorded/mirascope-web-search-tool-stream", "recorded: text beside calls"),
             ),
         ),
+        *reasoning,
     )
 
 
@@ -385,12 +399,12 @@ GRAMMARS: Mapping[str, Grammar] = {
         _responses(
             "openai-responses",
             "openai-responses/streamed-reasoning-then-parallel-calls",
-            IdFormat("call_{alnum:24}", "fc_{hex:50}"),
+            IdFormat("call_{alnum:24}", "fc_{hex:50}", "rs_{hex:50}"),
         ),
         _responses(
             "azure-foundry",
             "azure-foundry/streamed-parallel-function-calls",
-            IdFormat("call_{alnum:24}", "fc_{hex:50}"),
+            IdFormat("call_{alnum:24}", "fc_{hex:16}00{alnum:32}", "rs_{hex:16}00{alnum:32}"),
         ),
         _responses(
             "openresponses",

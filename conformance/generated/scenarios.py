@@ -107,6 +107,7 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
     opaque = pick("opaque")
     order = pick("results") or "as-called"
     together = pick("calls-per-event") == "all" and len(values("calls-per-event")) > 1
+    reasoning = pick("reasoning") == "before-calls"
     limit = int(max(values("calls-per-turn"), key=int))
 
     features = {"streaming"}
@@ -141,6 +142,14 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
                 call["extra"] = {"caller": {"type": "direct"}}
             elif opaque == "signature" and k == 0:
                 call["extra"] = {"thoughtSignature": _SIGNATURE}
+            elif reasoning and k == 0 and grammar.ids.reasoning:
+                digest = _digest(salt, t, k, "reasoning")
+                call["extra"] = {
+                    "reasoning": {
+                        "id": _minted(grammar.ids.reasoning, digest, fields),
+                        "encrypted_content": "gAAAAAB" + _minted("{alnum:40}", digest[7:], fields) + "0" * 17,
+                    }
+                }
             call["output"] = f'{{"ok":true,"turn":{t},"call":{k}}}'
             calls.append(call)
             counted += 1
@@ -167,7 +176,7 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
         order = "as-called"
     if order == "reversed" and "parallel-calls" in features:
         features.add("out-of-order-results")
-    if opaque not in ("", "none"):
+    if opaque not in ("", "none") or reasoning:
         features.add("opaque-field")
 
     effective = {
