@@ -13,6 +13,8 @@ and everything outside the markers is hand-written. The parts:
   (read from its own `pytest_addoption`) and those of `conformance run` (its argument parser);
 - `genkit-go-versions` in `docs/findings.md`: each Genkit Go version's outcomes, from the results files
   the matrix is made of (`reports/results/genkit-go-v*.json`);
+- `grammars` in `docs/generated.md`: each API's dimensions of generated scenarios, their values and
+  evidence, from conformance/generated/grammar.py;
 - `official-sdk-failures` in `docs/adapters.md`: the cases the official SDKs fail, from the digest
   `docs/data/official-sdks.json` of a results run of `conformance.clients.official_sdks:ADAPTER`
   (`conformance docs --sdk-results RESULTS.json` makes the digest), with the notes of
@@ -218,9 +220,39 @@ def pages(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> list[Page]:
     digest, notes = _load_sdk(docs)
     out.append(Page(Path("adapters.md"), {"official-sdk-failures": sdk_failures_list(digest, notes)}))
     out.append(Page(Path("cases.md"), {"scenario-counts": scenario_counts_table(corpus, sorted(known_apis()))}))
+    out.append(Page(Path("generated.md"), {"grammars": grammar_tables()}))
     out.append(Page(Path("..") / "README.md", {"api-table": api_table(corpus, known_apis())}))
     out.append(Page(Path("findings.md"), {"genkit-go-versions": versions_table(docs / RESULTS, "genkit-go")}))
     return out
+
+
+# --- generated scenarios --------------------------------------------------------------------------
+def grammar_tables() -> str:
+    """Each API's dimensions of generation, with their values and evidence (conformance/generated/grammar.py)."""
+    from conformance.generated.grammar import GRAMMARS, MEANING
+
+    lines = ["| dimension | what it is |", "|---|---|"]
+    lines += [f"| `{name}` | {_cell(text)} |" for name, text in MEANING.items()]
+    for api in sorted(GRAMMARS):
+        grammar = GRAMMARS[api]
+        ids = f"`{grammar.ids.call}`" + (f", items `{grammar.ids.item}`" if grammar.ids.item else "")
+        lines += [
+            "",
+            f"### {api}",
+            "",
+            f"Model and wire types from `{grammar.template}`; call ids minted as {ids}.",
+            "",
+            "| dimension | values | evidence |",
+            "|---|---|---|",
+        ]
+        for dimension in grammar.dimensions:
+            evidence = "; ".join(
+                f"`{e.where}`: {_cell(e.what)}" if e.kind == "corpus" else f"[{_cell(e.what)}]({e.where})"
+                for e in dimension.evidence
+            )
+            values = ", ".join(f"`{v}`" for v in dimension.values)
+            lines.append(f"| `{dimension.name}` | {values} | {evidence} |")
+    return "\n".join(lines) + "\n"
 
 
 # What the README says of an API beside its name: the forms its traffic takes that a reader looks for.
