@@ -178,6 +178,13 @@ CODES: dict[str, Code] = {
             "where the model should call none (tool_choice none keeps it from calling them).",
         ),
         Code(
+            "format/tools-dropped",
+            "error",
+            "A request leaves out a tool the client was given, which the response calls",
+            "Declare every tool of the application in every request of its loop, under the name the "
+            "model is to call it by; the provider calls no tool the request leaves out.",
+        ),
+        Code(
             "decode/empty-id",
             "error",
             "The decoder produced an empty id for a call that has one on the wire",

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.corpus.loading import Scenario
-from conformance.engine.declarations import declared_by_request, refusal_reason, undeclared
+from conformance.engine.declarations import unserved_reason
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.violations import Violation
@@ -151,9 +151,8 @@ class ReplaySession:
             return self.transport.error(400, f"The request body is not {_an(self.scenario.api)} request: {exc}")
         if refusal is not None:
             return refusal
-        missing = undeclared(self.scenario.api, self.served(index), declared_by_request(self.scenario.api, body))
-        if missing:
-            self.undeclared = refusal_reason(self.scenario.api, missing, f"response[{index}]")
+        self.undeclared = self._unserved(index, body)
+        if self.undeclared is not None:
             return self._undeclared_answer()
         interaction = self.recorded.interactions[index]
         try:
@@ -178,6 +177,11 @@ class ReplaySession:
             return None
         self.refused.extend(here)
         return self.transport.error(400, here[0].provider_error or "")
+
+    def _unserved(self, index: int, body: Any) -> str | None:
+        """Why the request just sent could not have been served the recorded turn, if it could not."""
+        recorded = _json(self.recorded.interactions[index].request.body)
+        return unserved_reason(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
 
     def _undeclared_answer(self) -> Answer:
         # Not the provider's own text: no provider serves a tool the request did not declare, and what

@@ -12,6 +12,7 @@ from conformance.engine.dialects import dialect_for
 from conformance.engine.exchange import Exchange
 from conformance.engine.rules import (
     continuation,
+    declared,
     decoding,
     determinism,
     idformat,
@@ -85,6 +86,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(shape.check_request(ctx, turn.request, history))
         found.extend(tool_definitions.check_request(ctx, turn.request, history, f"request[{turn.index}]"))
         found.extend(turns.check_request(ctx, exchange, turn.index, turn.request))
+        found.extend(declared.check_turn(ctx, turn))
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))
