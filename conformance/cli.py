@@ -89,6 +89,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 continue
             if args.verbose or result.outcome not in ("pass", "skip"):
                 print(f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
+            if args.show_requests and result.requests is not None:  # every outcome's, not only a failure's
+                print(f"{result.case_id}: the requests sent\n{requests_text(result.requests)}", end="\n\n", flush=True)
             for line in warning_lines([result]):
                 print(line, flush=True)
     except KeyboardInterrupt:

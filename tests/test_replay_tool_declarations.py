@@ -59,7 +59,7 @@ def _adapter(fn: Callable[[ToolLoop], None], api: str = "openai-chat") -> Client
 
 def _run(corpus: Corpus, fn: Callable[[ToolLoop], None], scenario: str, replay: str = "in-process") -> Any:
     api = scenario.split("/", 1)[0]
-    return run_scenario(_adapter(fn, api), corpus.scenarios[scenario], corpus, RunOptions(replay=replay))  # type: ignore[arg-type]
+    return run_scenario(_adapter(fn, api), corpus.scenarios[scenario], corpus, options=RunOptions(replay=replay))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("replay", ["in-process", "server"])
