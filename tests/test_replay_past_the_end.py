@@ -56,7 +56,9 @@ def asks_again(*, swallow: bool, placeholder: bool = False) -> Callable[[ToolLoo
 
 def _run(corpus: Corpus, fn: Callable[[ToolLoop], None]) -> Any:
     adapter = ClientAdapter(name="asks-again", version="0", clients={"openai-chat": fn})
-    return run_scenario(adapter, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(show_requests=True))
+    return run_scenario(
+        adapter, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(show_requests=True)
+    )
 
 
 @pytest.mark.parametrize("swallow", [False, True])
