@@ -434,3 +434,20 @@ class HistoryArgumentsDropped(Wrapped):
                 for part in client_calls(message):
                     part["arguments"] = {}
         return conversation
+
+
+class HistoryDropped(Wrapped):
+    """The conversation handed in (calls made and answered before this run) never reaches the provider:
+    the first request holds only its user and system turns, and later ones add what this run said."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.handed: int | None = None  # how many messages the first request was given
+
+    def given(self, conversation: Conversation) -> Conversation:
+        messages = conversation["messages"]
+        if self.handed is None:
+            self.handed = len(messages)
+        kept = [m for m in messages[: self.handed] if m["role"] in ("user", "system")]
+        conversation["messages"] = [*kept, *messages[self.handed :]]
+        return conversation

@@ -35,6 +35,7 @@ def scenario_context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckC
         tool_names=frozenset(t["name"] for t in scenario.tools),
         expected_calls=calls,
         runs=_runs(scenario),
+        prior_calls=tuple(c for t in scenario.history.turns for c in t.calls) if scenario.history else (),
         model=scenario.model,
     )
 

@@ -22,6 +22,9 @@ from conformance.engine.rules import (
     tool_definitions,
     turns,
 )
+from conformance.engine.rules import (
+    history as prior_history,
+)
 from conformance.engine.rules.alignment import echoes
 from conformance.engine.rules.context import CheckContext, dedupe
 from conformance.engine.violations import Violation
@@ -78,6 +81,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
         if position == 0:
             known.add(history.calls())  # the history the exchange began with
+            found.extend(prior_history.check_first_request(ctx, turn.index, history))
         else:
             found.extend(roundtrip.unserved(ctx, history, echoed, known))
         known.add(turn.served.calls)
