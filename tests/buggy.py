@@ -451,3 +451,21 @@ class HistoryDropped(Wrapped):
         kept = [m for m in messages[: self.handed] if m["role"] in ("user", "system")]
         conversation["messages"] = [*kept, *messages[self.handed :]]
         return conversation
+
+
+class ToolsDropped(OpenAIChatCodec):
+    """The request goes out without the tools the application was given."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        body = dict(super().encode(conversation))
+        body.pop("tools", None)
+        return body
+
+
+class StreamCallsDropped(OpenAIChatCodec):
+    """A streamed response's calls are never reassembled: only its text comes out."""
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        message = super().decode_stream(events)
+        message["parts"] = [p for p in message["parts"] if p["type"] != "tool_call"]
+        return message

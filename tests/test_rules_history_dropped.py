@@ -11,6 +11,7 @@ from conformance.corpus.loading import Corpus, load_corpus
 from conformance.reference import ADAPTER as REFERENCE
 from conformance.running.runner import run_scenario
 
+CASES = [("roundtrip/call-lost", HistoryDropped(REFERENCE.codec("kimi-chat")), "kimi-chat/from-openai-chat")]
 WITH_HISTORY = sorted(
     s.id for s in load_corpus().scenarios.values() if s.history is not None and any(t.calls for t in s.history.turns)
 )
