@@ -469,3 +469,15 @@ class StreamCallsDropped(OpenAIChatCodec):
         message = super().decode_stream(events)
         message["parts"] = [p for p in message["parts"] if p["type"] != "tool_call"]
         return message
+
+
+class OutputsQuotesStripped(Wrapped):
+    """Every `"` is stripped from each output (LlamaIndex.TS's tool messages): the output is all
+    there, altered in form, under its own call's id."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for results in client_results(conversation):
+            for part in results:
+                output = part["output"]
+                part["output"] = (output if isinstance(output, str) else json.dumps(output)).replace('"', "")
+        return conversation

@@ -85,6 +85,13 @@ CODES: dict[str, Code] = {
             "or an empty text in its place, and never the output of another call of the same tool.",
         ),
         Code(
+            "pairing/output-reformatted",
+            "warning",
+            "A result carries its call's output, altered in form",
+            "Send the output as the tool returned it: its quotes, escapes and spacing are part of it, and "
+            "the model reads JSON it can parse.",
+        ),
+        Code(
             "pairing/calls-unanswered",
             "error",
             "The client stopped after a response that asked it for calls, and never sent their results",
