@@ -613,7 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--show-requests",
         action="store_true",
-        help="print every request the adapter sent in a failing case beside the recorded one",
+        help="print every request the adapter sent in each case beside the recorded one",
     )
     common(run)
     run.set_defaults(func=cmd_run)
