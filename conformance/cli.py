@@ -348,7 +348,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for line in report.notes:
             print(f"  note: {line}")
         for api, violation in report.violations:
-            print(violation_text(violation, api))
+            print(violation_text(violation, api, report.quote(violation)))
         if report.errors and status == EXIT_OK:
             status = EXIT_FOUND
     return status

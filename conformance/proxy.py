@@ -111,7 +111,9 @@ class Recorder:
             self.found.append(Found(api, violation))
             from conformance.reports.textreport import violation_text
 
-            self.report(f"exchange {len(self.interactions) - 1}: {api}\n{violation_text(violation, api)}")
+            self.report(
+                f"exchange {len(self.interactions) - 1}: {api}\n{violation_text(violation, api, report.quote(violation))}"
+            )
 
 
 def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:

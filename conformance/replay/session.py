@@ -28,6 +28,7 @@ from conformance.corpus.loading import Scenario
 from conformance.engine.declarations import unserved_reason
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.quoting import told_for
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette
@@ -176,7 +177,7 @@ class ReplaySession:
         if not here:
             return None
         self.refused.extend(here)
-        return self.transport.error(400, here[0].provider_error or "")
+        return self.transport.error(400, told_for(here[0], self.turns[index].body))
 
     def _unserved(self, index: int, body: Any) -> str | None:
         """Why the request just sent could not have been served the recorded turn, if it could not."""
