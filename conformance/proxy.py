@@ -112,7 +112,8 @@ class Recorder:
             from conformance.reports.textreport import violation_text
 
             self.report(
-                f"exchange {len(self.interactions) - 1}: {api}\n{violation_text(violation, api, report.quote(violation))}"
+                f"exchange {len(self.interactions) - 1}: {api}\n"
+                + violation_text(violation, api, report.quote(violation))
             )
 
 
