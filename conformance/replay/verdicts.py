@@ -107,6 +107,8 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         return result
     if run.undeclared is not None:
         return _undeclared(scenario, run.undeclared, result)
+    if run.forced_end is not None:
+        return _forced_end(run.forced_end, result)
     errors = result.errors
     notes: list[str] = []
     if run.refused:
@@ -235,3 +237,11 @@ def _undeclared(scenario: Scenario, reason: str, result: CaseResult) -> CaseResu
         result.summary = f"{result.summary}; then {reason}, and the replay stopped there"
         return result
     return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
+
+
+def _forced_end(reason: str, result: CaseResult) -> CaseResult:
+    """A client whose request forced a tool call where the recording answers in text: the conversation
+    ends at that request, as the case says. Every request it sent, that one included, is judged; what
+    it made of the replay's refusal is not its verdict, as no provider text was recorded for it."""
+    result.summary = "; ".join(part for part in (result.summary, reason) if part)
+    return result

@@ -189,6 +189,7 @@ def client_run(
         exchange=exchange,
         refused=refused,
         undeclared=undeclared_turn(exchange, refused) if replayed else None,
+        forced_end=forced_turn(exchange) if replayed else None,
         recorded=len(recorded.interactions),
         sent=sent,
         fault=None if fault is None else described(fault, "fault"),
@@ -234,6 +235,18 @@ def undeclared_turn(exchange: Exchange, refused: list[Violation]) -> str | None:
         reason = unserved_reason(
             exchange.api, turn.served, turn.request, turn.expected_request, f"response[{turn.index}]"
         )
+        if reason is not None:
+            return reason
+    return None
+
+
+def forced_turn(exchange: Exchange) -> str | None:
+    """Why the conversation ended at a request that forces a tool call the recorded final answer does
+    not make, worked out from the bodies as the replay works it out."""
+    from conformance.engine.forced_choice import forced_past
+
+    for turn in exchange.turns:
+        reason = forced_past(exchange.api, turn.served, turn.request, turn.expected_request, f"response[{turn.index}]")
         if reason is not None:
             return reason
     return None
