@@ -32,6 +32,8 @@ _BUILT_INS: Mapping[str, frozenset[str]] = {
     "ApplyPatchToolCall": frozenset({"apply_patch"}),
     "ToolSearchCall": frozenset({"tool_search"}),
 }
+# Every tool type that lets the model call a client built-in: what a client offering one declares.
+CLIENT_BUILT_IN_TYPES = frozenset().union(*_BUILT_INS.values())
 # Where one tool's declaration keeps its name, for each layout the APIs use.
 _NAMED = ("function", "custom", "toolSpec")
 _GEMINI_LISTS = ("functionDeclarations", "function_declarations")
