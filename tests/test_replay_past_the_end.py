@@ -83,3 +83,11 @@ def test_show_requests_prints_the_requests_of_every_outcome(tmp_path: Any) -> No
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert "openai-chat/one-call: the requests sent" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
     assert "request[1] as sent:" in done.stdout
+
+
+def test_show_requests_in_pytest_shows_a_passing_cases_requests_too(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "conformance::openai-chat/one-call", "--show-requests", "-rP"
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*request[[]1[]] as sent:*"])
