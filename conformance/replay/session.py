@@ -31,6 +31,7 @@ from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette
+from conformance.replay.closing import closing_interaction
 from conformance.replay.render import render
 from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
@@ -58,6 +59,9 @@ class ClientRun:
     # What the client's tools were called with (name, arguments), when its tools are the suite's;
     # None when the suite cannot see them (a client answering calls with outputs of its own).
     tools_ran: list[tuple[str | None, Any]] | None = None
+    # Turns the replay serves past the recording, its own (conformance.replay.closing): 1 where the
+    # recording ends on calls for the client, whose results the client then sends; else 0.
+    closing: int = 0
 
 
 @dataclass
@@ -95,6 +99,9 @@ class ReplaySession:
         self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
+        # What is played: the recording, then the suite's closing answer where it ends on calls.
+        closing = closing_interaction(scenario.id, recorded, dialect, transport)
+        self.interactions = (*recorded.interactions, *((closing,) if closing is not None else ()))
 
     @classmethod
     def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge) -> ReplaySession:
@@ -131,9 +138,9 @@ class ReplaySession:
             return rejected.answer
         index = self.sent
         self.sent += 1
-        if index >= len(self.recorded.interactions):
+        if index >= len(self.interactions):
             message = (
-                f"The replay of {self.scenario.id} holds {len(self.recorded.interactions)} turn(s); "
+                f"The replay of {self.scenario.id} holds {len(self.interactions)} turn(s); "
                 f"this is turn {index + 1}."
             )
             return self.transport.error(400, message)
@@ -155,7 +162,7 @@ class ReplaySession:
         if missing:
             self.undeclared = refusal_reason(self.scenario.api, missing, f"response[{index}]")
             return self._undeclared_answer()
-        interaction = self.recorded.interactions[index]
+        interaction = self.interactions[index]
         try:
             return render(self.transport, interaction.response, self.served(index), route)
         except ReframeError as exc:
@@ -188,20 +195,20 @@ class ReplaySession:
     def served(self, index: int) -> Served:
         """Response `index` as the dialect reads it; each is parsed once."""
         if index not in self._served:
-            self._served[index] = self.dialect.served(self.recorded.interactions[index].response, f"response[{index}]")
+            self._served[index] = self.dialect.served(self.interactions[index].response, f"response[{index}]")
         return self._served[index]
 
     def _earlier(self) -> list[Earlier]:
         out = []
-        for i, turn in enumerate(self.turns[: len(self.recorded.interactions)]):
+        for i, turn in enumerate(self.turns[: len(self.interactions)]):
             response = self.transport.body_of(self.served(i).payload)
             out.append(Earlier(request=turn.body, response=response, raw=turn.raw))
         return out
 
     def exchange(self, *, expected: bool = True) -> Exchange:
         turns = []
-        for i, turn in enumerate(self.turns[: len(self.recorded.interactions)]):
-            recorded = self.recorded.interactions[i].request
+        for i, turn in enumerate(self.turns[: len(self.interactions)]):
+            recorded = self.interactions[i].request
             wanted = _json(recorded.body) if expected else None
             turns.append(Turn(index=i, request=turn.body, served=self.served(i), expected_request=wanted))
         return Exchange(api=self.scenario.api, turns=tuple(turns))
@@ -220,6 +227,7 @@ class ReplaySession:
                 unservable=self.unservable,
                 unsupported=unsupported,
                 undeclared=self.undeclared,
+                closing=len(self.interactions) - len(self.recorded.interactions),
             )
 
 

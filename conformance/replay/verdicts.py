@@ -21,6 +21,7 @@ from conformance.engine.rules import CheckContext, check
 from conformance.engine.turn_end import asks_client
 from conformance.engine.violations import Violation
 from conformance.engine.wording import a
+from conformance.replay import closing
 from conformance.replay.session import ClientRun, listed
 
 
@@ -55,12 +56,6 @@ def codec_only(scenario: Scenario) -> str | None:
         return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
     if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
         return "a session of several runs, which only a codec adapter can be handed run by run"
-    if scenario.recorded and scenario.turns and any(not c.provider_executed for c in scenario.turns[-1].calls):
-        # The recording stops where the client would send the results: a tool loop goes past it.
-        return (
-            "a recording that ends on the provider's calls, before their results were sent; "
-            "only a codec adapter can be handed it"
-        )
     return None
 
 
@@ -131,20 +126,27 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
                 summary=f"the client raised {summary}",
                 detail=getattr(run.fault, "detail", "") or short_traceback(run.fault),
             )
-    if run.sent < run.recorded and run.fault is None:
+    played = run.recorded + run.closing
+    if run.sent < played and run.fault is None:
         ended = _loop_ended(scenario, run)
         if ended is not None:
             notes.append(ended)
         else:
-            notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
+            notes.append(_unrequested(run))
             result.outcome = "fail"
             stopped = _stopped_with_calls(run, ctx)
             if stopped is not None:
                 result.violations.append(stopped)
                 result.summary = _errors_summary(result.errors)
-    if run.sent > run.recorded and past_blank is None:
-        notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
+    if run.sent > played and past_blank is None:
+        holds = f"the recording holds {run.recorded}"
+        if run.closing:
+            holds = f"the replay holds {played} (the recording's {run.recorded} and the suite's closing answer)"
+        notes.append(f"the client sent {run.sent} requests; {holds}")
         result.outcome = "fail"
+    if run.closing and run.sent > run.recorded:
+        _mark_closing(result, run.recorded)
+        notes.append(f"{closing.NOTE} (response[{run.recorded}])")
     if run.extra:
         notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
@@ -168,6 +170,23 @@ def _asked_past_a_blank_end(run: ClientRun) -> str | None:
     )
 
 
+def _unrequested(run: ClientRun) -> str:
+    """What a client that stopped short left out: recorded interactions, or only the request with the
+    last recorded calls' results, which the suite's closing answer would have answered."""
+    if run.sent < run.recorded:
+        return f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested"
+    return f"the client never sent the results of response[{run.recorded - 1}]'s calls"
+
+
+def _mark_closing(result: CaseResult, index: int) -> None:
+    """The verdict says the answer to request `index` was the suite's own, in its results and its
+    --show-requests listing."""
+    result.suite_answered = True
+    for entry in result.requests or ():
+        if entry.get("turn") == index:
+            entry["closing"] = True
+
+
 def _stopped_with_calls(run: ClientRun, ctx: CheckContext) -> Violation | None:
     """The violation of a client that sent no further request after a response holding calls for it:
     the provider waits for their results (a Responses conversation refuses to go on without them),
@@ -183,11 +202,16 @@ def _stopped_with_calls(run: ClientRun, ctx: CheckContext) -> Violation | None:
         "pairing/calls-unanswered",
         f"response[{run.sent - 1}]",
         f"The client sent no request after response[{run.sent - 1}], which called {shown}; "
-        f"their results were never sent ({run.recorded - run.sent} recorded interaction(s) not requested).",
+        f"their results were never sent{_not_requested(run)}.",
         wire_type=calls[0].wire_type,
         expected=f"a request answering {len(calls)} call(s)",
         received="no further request",
     )
+
+
+def _not_requested(run: ClientRun) -> str:
+    missing = run.recorded - run.sent
+    return f" ({missing} recorded interaction(s) not requested)" if missing > 0 else ""
 
 
 def _loop_ended(scenario: Scenario, run: ClientRun) -> str | None:
