@@ -140,8 +140,7 @@ class ReplaySession:
         self.sent += 1
         if index >= len(self.interactions):
             message = (
-                f"The replay of {self.scenario.id} holds {len(self.interactions)} turn(s); "
-                f"this is turn {index + 1}."
+                f"The replay of {self.scenario.id} holds {len(self.interactions)} turn(s); this is turn {index + 1}."
             )
             return self.transport.error(400, message)
         self.turns.append(_Turn(raw=raw, body=body))
