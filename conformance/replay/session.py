@@ -163,7 +163,8 @@ class ReplaySession:
             return self._undeclared_answer()
         interaction = self.interactions[index]
         try:
-            return render(self.transport, interaction.response, self.served(index), route)
+            response = self.transport.as_asked(request, interaction)
+            return render(self.transport, response, self.served(index), route)
         except ReframeError as exc:
             form = f"a {route.framing} stream" if route.stream else "one JSON body"
             self.unservable = f"response[{index}] cannot be served as {form}: {exc}"
