@@ -261,3 +261,38 @@ def test_every_recording_that_ends_on_calls_is_judged(corpus: Corpus, scenario_i
 
 def test_the_corpus_holds_recordings_that_end_on_calls_on_many_apis() -> None:
     assert len({_CORPUS.scenarios[i].api for i in ENDS_ON_CALLS}) >= 8
+
+
+def test_a_client_in_any_language_gets_the_closing_answer_over_http(corpus: Corpus, tmp_path: Path) -> None:
+    """Over the replay server, as a harness or curl reaches it: the listing counts the closing turn, and
+    the results request (here the constructed scenario's own, recorded before its second response) is
+    answered by it, streamed as the request asks."""
+    import urllib.request
+
+    from conformance.replay.serve_listing import scenario_entry
+    from conformance.replay.server import ReplayServer
+
+    scenario_id = CUT["openai-chat"]
+    cut = _cut(corpus, scenario_id, tmp_path)
+    ctx = scenario_context(corpus, cut.scenario, "default")
+    session = ReplaySession.of(cut.scenario, load_cassette(cut.path), lambda exchange: check(exchange, ctx))
+    whole = load_cassette(corpus.cassette_path(corpus.scenarios[scenario_id]))
+    with ReplayServer() as server:
+        base = server.add(session, "/v1")
+        entry = scenario_entry(session, server.url, base, server.tools_url(scenario_id))
+        assert (entry["turns"], entry["closing"]) == (2, True)
+        for k, interaction in enumerate(whole.interactions[:2]):
+            body = json.loads(interaction.request.body)
+            body["stream"] = k == 1  # the closing answer streamed, though the recording was not
+            request = urllib.request.Request(f"{base}/chat/completions", data=json.dumps(body).encode(), method="POST")
+            with urllib.request.urlopen(request, timeout=10) as response:
+                text = response.read().decode()
+                kind = response.headers["content-type"]
+        assert kind.startswith("text/event-stream") and text.rstrip().endswith("data: [DONE]")
+        chunks = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
+        assert "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks) == closing.TEXT
+        assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+        assert {c["model"] for c in chunks} == {json.loads(whole.interactions[0].response.body)["model"]}
+        run = session.finish()
+    result = client_verdict(cut.scenario, run, ctx, dialect_for("openai-chat"))
+    assert (result.outcome, result.suite_answered) == ("pass", True), result.summary
