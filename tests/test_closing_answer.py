@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -296,3 +296,70 @@ def test_a_client_in_any_language_gets_the_closing_answer_over_http(corpus: Corp
         run = session.finish()
     result = client_verdict(cut.scenario, run, ctx, dialect_for("openai-chat"))
     assert (result.outcome, result.suite_answered) == ("pass", True), result.summary
+
+
+@pytest.mark.parametrize(
+    ("body", "forced"),
+    [
+        ({"tool_choice": "required"}, True),
+        ({"tool_choice": "any"}, True),  # Mistral
+        ({"tool_choice": "REQUIRED"}, True),  # Cohere
+        ({"tool_choice": {"type": "function", "function": {"name": "f"}}}, True),
+        ({"tool_choice": {"type": "tool", "name": "f"}}, True),  # Anthropic
+        ({"tool_choice": {"type": "allowed_tools", "mode": "required", "tools": []}}, True),  # Responses
+        ({"tool_choice": {"type": "allowed_tools", "mode": "auto", "tools": []}}, False),
+        ({"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}, True),  # Gemini
+        ({"toolConfig": {"toolChoice": {"any": {}}}}, True),  # Bedrock
+        ({"toolConfig": {"toolChoice": {"auto": {}}}}, False),
+        ({"tool_choice": "auto"}, False),
+        ({"tool_choice": {"type": "auto"}}, False),
+        ({}, False),
+    ],
+)
+def test_a_request_that_forces_a_call(body: dict[str, Any], forced: bool) -> None:
+    assert (closing.forced_call(body) is not None) == forced
+
+
+def _insists_on_calls(force: bool) -> Callable[[Any], None]:
+    """A loop that, like the AI SDK, raises when an answer holds no call though it asked for one."""
+    import openai
+
+    def loop(tool_loop: Any) -> None:
+        client = openai.OpenAI(base_url=tool_loop.base_url, api_key=tool_loop.api_key, max_retries=0)
+        tools: Any = [
+            {"type": "function", "function": {"name": t["name"], "parameters": t["parameters"]}}
+            for t in tool_loop.tools
+        ]
+        messages: list[Any] = [{"role": "user", "content": tool_loop.prompt}]
+        choice: Any = "required" if force else "auto"
+        while True:
+            message = (
+                client.chat.completions.create(
+                    model=tool_loop.model, messages=messages, tools=tools, tool_choice=choice
+                )
+                .choices[0]
+                .message
+            )
+            if not message.tool_calls:
+                raise RuntimeError("the answer holds no tool call")
+            messages.append(message.model_dump(exclude_none=True))
+            for call in message.tool_calls:
+                output = tool_loop.call_tool(call.function.name, json.loads(call.function.arguments))
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+
+    return loop
+
+
+@pytest.mark.parametrize("force", [True, False], ids=["forced", "free"])
+def test_a_client_that_forced_a_call_may_refuse_the_closing_text(corpus: Corpus, tmp_path: Path, force: bool) -> None:
+    cut = _cut(corpus, CUT["openai-chat"], tmp_path)
+    ctx = scenario_context(corpus, cut.scenario, "default")
+    dialect = dialect_for("openai-chat")
+    run = run_client(_insists_on_calls(force), cut.scenario, cut.path, dialect, lambda exchange: check(exchange, ctx))
+    result = client_verdict(cut.scenario, run, ctx, dialect)
+    assert run.sent == 2 and run.fault is not None
+    if force:  # the request was judged; the client's refusal of a text answer it forbade is noted
+        assert (result.outcome, result.violations) == ("pass", []), result.summary
+        assert 'forces a call (tool_choice "required")' in result.summary and result.suite_answered
+    else:  # a client that raises on a text answer it allowed is an error, as ever
+        assert result.outcome == "error" and "the answer holds no tool call" in result.summary

@@ -223,3 +223,40 @@ _SHAPES: Mapping[str, Shape] = {
 def shaped_apis() -> frozenset[str]:
     """The APIs whose recordings get a closing answer."""
     return frozenset(_SHAPES)
+
+
+# --- a request whose answer must be a call ---------------------------------------------------------
+
+_FORCING = frozenset({"required", "any", "tool", "function", "validated_function"})
+
+
+def forced_call(body: Any) -> str | None:
+    """The setting of a request that makes the provider answer it with a call, never a text turn
+    (`tool_choice: required`, Anthropic's `{"type": "any"}`, Gemini's `mode: ANY`, Bedrock's
+    `toolChoice: {"any": {}}`, a named tool), as it reads; None for a request that leaves the model free.
+    The closing answer is text: a client that asked for a call may refuse it."""
+    if not isinstance(body, dict):
+        return None
+    choice = body.get("tool_choice")
+    if _forces(choice):
+        return f"tool_choice {json.dumps(choice)}"
+    config = body.get("toolConfig")
+    if isinstance(config, dict):
+        calling = config.get("functionCallingConfig")
+        mode = calling.get("mode") if isinstance(calling, dict) else None
+        if isinstance(mode, str) and mode.upper() == "ANY":
+            return f"toolConfig.functionCallingConfig.mode {mode}"
+        chosen = config.get("toolChoice")
+        if isinstance(chosen, dict) and ("any" in chosen or "tool" in chosen):
+            return f"toolConfig.toolChoice {json.dumps(chosen)}"
+    return None
+
+
+def _forces(choice: Any) -> bool:
+    if isinstance(choice, str):
+        return choice.lower() in _FORCING
+    if isinstance(choice, dict):
+        if str(choice.get("mode", "")).lower() in ("auto", "none"):  # Responses' allowed_tools, left free
+            return False
+        return str(choice.get("type", "")).lower() in _FORCING or str(choice.get("mode", "")).lower() in _FORCING
+    return False

@@ -111,7 +111,10 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
     past_blank = _asked_past_a_blank_end(run)
     if past_blank is not None:
         notes.append(past_blank)
-    if run.fault is not None and not run.refused and past_blank is None:
+    refused_closing = _refused_the_closing_answer(run)
+    if refused_closing is not None:
+        notes.append(refused_closing)
+    if run.fault is not None and not run.refused and past_blank is None and refused_closing is None:
         summary = describe(run.fault)
         if run.malformed:  # the body itself is what went wrong, before what the client made of the 400
             summary = f"{summary}, after the replay answered 400 to {listed(run.malformed)}"
@@ -167,6 +170,23 @@ def _asked_past_a_blank_end(run: ClientRun) -> str | None:
     return (
         f"the recording ends on a blank answer (response[{run.recorded - 1}]) and the client asked again; "
         "what the provider answered next is not recorded, so that request was not played"
+    )
+
+
+def _refused_the_closing_answer(run: ClientRun) -> str | None:
+    """Why what the client raised is not its verdict, when it is not: its results request forces a
+    call (`tool_choice: required`, a named tool), which the provider answers with a call, and the
+    suite's closing answer is text; a client that checks it got the call it asked for refuses that
+    answer. The request itself was judged."""
+    if run.fault is None or not run.closing or run.sent <= run.recorded or len(run.exchange.turns) <= run.recorded:
+        return None
+    forced = closing.forced_call(run.exchange.turns[run.recorded].request)
+    if forced is None:
+        return None
+    return (
+        f"the results request (request[{run.recorded}]) forces a call ({forced}), and the client refused the "
+        f"suite's closing text answer to it ({describe(run.fault)}): the provider answers such a request with a "
+        "call, so what the client made of that answer is not its verdict"
     )
 
 
