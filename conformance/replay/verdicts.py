@@ -178,7 +178,9 @@ def _refused_the_closing_answer(run: ClientRun) -> str | None:
     call (`tool_choice: required`, a named tool), which the provider answers with a call, and the
     suite's closing answer is text; a client that checks it got the call it asked for refuses that
     answer. The request itself was judged."""
-    if run.fault is None or not run.closing or run.sent <= run.recorded or len(run.exchange.turns) <= run.recorded:
+    if run.fault is None or run.refused or not run.closing or run.sent <= run.recorded:
+        return None  # a request answered with the provider's error got no text to refuse
+    if len(run.exchange.turns) <= run.recorded:
         return None
     forced = closing.forced_call(run.exchange.turns[run.recorded].request)
     if forced is None:
