@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import ROOT
+from markupsafe import escape
 
 from conformance.cli import main
 from conformance.corpus.loading import Corpus
