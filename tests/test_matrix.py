@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import ROOT
+from markupsafe import escape
 
 from conformance.cli import main
 from conformance.corpus.loading import Corpus
@@ -318,3 +319,51 @@ def test_tracebacks_are_made_independent_of_the_machine() -> None:
     assert stable_text("Cassette: /work/main/cassettes/gemini/one.yaml (see https://example.com/a/b.yaml)") == (
         "Cassette: cassettes/gemini/one.yaml (see https://example.com/a/b.yaml)"
     )
+
+
+def test_each_column_shows_its_coverage_beside_its_pass_share_and_its_skips_by_reason(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    cases = sorted((s for s in corpus.scenarios.values() if s.api == "openai-chat"), key=lambda s: s.id)[:6]
+    declared = "the client's request declared no web_search tool; the recorded response[0] uses it"
+    outcomes = [
+        ("pass", ""),
+        ("pass", ""),
+        ("fail", "1 violation(s): roundtrip/id-altered"),
+        ("skip", f"{declared} (response[0].output[1])"),
+        ("skip", f"{declared} (response[0].output[2])"),
+        ("skip", SKIP_REASON),
+    ]
+    results = [
+        CaseResult(s.id, s.api, outcome, summary=summary)  # type: ignore[arg-type]
+        for s, (outcome, summary) in zip(cases, outcomes, strict=True)
+    ]
+    source = _write(tmp_path / "mylib.json", results, revision=corpus.revision())
+    out = tmp_path / "out"
+    assert main(["matrix", str(source), "--output", str(out)]) == 0
+    column = _json(out)["groups"][0]["columns"][0]
+    served = sum(s.api == "openai-chat" for s in corpus.scenarios.values())  # the cases its results lack count too
+    percent = 100 * 3 // served
+    assert column["coverage"] == {"cases": served, "judged": 3, "percent": percent, "pass_percent": 66}
+    assert column["skips"] == [{"reason": declared, "cases": 2}, {"reason": SKIP_REASON, "cases": 1}]
+
+    markdown = (out / MARKDOWN_FILE).read_text(encoding="utf-8")
+    assert f"| mylib | 1 | {served} | 3 | {percent}% | 66% | 3 |" in markdown
+    assert "<details><summary>mylib: 3 skipped, by reason</summary>" in markdown
+    assert f"| 2 | {declared} |" in markdown and f"| 1 | {SKIP_REASON} |" in markdown
+    html = (out / HTML_FILE).read_text(encoding="utf-8")
+    table = html[html.index('id="g1-coverage-table"') : html.index("</table>", html.index('id="g1-coverage-table"'))]
+    assert f'<td class="num">{served}</td><td class="num">3</td><td class="num">{percent}%</td>' in table
+    assert '<td class="num">66%</td>' in table
+    skips = html[html.index('id="g1-skips-mylib"') :]
+    assert f'<td class="num">2</td><td>{escape(declared)}</td>' in skips[: skips.index("</details>")]
+
+
+def test_a_column_that_judged_nothing_has_no_pass_share() -> None:
+    from conformance.reports.matrix.document import coverage, skip_reason
+
+    assert coverage({"skip": 4, "total": 4}, 5) == {"cases": 5, "judged": 0, "percent": 0, "pass_percent": None}
+    assert coverage({"total": 0}, 0)["percent"] is None
+    assert skip_reason("") == "no reason given"
+    assert skip_reason("declared no tool (response[3].content[0])") == "declared no tool"
+    assert skip_reason("the harness declares: X (custom tools)") == "the harness declares: X (custom tools)"

@@ -142,6 +142,9 @@ def test_an_empty_output_is_not_in_every_text() -> None:
     assert not mentions("21 degrees", "")
     assert mentions("", "")
     assert mentions([{"type": "text", "text": ""}], "")
+    # A result wrapped with its tool's name (the AI SDK's Gemini functionResponse) carries an empty output.
+    assert mentions({"name": "get_weather", "content": ""}, "")
+    assert not mentions({"name": "get_weather", "content": "No result provided"}, "")
 
 
 def test_outputs_are_found_whatever_the_wire_wraps_them_in() -> None:

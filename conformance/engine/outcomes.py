@@ -37,6 +37,9 @@ class CaseResult:
     baseline: dict[str, Any] | None = None
     # --show-requests: each turn's request as sent and as recorded ({"turn", "sent", "recorded"})
     requests: list[dict[str, Any]] | None = None
+    # The last request was answered by the suite's own closing turn, past a recording that ends on the
+    # provider's calls (conformance.replay.closing), not by the provider's recorded response.
+    suite_answered: bool = False
 
     @property
     def errors(self) -> list[Violation]:
@@ -67,6 +70,8 @@ class CaseResult:
             data["baseline"] = self.baseline
         if self.requests is not None:
             data["requests"] = self.requests
+        if self.suite_answered:
+            data["suite_answered"] = True
         data["duration"] = round(self.duration, 4)
         return data
 
@@ -101,6 +106,7 @@ class CaseResult:
             quotes=quotes,
             baseline=data.get("baseline"),
             requests=data.get("requests"),
+            suite_answered=bool(data.get("suite_answered", False)),
         )
 
 

@@ -57,6 +57,11 @@ def requests_text(requests: Sequence[dict[str, Any]]) -> str:
         recorded = entry.get("recorded")
         if recorded == entry.get("sent"):
             lines.append(f"  request[{turn}] as recorded: the same")
+        elif entry.get("closing"):
+            lines.append(
+                f"  request[{turn}] as recorded: none, the recording ends before it; "
+                "the answer to it was the suite's own closing turn"
+            )
         elif recorded is None:
             lines.append(f"  request[{turn}] as recorded: not known")
         else:

@@ -198,14 +198,23 @@ def _gemini_tools(body: dict[str, Any]) -> list[Tool]:
 
 
 def _json_schema_types(schema: Any) -> Any:
-    """Gemini's OpenAPI-style schema (`type: OBJECT`) with JSON Schema's lower-case type names."""
+    """Gemini's OpenAPI-style schema (`type: OBJECT`, or `type: 6` where the client asked for enums as
+    numbers) with JSON Schema's lower-case type names."""
     if isinstance(schema, dict):
-        return {
-            k: (v.lower() if k == "type" and isinstance(v, str) else _json_schema_types(v)) for k, v in schema.items()
-        }
+        return {k: (_type_name(v) if k == "type" else _json_schema_types(v)) for k, v in schema.items()}
     if isinstance(schema, list):
         return [_json_schema_types(v) for v in schema]
     return schema
+
+
+def _type_name(value: Any) -> Any:
+    from conformance.replay.transports.gemini_enums import SCHEMA_TYPES
+
+    if isinstance(value, str):
+        return value.lower()
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(SCHEMA_TYPES):
+        return SCHEMA_TYPES[value]
+    return _json_schema_types(value)
 
 
 def _bedrock_tools(body: dict[str, Any]) -> list[Tool]:

@@ -15,7 +15,6 @@ from conformance.replay.session import ReplaySession
 def scenario_entry(session: ReplaySession, root: str, base_url: str, tools_url: str) -> dict[str, Any]:
     """`root` is the server's URL; each scenario is served under `root/<scenario id>`."""
     scenario = session.scenario
-    interactions = session.recorded.interactions
     return {
         "id": scenario.id,
         "api": scenario.api,
@@ -27,7 +26,9 @@ def scenario_entry(session: ReplaySession, root: str, base_url: str, tools_url: 
         "stream": scenario.stream,
         "tools": [dict(t) for t in scenario.tools],
         "server_tools": [dict(t) for t in scenario.server_tools],
-        "turns": len(interactions),
+        # The turns served: the recording's, and the suite's closing answer where it ends on calls.
+        "turns": len(session.interactions),
+        "closing": len(session.interactions) > len(session.recorded.interactions),
         "first_request": _first_request(session, f"{root}/{scenario.id}"),
     }
 

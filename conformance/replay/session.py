@@ -33,6 +33,7 @@ from conformance.engine.quoting import told_for
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette
+from conformance.replay.closing import closing_interaction
 from conformance.replay.render import render
 from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
@@ -63,6 +64,9 @@ class ClientRun:
     # What the client's tools were called with (name, arguments), when its tools are the suite's;
     # None when the suite cannot see them (a client answering calls with outputs of its own).
     tools_ran: list[tuple[str | None, Any]] | None = None
+    # Turns the replay serves past the recording, its own (conformance.replay.closing): 1 where the
+    # recording ends on calls for the client, whose results the client then sends; else 0.
+    closing: int = 0
 
 
 @dataclass
@@ -101,6 +105,9 @@ class ReplaySession:
         self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
+        # What is played: the recording, then the suite's closing answer where it ends on calls.
+        closing = closing_interaction(scenario.id, recorded, dialect, transport)
+        self.interactions = (*recorded.interactions, *((closing,) if closing is not None else ()))
 
     @classmethod
     def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge) -> ReplaySession:
@@ -139,10 +146,9 @@ class ReplaySession:
             return rejected.answer
         index = self.sent
         self.sent += 1
-        if index >= len(self.recorded.interactions):
+        if index >= len(self.interactions):
             message = (
-                f"The replay of {self.scenario.id} holds {len(self.recorded.interactions)} turn(s); "
-                f"this is turn {index + 1}."
+                f"The replay of {self.scenario.id} holds {len(self.interactions)} turn(s); this is turn {index + 1}."
             )
             return self.transport.error(400, message)
         self.turns.append(_Turn(raw=raw, body=body))
@@ -165,9 +171,10 @@ class ReplaySession:
         self.forced_end = self._forced(index, body)
         if self.forced_end is not None:
             return self._forced_answer()
-        interaction = self.recorded.interactions[index]
+        interaction = self.interactions[index]
         try:
-            return render(self.transport, interaction.response, self.served(index), route)
+            response = self.transport.as_asked(request, interaction)
+            return render(self.transport, response, self.served(index), route)
         except ReframeError as exc:
             form = f"a {route.framing} stream" if route.stream else "one JSON body"
             self.unservable = f"response[{index}] cannot be served as {form}: {exc}"
@@ -191,12 +198,12 @@ class ReplaySession:
 
     def _unserved(self, index: int, body: Any) -> str | None:
         """Why the request just sent could not have been served the recorded turn, if it could not."""
-        recorded = _json(self.recorded.interactions[index].request.body)
+        recorded = _json(self.interactions[index].request.body)  # none for the suite's closing answer
         return unserved_reason(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
 
     def _forced(self, index: int, body: Any) -> str | None:
         """Why the recorded turn cannot answer a request that forces a tool call, if it cannot."""
-        recorded = _json(self.recorded.interactions[index].request.body)
+        recorded = _json(self.interactions[index].request.body)  # none for the suite's closing answer
         return forced_past(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
 
     def _forced_answer(self) -> Answer:
@@ -212,20 +219,20 @@ class ReplaySession:
     def served(self, index: int) -> Served:
         """Response `index` as the dialect reads it; each is parsed once."""
         if index not in self._served:
-            self._served[index] = self.dialect.served(self.recorded.interactions[index].response, f"response[{index}]")
+            self._served[index] = self.dialect.served(self.interactions[index].response, f"response[{index}]")
         return self._served[index]
 
     def _earlier(self) -> list[Earlier]:
         out = []
-        for i, turn in enumerate(self.turns[: len(self.recorded.interactions)]):
+        for i, turn in enumerate(self.turns[: len(self.interactions)]):
             response = self.transport.body_of(self.served(i).payload)
             out.append(Earlier(request=turn.body, response=response, raw=turn.raw))
         return out
 
     def exchange(self, *, expected: bool = True) -> Exchange:
         turns = []
-        for i, turn in enumerate(self.turns[: len(self.recorded.interactions)]):
-            recorded = self.recorded.interactions[i].request
+        for i, turn in enumerate(self.turns[: len(self.interactions)]):
+            recorded = self.interactions[i].request
             wanted = _json(recorded.body) if expected else None
             turns.append(Turn(index=i, request=turn.body, served=self.served(i), expected_request=wanted))
         return Exchange(api=self.scenario.api, turns=tuple(turns))
@@ -245,6 +252,7 @@ class ReplaySession:
                 unsupported=unsupported,
                 undeclared=self.undeclared,
                 forced_end=self.forced_end,
+                closing=len(self.interactions) - len(self.recorded.interactions),
             )
 
 

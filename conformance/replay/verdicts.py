@@ -21,6 +21,7 @@ from conformance.engine.rules import CheckContext, check
 from conformance.engine.turn_end import asks_client
 from conformance.engine.violations import Violation
 from conformance.engine.wording import a
+from conformance.replay import closing
 from conformance.replay.session import ClientRun, listed
 
 
@@ -56,12 +57,6 @@ def codec_only(scenario: Scenario) -> str | None:
         return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
     if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
         return "a session of several runs, which only a codec adapter can be handed run by run"
-    if scenario.recorded and scenario.turns and any(not c.provider_executed for c in scenario.turns[-1].calls):
-        # The recording stops where the client would send the results: a tool loop goes past it.
-        return (
-            "a recording that ends on the provider's calls, before their results were sent; "
-            "only a codec adapter can be handed it"
-        )
     return None
 
 
@@ -142,17 +137,21 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
                 quotes=result.quotes,
                 requests=result.requests,
             )
-    if run.sent < run.recorded and run.fault is None:
+    played = run.recorded + run.closing
+    if run.sent < played and run.fault is None:
         ended = _loop_ended(scenario, run)
         if ended is not None:
             notes.append(ended)
         else:
-            notes.append(f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested")
+            notes.append(_unrequested(run))
             result.outcome = "fail"
             stopped = _stopped_with_calls(run, ctx)
             if stopped is not None:
                 result.violations.append(stopped)
                 result.summary = _errors_summary(result.errors)
+    if run.closing and run.sent > run.recorded:
+        _mark_closing(result, run.recorded)
+        notes.append(f"{closing.NOTE} (response[{run.recorded}])")
     if run.extra:
         notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
@@ -177,19 +176,41 @@ def _asked_past_a_blank_end(run: ClientRun) -> str | None:
 
 
 def _asked_past_the_end(scenario: Scenario, run: ClientRun) -> str | None:
-    """What a client did that sent more requests than the recording holds, when it did: asked again
-    after the final answer (the last response asks nothing of it: the provider had answered, and a
-    tool loop ends there), or sent past the recording otherwise. Either is the client's doing, and
-    one outcome whether it then raised on the replay's 400 or swallowed it."""
-    if run.sent <= run.recorded:
+    """What a client did that sent more requests than the replay holds (the recording, and the suite's
+    closing answer where the recording ends on calls), when it did: asked again after the final
+    answer (the last response asks nothing of it: the provider had answered, and a tool loop ends
+    there), or sent past the replay otherwise. Either is the client's doing, and one outcome whether
+    it then raised on the replay's 400 or swallowed it."""
+    played = run.recorded + run.closing
+    if run.sent <= played:
         return None
-    played = run.exchange.turns
-    if len(played) == run.recorded and played and asks_client(scenario.api, played[-1].served) is None:
+    holds = f"the recording holds {run.recorded}"
+    if run.closing:
+        holds = f"the replay holds {played} (the recording's {run.recorded} and the suite's closing answer)"
+    turns = run.exchange.turns
+    if len(turns) == played and turns and asks_client(scenario.api, turns[-1].served) is None:
         return (
-            f"the client asked again after the final answer (response[{run.recorded - 1}]): "
-            f"it sent {run.sent} requests; the recording holds {run.recorded}"
+            f"the client asked again after the final answer (response[{played - 1}]): "
+            f"it sent {run.sent} requests; {holds}"
         )
-    return f"the client sent {run.sent} requests; the recording holds {run.recorded}"
+    return f"the client sent {run.sent} requests; {holds}"
+
+
+def _unrequested(run: ClientRun) -> str:
+    """What a client that stopped short left out: recorded interactions, or only the request with the
+    last recorded calls' results, which the suite's closing answer would have answered."""
+    if run.sent < run.recorded:
+        return f"{run.recorded - run.sent} of {run.recorded} recorded interaction(s) were never requested"
+    return f"the client never sent the results of response[{run.recorded - 1}]'s calls"
+
+
+def _mark_closing(result: CaseResult, index: int) -> None:
+    """The verdict says the answer to request `index` was the suite's own, in its results and its
+    --show-requests listing."""
+    result.suite_answered = True
+    for entry in result.requests or ():
+        if entry.get("turn") == index:
+            entry["closing"] = True
 
 
 def _stopped_with_calls(run: ClientRun, ctx: CheckContext) -> Violation | None:
@@ -207,11 +228,16 @@ def _stopped_with_calls(run: ClientRun, ctx: CheckContext) -> Violation | None:
         "pairing/calls-unanswered",
         f"response[{run.sent - 1}]",
         f"The client sent no request after response[{run.sent - 1}], which called {shown}; "
-        f"their results were never sent ({run.recorded - run.sent} recorded interaction(s) not requested).",
+        f"their results were never sent{_not_requested(run)}.",
         wire_type=calls[0].wire_type,
         expected=f"a request answering {len(calls)} call(s)",
         received="no further request",
     )
+
+
+def _not_requested(run: ClientRun) -> str:
+    missing = run.recorded - run.sent
+    return f" ({missing} recorded interaction(s) not requested)" if missing > 0 else ""
 
 
 def _loop_ended(scenario: Scenario, run: ClientRun) -> str | None:

@@ -161,15 +161,16 @@ def client_run(
     stands after the run: the one replayed, or the one just recorded when `replayed` is false)."""
     if not isinstance(data, dict):
         raise HandoverError("the client's run is not an object")
+    played = _played(scenario, recorded, dialect) if replayed else recorded.interactions
     requests = data.get("requests")
-    if not isinstance(requests, list) or len(requests) > len(recorded.interactions):
-        raise HandoverError(f"requests is not a list of at most {len(recorded.interactions)} bodies")
+    if not isinstance(requests, list) or len(requests) > len(played):
+        raise HandoverError(f"requests is not a list of at most {len(played)} bodies")
     sent = data.get("sent")
     if not isinstance(sent, int) or isinstance(sent, bool) or sent < len(requests):
         raise HandoverError(f"sent is {sent!r}, not a count of at least {len(requests)}")
     turns = []
     for i, body in enumerate(requests):
-        interaction = recorded.interactions[i]
+        interaction = played[i]
         try:
             served = dialect.served(interaction.response, f"response[{i}]")
         except (DialectError, ValueError):
@@ -199,7 +200,18 @@ def client_run(
         unservable=_text(data, "unservable"),
         unsupported=_text(data, "unsupported"),
         tools_ran=None if tools_ran is None else [(t[0], t[1]) for t in tools_ran],
+        closing=len(played) - len(recorded.interactions),
     )
+
+
+def _played(scenario: Scenario, recorded: Cassette, dialect: Dialect) -> tuple[Interaction, ...]:
+    """What the worker's replay played: the recording, then the suite's closing answer where it ends
+    on calls (made here from the recording, as the worker's replay made it)."""
+    from conformance.replay.closing import closing_interaction
+    from conformance.replay.transports import transport_for
+
+    closing = closing_interaction(scenario.id, recorded, dialect, transport_for(scenario.api))
+    return (*recorded.interactions, *((closing,) if closing is not None else ()))
 
 
 def refusals(exchange: Exchange, ctx: CheckContext) -> list[Violation]:

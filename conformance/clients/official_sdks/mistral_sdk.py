@@ -43,7 +43,10 @@ def _streamed_message(events: Any) -> dict[str, Any]:
         if isinstance(delta.content, str):
             text.append(delta.content)
         for position, call in enumerate(delta.tool_calls or []):
-            index = call.index if isinstance(call.index, int) else position
+            # The SDK's ToolCall reads a missing `index` as 0 (mistralai/client/models/toolcall.py:25), and
+            # Mistral's own stream sends each call whole without one: there, a call's place is its position.
+            sent_index = "index" in call.model_fields_set and isinstance(call.index, int)
+            index = call.index if sent_index else position
             entry = calls.setdefault(index, {"id": None, "type": "function", "function": {"name": "", "arguments": ""}})
             if call.id and call.id != "null":
                 entry["id"] = call.id

@@ -125,10 +125,11 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = json_value) ->
 
     Text carries it when it contains it, or holds the same JSON value however spaced; an object
     or a list of blocks when one of its values does. An empty output is carried only by a result
-    that carries no text at all: the empty string is contained in every text.
+    that carries no text at all: the empty string is contained in every text. The tool's `name`
+    beside it is no text of the output (the AI SDK wraps a Gemini result as `{"name", "content"}`).
     """
     if not text or text.isspace():
-        return not any(node.strip() for node in _strings(value))
+        return not any(node.strip() for node in _strings(value, skipped=("type", "name")))
     if type(value) is str and text in value:
         return True  # the common case: the text itself, parsed by nobody
     wanted = parse(text)
@@ -199,8 +200,9 @@ def _reshaped(value: Any, wanted: Any) -> bool:
     return all(any(leaf in text for text in held) for leaf in leaves)
 
 
-def _strings(value: Any) -> list[str]:
-    """The text a result carries: its strings, except the `type` that names a block's kind."""
+def _strings(value: Any, skipped: tuple[str, ...] = ("type",)) -> list[str]:
+    """The text a result carries: its strings, except the `type` that names a block's kind (and the
+    values of any other `skipped` key)."""
     stack = [value]
     found: list[str] = []
     while stack:
@@ -208,7 +210,7 @@ def _strings(value: Any) -> list[str]:
         if isinstance(node, str):
             found.append(node)
         elif isinstance(node, dict):
-            stack.extend(v for k, v in node.items() if k != "type")
+            stack.extend(v for k, v in node.items() if k not in skipped)
         elif isinstance(node, list):
             stack.extend(node)
     return found

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from conformance.recordings.cassette import HttpResponse, Interaction
+
 # How a response body is laid out: one JSON document, or a stream in one of the providers' framings.
 Framing = Literal["json", "sse", "json-array", "ndjson", "eventstream"]
 STREAM_FRAMINGS: tuple[Framing, ...] = ("sse", "json-array", "ndjson", "eventstream")
@@ -142,6 +144,11 @@ class Transport(Protocol):
         """An error in the provider's own shape."""
         ...
 
+    def as_asked(self, request: Request, recorded: Interaction) -> HttpResponse:
+        """The recorded response in the encoding the request asks for, beyond its framing (Gemini's
+        enums as numbers or names); the recorded response itself where the two ask the same."""
+        ...
+
 
 class ProviderTransport:
     """What most transports share: errors in the provider's own body shape, no history held at the
@@ -158,6 +165,9 @@ class ProviderTransport:
 
     def error(self, status: int, message: str) -> Answer:
         return provider_error(self.api, status, message)
+
+    def as_asked(self, request: Request, recorded: Interaction) -> HttpResponse:
+        return recorded.response
 
 
 def sse_frame(

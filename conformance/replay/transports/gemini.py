@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
+from conformance.recordings.cassette import HttpResponse, Interaction
 from conformance.replay.transports.base import (
     JSON_TYPE,
     SSE_TYPE,
@@ -29,6 +30,7 @@ from conformance.replay.transports.base import (
     events_in,
     sse,
 )
+from conformance.replay.transports.gemini_enums import asks_numbers, with_names
 
 API = "gemini"
 _METHOD = re.compile(r"models/([^/:]+):(generateContent|streamGenerateContent|countTokens)$", re.IGNORECASE)
@@ -78,6 +80,11 @@ class Gemini(ProviderTransport):
         if "event-stream" in content_type or body.lstrip().startswith(b"data:"):
             return "sse"
         return "json-array"
+
+    def as_asked(self, request: Request, recorded: Interaction) -> HttpResponse:
+        if asks_numbers(recorded.request.uri) and not asks_numbers(request.query):
+            return with_names(recorded.response)
+        return recorded.response
 
     def body_of(self, payload: Mapping[str, Any]) -> Any:
         if not payload.get("stream"):

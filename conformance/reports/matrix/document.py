@@ -17,7 +17,7 @@ from typing import Any
 
 from conformance.corpus.caseschema import vocabulary
 from conformance.corpus.loading import Corpus, Scenario
-from conformance.engine.outcomes import ADAPTED, OUTCOMES, SUBSTITUTED
+from conformance.engine.outcomes import ADAPTED, OUTCOMES, SUBSTITUTED, UNJUDGED
 from conformance.engine.portable import stable_detail, stable_text
 from conformance.reports.matrix import BADGE_DIR, FORMAT, VERSION, layout
 from conformance.reports.matrix.badges import summary_line
@@ -142,6 +142,37 @@ def _not_served(column: Column) -> list[dict[str, Any]]:
     return [found[api] for api in _api_order(found)]
 
 
+# A skip's reason ends with where the recorded response uses what the client left out; grouped without it.
+_WHERE = re.compile(r"\s*\((?:response|request)\[\d+\][^()]*\)$")
+
+
+def skip_reason(summary: str) -> str:
+    """A skip's reason as the matrix groups it: without the location of what the reason is about."""
+    return _WHERE.sub("", stable_text(summary)) or "no reason given"
+
+
+def _skips(column: Column) -> list[dict[str, Any]]:
+    """The column's skips over the APIs it serves, grouped by reason, the commonest first."""
+    reasons = Counter(
+        skip_reason(str(c.get("summary") or "")) for c in _served_cases(column).values() if c["outcome"] == "skip"
+    )
+    return [{"reason": r, "cases": n} for r, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def coverage(tally: Mapping[str, int], cases: int) -> dict[str, Any]:
+    """How much of what the column could judge it judged: the cases of the APIs it serves (its results'
+    and those they do not hold), those judged (any outcome but skip, not-run and crash), that share, and
+    beside it the share of the cases run that pass (the grid's)."""
+    judged = sum(n for o, n in tally.items() if o in OUTCOMES and o not in UNJUDGED)
+    ran = layout.share(tally)
+    return {
+        "cases": cases,
+        "judged": judged,
+        "percent": None if cases == 0 else (100 * judged) // cases,
+        "pass_percent": None if ran is None else ran["percent"],
+    }
+
+
 def _column_json(column: Column, key: str, label: str, corpus: Corpus, rows: Mapping[str, str]) -> dict[str, Any]:
     kind = kind_of(column, corpus)
     apis = _api_order(column.served)
@@ -167,6 +198,8 @@ def _column_json(column: Column, key: str, label: str, corpus: Corpus, rows: Map
         "not_served": _not_served(column),
         "counts": tally,
         "absent": sum(case_id not in column.cases for case_id in covered),
+        "coverage": coverage(tally, len(covered)),
+        "skips": _skips(column),
         "summary": summary_line(
             column.name,
             column.version,

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from conformance.engine.outcomes import FAILING
 from conformance.reports.matrix.document import slug
-from conformance.reports.matrix.render_md import tally_text
+from conformance.reports.matrix.render_md import percent, tally_text
 
 TEMPLATE = "matrix.html.j2"
 LEGEND = (
@@ -99,6 +99,7 @@ def environment() -> jinja2.Environment:
     env.filters.update(
         slug=slug,
         tally=tally_text,
+        percent=percent,
         failing=_failing,
         compact=_compact,
         by_key=_by_key,

@@ -122,6 +122,44 @@ def _versions(group: Mapping[str, Any], h: str) -> list[str]:
     return out
 
 
+def percent(value: int | None) -> str:
+    return "—" if value is None else f"{value}%"
+
+
+COVERAGE_INTRO = (
+    "Per column, the cases of the APIs it serves and how many it judged (any outcome but skip, not-run and "
+    "crash): its coverage, beside the share of the cases run that pass. Then the cases it skipped, grouped by "
+    "reason."
+)
+
+
+def _coverage(columns: Sequence[Mapping[str, Any]], h: str) -> list[str]:
+    out = [f"{h} Coverage", "", COVERAGE_INTRO, ""]
+    out += _table(
+        ["adapter", "APIs", "cases", "judged", "coverage", "pass share", "skipped"],
+        [
+            [
+                md_cell(c["label"]),
+                str(len(c["apis"])),
+                str(c["coverage"]["cases"]),
+                str(c["coverage"]["judged"]),
+                percent(c["coverage"]["percent"]),
+                percent(c["coverage"]["pass_percent"]),
+                str(c["counts"]["skip"]),
+            ]
+            for c in columns
+        ],
+    )
+    for c in columns:
+        if not c["skips"]:
+            continue
+        skipped = c["counts"]["skip"]
+        out += [f"<details><summary>{md_cell(c['label'])}: {skipped} skipped, by reason</summary>", ""]
+        out += _table(["cases", "reason"], [[str(s["cases"]), md_cell(s["reason"])] for s in c["skips"]])
+        out += ["</details>", ""]
+    return out
+
+
 def _group(group: Mapping[str, Any], level: int) -> list[str]:
     h = "#" * level
     columns = group["columns"]
@@ -143,6 +181,7 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
             *_versions(group, h),
         ]
     out += [f"{h} Summary", "", "```text", *(c["summary"] for c in columns), "```", ""]
+    out += _coverage(columns, h)
     out += [
         f"{h} Outcomes",
         "",
