@@ -59,6 +59,8 @@ def grid_text(cell: Mapping[str, Any] | None) -> str:
     """A grid cell: a coloured square for the pass share (all, half or more, less), the share, fails, errors."""
     if cell is None:
         return "·"
+    if cell.get("failed"):
+        return f"⛔ {cell['failed']} failed"
     if cell["percent"] is None:
         return "skip"
     mark = "🟩" if cell["percent"] == 100 else "🟨" if cell["percent"] >= 50 else "🟥"
@@ -140,6 +142,12 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
             *_versions(group, h),
         ]
     out += [f"{h} Summary", "", "```text", *(c["summary"] for c in columns), "```", ""]
+    for c in columns:
+        if "failure" in c:
+            # the end of the failing step's log, so that the cause is read here, not dug out of a CI run;
+            # fenced with four backticks, which a log's own three cannot close
+            out += [f"{md_cell(c['label'])}: {c['failure']['stage']} failed; the end of its log:", ""]
+            out += ["````text", *c["failure"]["log"].splitlines(), "````", ""]
     out += [
         f"{h} Outcomes",
         "",
@@ -152,7 +160,9 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
         ["adapter", "version", "kind", "source", "APIs", *OUTCOMES, "total", "absent", "not served", "badge"],
         [
             [
-                md_cell(c["label"]) + ("" if c["complete"] else " (incomplete run)"),
+                md_cell(c["label"])
+                + (f" ({c['failure']['stage']} failed)" if "failure" in c else "")
+                + ("" if c["complete"] or "failure" in c else " (incomplete run)"),
                 md_cell(c["version"]),
                 c["kind"],
                 md_cell(c["source"]),
