@@ -125,6 +125,7 @@ def collect(manifest: Manifest, found: Path, into: Path, root: Path = ROOT) -> l
     Returns the columns that had none."""
     into.mkdir(parents=True, exist_ok=True)
     missing = []
+    revision = _corpus_revision()
     for name in manifest.columns:
         source = found / f"{name}.json"
         if source.is_file():
@@ -132,7 +133,7 @@ def collect(manifest: Manifest, found: Path, into: Path, root: Path = ROOT) -> l
         else:
             missing.append(name)
             log = f"the job of group {manifest.columns[name].group} uploaded no results file for {name}"
-            _write(into / f"{name}.json", failure_document(name, "job", log, root))
+            _write(into / f"{name}.json", failure_document(name, "job", log, root, revision))
     return missing
 
 
@@ -140,20 +141,20 @@ def _tail(text: str) -> str:
     return text[-LOG_TAIL:].strip()
 
 
-def failure_document(column: str, stage: str, log: str, root: Path = ROOT) -> dict[str, Any]:
+def failure_document(column: str, stage: str, log: str, root: Path = ROOT, revision: str = "") -> dict[str, Any]:
     """A results file for a column that could not run: the adapter as its committed results name it (its
     version and the APIs it serves), no cases, and what failed."""
     committed = root / RESULTS / f"{column}.json"
     adapter: dict[str, Any] = {"name": column}
-    revision = "unknown"
+    known_revision = "unknown"
     if committed.is_file():
         try:
             known = json.loads(committed.read_text(encoding="utf-8"))
             adapter = {k: v for k, v in known["adapter"].items() if k in ("name", "version", "language", "apis")}
-            revision = str(known["corpus_revision"])
+            known_revision = str(known["corpus_revision"])
         except (ValueError, KeyError, TypeError):
             pass
-    revision = _corpus_revision() or revision
+    revision = revision or _corpus_revision() or known_revision
     return {
         "format": FORMAT,
         "format_version": 1,
