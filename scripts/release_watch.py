@@ -54,7 +54,7 @@ REGISTRIES = {
     "npm": "https://registry.npmjs.org",
     "go": "https://proxy.golang.org",
     "maven": "https://repo1.maven.org/maven2",
-    "crates": "https://crates.io",
+    "crates": "https://index.crates.io",
 }
 USER_AGENT = "toolcall-conformance release watch (https://github.com/toolcall-conformance/toolcall-conformance)"
 
@@ -85,6 +85,15 @@ def _go_escape(module: str) -> str:
     return re.sub(r"[A-Z]", lambda m: "!" + m.group(0).lower(), module)
 
 
+def _crate_path(name: str) -> str:
+    """A crate's file in the sparse index: `1/a`, `2/ab`, `3/a/abc`, `ri/g-/rig-core`."""
+    if len(name) <= 2:
+        return f"{len(name)}/{name}"
+    if len(name) == 3:
+        return f"3/{name[0]}/{name}"
+    return f"{name[:2]}/{name[2:4]}/{name}"
+
+
 def published(registry: str, package: str, base: str) -> list[str]:
     """Every version the registry lists for the package, yanked ones left out."""
     base = base.rstrip("/")
@@ -106,8 +115,13 @@ def published(registry: str, package: str, base: str) -> list[str]:
             raise WatchError(f"{package}: maven-metadata.xml cannot be read: {exc}") from exc
         return [v.text or "" for v in root.iter("version")]
     if registry == "crates":
-        data = _json(f"{base}/api/v1/crates/{package}")
-        return [v["num"] for v in data.get("versions", []) if not v.get("yanked")]
+        # the sparse index cargo itself reads: one JSON line per version
+        text = _get(f"{base}/{_crate_path(package.lower())}").decode("utf-8", "replace")
+        try:
+            entries = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError as exc:
+            raise WatchError(f"{package}: the crate index cannot be read: {exc}") from exc
+        return [str(e["vers"]) for e in entries if not e.get("yanked")]
     raise WatchError(f"no registry {registry!r} (of {', '.join(REGISTRIES)})")
 
 
@@ -240,6 +254,10 @@ class Watch:
 
     def prepare(self) -> None:
         run_workflow.workspace_copy(columns.ROOT, self.work)
+        # Builds land beside the copy, not where the checkout's own harnesses are built: a binary of the
+        # new release must never stand in for the pinned one in a later run.
+        os.environ["CONFORMANCE_GO_BIN"] = str(self.work.parent / "go-bin")
+        os.environ["CARGO_TARGET_DIR"] = str(self.work.parent / "cargo-target")
         if self.manifest.groups[self.group].toolchain == "python":
             # the group's frameworks go into an environment of their own, not the one running this watch
             target = self.work.parent / "python"

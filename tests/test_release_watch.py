@@ -40,9 +40,10 @@ PAGES: dict[str, bytes] = {
         b"<metadata><versioning><versions><version>1.16.3</version><version>1.17.0</version>"
         b"<version>2.0.0-M1</version></versions></versioning></metadata>"
     ),
-    "/api/v1/crates/rig-core": json.dumps(
-        {"versions": [{"num": "0.44.0"}, {"num": "0.45.0", "yanked": True}, {"num": "0.44.2"}]}
-    ).encode(),
+    "/ri/g-/rig-core": b'{"name": "rig-core", "vers": "0.44.0", "yanked": false}\n'
+    b'{"name": "rig-core", "vers": "0.45.0", "yanked": true}\n'
+    b'{"name": "rig-core", "vers": "0.44.2", "yanked": false}\n',
+    "/3/s/syn": b'{"name": "syn", "vers": "2.0.1", "yanked": false}\n',
     "/pypi/toolcall-minimal/json": json.dumps({"releases": {"1.0.0": [{}], "1.1.0": [{}]}}).encode(),
 }
 
@@ -76,6 +77,7 @@ def registry() -> Iterator[str]:
         ("go", "github.com/BurntSushi/toml", None, "1.4.0"),  # the proxy's case encoding
         ("maven", "dev.langchain4j:langchain4j", None, "1.17.0"),  # a milestone is no release
         ("crates", "rig-core", None, "0.44.2"),  # 0.45.0 yanked
+        ("crates", "syn", None, "2.0.1"),  # the index's short-name path
     ],
 )
 def test_the_newest_release_from_each_registry(
