@@ -83,3 +83,16 @@ def test_collect_marks_a_column_whose_job_uploaded_nothing(tmp_path: Path) -> No
 def test_the_command_line_refuses_an_unknown_group(capsys: pytest.CaptureFixture[str]) -> None:
     assert columns.main(["run", "no-such-group"]) == 2
     assert "no-such-group" in capsys.readouterr().err
+
+
+def test_every_watched_release_names_a_pin_found_in_its_file() -> None:
+    """The release watch moves the pin by its pattern: a pattern that no longer matches would leave the
+    watch nothing to move."""
+    import release_watch
+
+    manifest = columns.load()
+    for name, column in manifest.columns.items():
+        if column.release:
+            release = release_watch.release_of(manifest, name)
+            assert release.registry in release_watch.REGISTRIES, name
+            assert release.pin.read(ROOT), name
