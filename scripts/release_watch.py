@@ -308,6 +308,26 @@ def watch(
         print(f"{column}: the pin is the newest release; nothing to propose")
         return 0
     work_root = Path(keep or tempfile.mkdtemp(prefix=f"release-watch-{column}-"))
+    saved = dict(os.environ)
+    try:
+        return _beside(release, manifest, pinned, latest, work_root, body_path, apply)
+    finally:
+        # the copy's PATH, Go and cargo directories are the watch's only, not its caller's
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _beside(
+    release: Release,
+    manifest: columns.Manifest,
+    pinned: str,
+    latest: str,
+    work_root: Path,
+    body_path: Path | None,
+    apply: bool,
+) -> int:
+    """The column run at `latest` in a copy of the checkout, beside the pinned results; the proposal."""
+    column = release.column
     the_watch = Watch(release, manifest, work_root / "checkout")
     the_watch.prepare()
     committed = columns.ROOT / columns.RESULTS / f"{column}.json"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -166,7 +167,9 @@ def test_a_newer_release_is_run_beside_the_pin_and_proposed(
         "--manifest",
         str(_manifest(tmp_path)),
     ]
+    before = dict(os.environ)
     assert release_watch.main([*args, "--keep", str(tmp_path / "work")]) == 0
+    assert dict(os.environ) == before  # the copy's build directories were the watch's only
     text = body.read_text(encoding="utf-8")
     assert text.startswith("# minimal-python: 0.1.0 to 1.1.0\n")
     assert "No case changes its outcome (" in text  # the pin moved is not one the harness reads
