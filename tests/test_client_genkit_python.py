@@ -73,3 +73,30 @@ def test_a_name_streamed_after_the_first_delta_is_dropped(corpus: Corpus) -> Non
     result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/streamed-name-after-arguments"], corpus)
     assert result.outcome == "error"
     assert "NOT_FOUND: Tool  not found" in result.summary
+
+
+def test_a_plugin_is_set_up_once_for_the_cases_that_share_its_settings(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """genkit-openai built an action (with its JSON schemas) for every model it knows, for every case:
+    87% of the column's time. Two runs of a case against one server now build one model action in all,
+    the one the case uses, with the same verdict; a case against another server gets a plugin of its own."""
+    openai = frameworks.importorskip("genkit_openai")
+    from conformance.clients import genkit_python
+
+    monkeypatch.setattr(genkit_python, "_PLUGINS", {}, raising=False)
+    built = []
+    original = openai.OpenAI._create_model_action
+
+    def counted(self: object, name: str) -> object:
+        built.append(name)
+        return original(self, name)
+
+    monkeypatch.setattr(openai.OpenAI, "_create_model_action", counted)
+    scenario = corpus.scenarios["openai-chat/streamed-parallel-calls"]
+    first, second = run_scenario(ADAPTER, scenario, corpus), run_scenario(ADAPTER, scenario, corpus)
+    assert (first.outcome, second.outcome) == ("pass", "pass")
+    assert len(built) == 1, built
+    assert len(genkit_python._PLUGINS) == 1
+    elsewhere = genkit_python._plugin(("openai", "key", "http://127.0.0.1:1/v1"), lambda: openai.OpenAI(api_key="k"))
+    assert len(genkit_python._PLUGINS) == 2 and elsewhere is not next(iter(genkit_python._PLUGINS.values()))

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from conformance.clients.official_sdks.common import bedrock_region, installed_version
@@ -39,6 +39,15 @@ PACKAGES = (
     "genkit-amazon-bedrock",
 )
 MAX_TURNS = 16
+
+# A plugin's set-up (building an action, with its JSON schemas, for every model it knows) took 87% of
+# the column's time when it was repeated for every case. Plugins are kept by what they were built with,
+# for the life of the process, each building its actions once: a case whose settings differ (another
+# server, key, region or model list) gets a plugin of its own. Each case still runs in its own Genkit
+# instance and event loop, and the plugins make their HTTP clients per event loop. genkit-openai's
+# set-up is skipped altogether: the recorded servers are many (a plugin per server), and the one model
+# a case uses is built by the plugin's own `resolve`, as Genkit asks for a model it does not hold.
+_PLUGINS: dict[tuple[Any, ...], Any] = {}
 
 
 class GenerationFailed(Exception):
@@ -89,6 +98,32 @@ def _tool_choice(loop: ToolLoop) -> str | None:
     return None
 
 
+def _plugin(key: tuple[Any, ...], make: Callable[[], Any], *, eager: bool = True) -> Any:
+    """The plugin built with these settings, made once; its `init` and `resolve` answer from what they
+    built the first time (Genkit asks them again in every event loop, so once per case). Not `eager`, its
+    `init` builds nothing, and each model is built when first resolved."""
+    if key in _PLUGINS:
+        return _PLUGINS[key]
+    plugin = make()
+    init, resolve = plugin.init, plugin.resolve
+    built: list[list[Any]] = []
+    resolved: dict[tuple[Any, str], Any] = {}
+
+    async def init_once() -> list[Any]:
+        if not built:
+            built.append(list(await init() or []) if eager else [])
+        return built[0]
+
+    async def resolve_once(action_type: Any, name: str) -> Any:
+        if (action_type, name) not in resolved:
+            resolved[action_type, name] = await resolve(action_type, name)
+        return resolved[action_type, name]
+
+    plugin.init, plugin.resolve = init_once, resolve_once
+    _PLUGINS[key] = plugin
+    return plugin
+
+
 def _run(loop: ToolLoop, plugin: Any, model: str, config: Mapping[str, Any] | None = None) -> str:
     """The documented tool loop: `ai.generate` with the tools, on the prompt, until the model answers."""
     from genkit import Genkit
@@ -133,7 +168,11 @@ def _openai_compatible(loop: ToolLoop) -> str:
 
     # genkit-openai is Genkit's OpenAI-compatible plugin: OpenAI itself and any server that speaks
     # Chat Completions (Moonshot, Mistral, Gemini's and Ollama's compatible endpoints) alike.
-    plugin = OpenAI(api_key=loop.api_key, base_url=loop.base_url, max_retries=0)
+    plugin = _plugin(
+        ("openai", loop.api_key, loop.base_url),
+        lambda: OpenAI(api_key=loop.api_key, base_url=loop.base_url, max_retries=0),
+        eager=False,
+    )
     return _run(loop, plugin, f"openai/{loop.model}", _chat_completions_config(loop))
 
 
@@ -161,7 +200,10 @@ def gemini(loop: ToolLoop) -> str:
             config["url_context"] = True
     version = loop.settings.api_version
     api_version = version if version and re.fullmatch(r"v1[a-z0-9]*", version) else None
-    plugin = GoogleAI(api_key=loop.api_key, base_url=loop.base_url, api_version=api_version)
+    plugin = _plugin(
+        ("googleai", loop.api_key, loop.base_url, api_version),
+        lambda: GoogleAI(api_key=loop.api_key, base_url=loop.base_url, api_version=api_version),
+    )
     model = re.sub(r"^.*models/", "", loop.model)
     return _run(loop, plugin, f"googleai/{model}", config)
 
@@ -180,7 +222,10 @@ def anthropic_messages(loop: ToolLoop) -> str:
         config["api_version"] = "beta"
         config["betas"] = [b.strip() for b in betas.split(",") if b.strip()]
     config.update({k: v for k, v in body.items() if k not in ("system", "tool_choice")})
-    plugin = Anthropic(api_key=loop.api_key, base_url=loop.base_url, max_retries=0)
+    plugin = _plugin(
+        ("anthropic", loop.api_key, loop.base_url),
+        lambda: Anthropic(api_key=loop.api_key, base_url=loop.base_url, max_retries=0),
+    )
     return _run(loop, plugin, f"anthropic/{loop.model}", config)
 
 
@@ -188,7 +233,10 @@ def ollama_chat(loop: ToolLoop) -> str:
     from genkit_ollama import Ollama
     from genkit_ollama.models import ModelDefinition
 
-    plugin = Ollama(models=[ModelDefinition(name=loop.model)], server_address=loop.base_url)
+    plugin = _plugin(
+        ("ollama", loop.model, loop.base_url),
+        lambda: Ollama(models=[ModelDefinition(name=loop.model)], server_address=loop.base_url),
+    )
     return _run(loop, plugin, f"ollama/{loop.model}")
 
 

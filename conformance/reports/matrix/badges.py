@@ -46,12 +46,16 @@ def summary_line(
     apis: Sequence[str] | None = None,
     of: int | None = None,
     complete: bool = True,
+    failure: str | None = None,
 ) -> str:
     """`reference 0.1.0: 93/93 pass over all 11 APIs (corpus sha256:…)`, with every other outcome that
-    occurred. `counts` are those of the APIs the adapter serves, `apis`, out of `of` in the corpus."""
+    occurred. `counts` are those of the APIs the adapter serves, `apis`, out of `of` in the corpus; a column
+    that could not run says which stage failed (`build failed`) instead."""
+    who = f"{name} {version}".strip()
+    if failure:
+        return f"{who}: {failure} failed, no case ran (corpus {revision})"
     total = sum(counts.get(o, 0) for o in OUTCOMES)
     others = [f"{counts[o]} {o}" for o in OUTCOMES if o != "pass" and counts.get(o)]
-    who = f"{name} {version}".strip()
     line = f"{who}: {counts.get('pass', 0)}/{total} pass" + "".join(f", {o}" for o in others)
     if apis is not None:
         line += f", {scope(apis, of)}"
@@ -118,7 +122,9 @@ def badge_svg(label: str, value: str, fill: str, title: str = "") -> str:
     )
 
 
-def adapter_badge(counts: Mapping[str, int], summary: str, apis: int | None = None) -> str:
+def adapter_badge(counts: Mapping[str, int], summary: str, apis: int | None = None, failure: str | None = None) -> str:
     """The badge of one column: its pass count over the cases of the `apis` APIs it serves, coloured by what
-    failed; the summary as its title."""
+    failed; the summary as its title. A column that could not run says so, in red."""
+    if failure:
+        return badge_svg(LABEL, f"{failure} failed", RED, title=summary)
     return badge_svg(LABEL, message(counts, apis), color(counts), title=summary)

@@ -208,8 +208,11 @@ def _column_json(column: Column, key: str, label: str, corpus: Corpus, rows: Map
             apis=apis,
             of=len(vocabulary("api")),
             complete=column.complete,
+            failure=column.failure[0] if column.failure else None,
         ),
         "badge": None if kind == "reproduction" else f"{BADGE_DIR}/{key}.svg",
+        # only on a column that could not run, so that the other columns' data keeps its shape
+        **({"failure": {"stage": column.failure[0], "log": column.failure[1]}} if column.failure else {}),
     }
 
 
@@ -307,7 +310,7 @@ def _group(group: Group, corpus: Corpus, labelled: Sequence[tuple[str, str, Colu
         "current": group.current,
         "columns": columns,
         "sections": sections,
-        "grid": layout.grid(apis),
+        "grid": layout.grid(apis, {str(c["key"]): c["failure"]["stage"] for c in columns if "failure" in c}),
         "versions": layout.versions(sections, apis, {str(c["key"]): str(c["version"]) for c in columns}),
         "apis": apis,
         "rollups": {

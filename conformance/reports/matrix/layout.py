@@ -85,9 +85,21 @@ def sections(columns: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def grid(apis: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One row per API: each column's cell, or none where the column does not serve the API."""
-    return [{"api": a["api"], "cells": {k: share(a["counts"][k]) for k in a["columns"]}} for a in apis]
+def grid(apis: Sequence[Mapping[str, Any]], failed: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """One row per API: each column's cell, or none where the column does not serve the API. A column that
+    could not run (`failed`: key -> the stage that failed, `build`) has that failure in every row, whatever
+    it would have served, so that it shows on the first screen."""
+    failed = failed or {}
+    return [
+        {
+            "api": a["api"],
+            "cells": {
+                **{k: share(a["counts"][k]) for k in a["columns"] if k not in failed},
+                **{k: {"failed": stage} for k, stage in failed.items()},
+            },
+        }
+        for a in apis
+    ]
 
 
 def versions(

@@ -39,6 +39,9 @@ class Column:
     selection: tuple[str, ...] | None = None
     # The language the harness reports (`adapter.language`); empty for Python client adapters, which do not
     language: str = ""
+    # (stage, log tail) when the column could not run at all (`failure` in the results file: its harness
+    # did not build); such a column has no cases and is shown as failed, never left out
+    failure: tuple[str, str] | None = None
 
     @property
     def served(self) -> tuple[str, ...]:
@@ -76,6 +79,11 @@ def _problems(document: Any, source: str) -> list[str]:
         found.append("apis is neither 'all' nor a list of API names")
     if not isinstance(document.get("corpus_revision"), str):
         found.append("no corpus_revision")
+    failure = document.get("failure")
+    if failure is not None and not (
+        isinstance(failure, dict) and isinstance(failure.get("stage"), str) and isinstance(failure.get("log"), str)
+    ):
+        found.append("failure is not {stage, log}")
     cases = document.get("cases")
     if not isinstance(cases, list):
         return [*found, "no cases list"]
@@ -112,6 +120,7 @@ def column(document: Mapping[str, Any], source: str) -> Column:
         declared=tuple(adapter["apis"]) if "apis" in adapter else None,
         selection=tuple(document["apis"]) if isinstance(document.get("apis"), list) else None,
         language=str(adapter.get("language") or ""),
+        failure=(str(failure["stage"]), str(failure["log"])) if (failure := document.get("failure")) else None,
     )
 
 

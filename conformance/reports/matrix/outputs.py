@@ -24,7 +24,7 @@ def render_json(doc: Mapping[str, Any]) -> str:
 def badges(doc: Mapping[str, Any]) -> dict[str, str]:
     """Relative path -> SVG, for every column that has a badge."""
     return {
-        str(c["badge"]): adapter_badge(c["counts"], c["summary"], len(c["apis"]))
+        str(c["badge"]): adapter_badge(c["counts"], c["summary"], len(c["apis"]), (c.get("failure") or {}).get("stage"))
         for group in doc["groups"]
         for c in group["columns"]
         if c["badge"]

@@ -62,6 +62,8 @@ def grid_text(cell: Mapping[str, Any] | None) -> str:
     """A grid cell: a coloured square for the pass share (all, half or more, less), the share, fails, errors."""
     if cell is None:
         return "·"
+    if cell.get("failed"):
+        return f"⛔ {cell['failed']} failed"
     if cell["percent"] is None:
         return "skip"
     mark = "🟩" if cell["percent"] == 100 else "🟨" if cell["percent"] >= 50 else "🟥"
@@ -182,6 +184,12 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
         ]
     out += [f"{h} Summary", "", "```text", *(c["summary"] for c in columns), "```", ""]
     out += _coverage(columns, h)
+    for c in columns:
+        if "failure" in c:
+            # the end of the failing step's log, so that the cause is read here, not dug out of a CI run;
+            # fenced with four backticks, which a log's own three cannot close
+            out += [f"{md_cell(c['label'])}: {c['failure']['stage']} failed; the end of its log:", ""]
+            out += ["````text", *c["failure"]["log"].splitlines(), "````", ""]
     out += [
         f"{h} Outcomes",
         "",
@@ -194,7 +202,9 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
         ["adapter", "version", "kind", "source", "APIs", *OUTCOMES, "total", "absent", "not served", "badge"],
         [
             [
-                md_cell(c["label"]) + ("" if c["complete"] else " (incomplete run)"),
+                md_cell(c["label"])
+                + (f" ({c['failure']['stage']} failed)" if "failure" in c else "")
+                + ("" if c["complete"] or "failure" in c else " (incomplete run)"),
                 md_cell(c["version"]),
                 c["kind"],
                 md_cell(c["source"]),
