@@ -103,6 +103,11 @@ class HarnessAdapter:
         return str(self.implementation["version"])
 
     @property
+    def continues(self) -> frozenset[str]:
+        """What the harness can be handed beyond a new conversation (its greeting's `continues`)."""
+        return frozenset(self.implementation.get("continues") or ())
+
+    @property
     def apis(self) -> tuple[str, ...]:
         return tuple(self.implementation.get("apis", ()))
 
@@ -128,7 +133,7 @@ class HarnessAdapter:
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
         from conformance.replay.verdicts import codec_only
 
-        reason = codec_only(scenario)
+        reason = codec_only(scenario, self.continues)
         if reason is not None:
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
         server = self._serving(corpus, options.profile)
@@ -217,6 +222,11 @@ def run_case(scenario: Scenario, listing: Listing, loop: ToolLoop) -> dict[str, 
             "api_version": loop.settings.api_version,
         },
         "tools_url": listing.tools_url,
+        "history": loop.history,
+        "history_api": loop.history_api,
+        "history_wire": loop.history_wire,
+        "runs": loop.runs,
+        "interrupted": [{"name": name, "arguments": dict(arguments)} for name, arguments in loop.interrupted],
     }
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from conformance.connectors.continuing import RunInterrupted
 from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth
 from conformance.replay.session import ReplaySession
 from conformance.replay.transports.base import Answer, Request
@@ -181,7 +182,10 @@ class ReplayServer:
             call = None
         if not isinstance(call, dict) or not isinstance(call.get("name"), str) or "arguments" not in call:
             return Answer.json(400, {"error": {"message": 'a tool call is {"name": string, "arguments": ...}'}})
-        return Answer.json(200, {"output": tools(call["name"], call["arguments"])})
+        try:
+            return Answer.json(200, {"output": tools(call["name"], call["arguments"])})
+        except RunInterrupted as cut:
+            return Answer.json(200, {"interrupted": str(cut)})
 
 
 class _HTTPServer(ThreadingHTTPServer):

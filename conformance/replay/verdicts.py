@@ -6,8 +6,10 @@ a harness in another language), so that every connector gets every check and the
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
+from conformance.connectors.continuing import not_continued, runs_left
 from conformance.corpus.loading import Corpus, Scenario
 from conformance.engine.dialects import dialect_for
 from conformance.engine.dialects.base import Dialect, DialectError
@@ -48,13 +50,12 @@ def _runs(scenario: Scenario) -> tuple[int, ...]:
     return tuple(runs)
 
 
-def codec_only(scenario: Scenario) -> str | None:
-    """Why a client (in process or a harness) cannot be handed the scenario, if it cannot: a history
-    begun on another API, or a session of several runs, only a codec can be handed."""
-    if scenario.history is not None:
-        return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
-    if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
-        return "a session of several runs, which only a codec adapter can be handed run by run"
+def codec_only(scenario: Scenario, continues: Collection[str] = ()) -> str | None:
+    """Why a client (in process or a harness) cannot be handed the scenario, if it cannot: a restored
+    history or a session of several runs, unless the client `continues` them (connectors/continuing.py)."""
+    continued = not_continued(scenario, continues)
+    if continued is not None:
+        return continued
     if scenario.recorded and scenario.turns and any(not c.provider_executed for c in scenario.turns[-1].calls):
         # The recording stops where the client would send the results: a tool loop goes past it.
         return (
@@ -194,9 +195,10 @@ def _loop_ended(scenario: Scenario, run: ClientRun) -> str | None:
     """Why stopping short of the recording was right, when it was: the last response the client got
     asks nothing of it (text and the provider's own tools, no call for the client, no `pause_turn`),
     so a tool loop ends there; what the recording holds after it (a follow-up message of the
-    recorded application) is no request of the client's loop."""
+    recorded application) is no request of the client's loop, unless it begins a run of the session the
+    client was handed."""
     played = run.exchange.turns[: run.sent]
-    if not played or asks_client(scenario.api, played[-1].served) is not None:
+    if not played or asks_client(scenario.api, played[-1].served) is not None or runs_left(scenario, run.sent):
         return None
     index = len(played) - 1
     return (
