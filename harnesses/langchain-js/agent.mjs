@@ -8,9 +8,9 @@
 // LangChain.js documents for `tools.mcp` with `requireApproval`, by an `mcp_approval_response` content
 // block in a human message; and Azure AI Foundry's `oauth_consent_request`, after which (the user
 // having signed in at the link) the application sends the same history again.
-import { HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { createAgent, createMiddleware } from "langchain";
-import { callTool } from "@toolcall-conformance/harness-kit";
+import { callTool, runsOf } from "@toolcall-conformance/harness-kit";
 import { buildTools } from "./tools.mjs";
 import { buildModel, toolChoice } from "./providers.mjs";
 
@@ -81,20 +81,64 @@ function lastAssistant(messages) {
   return undefined;
 }
 
+// A restored history: the saved conversation as LangChain.js keeps one, its message classes (an
+// AIMessage with `tool_calls`, a ToolMessage per result under the call's id), provider-neutral, so
+// that one begun on another provider continues here on this chat model.
+function restoredMessages(c) {
+  const messages = [];
+  for (const message of c.history ?? []) {
+    const parts = message.parts ?? [];
+    const text = parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+    if (message.role === "user") messages.push(new HumanMessage(text));
+    else if (message.role === "system") messages.push(new SystemMessage(text));
+    else if (message.role === "assistant") {
+      const calls = parts.filter((p) => p.type === "tool_call" && !p.provider_executed);
+      messages.push(
+        new AIMessage({
+          content: text,
+          tool_calls: calls.map((p) => ({ id: p.call_id ?? undefined, name: p.name, args: p.arguments ?? {}, type: "tool_call" })),
+        }),
+      );
+    } else if (message.role === "tool") {
+      for (const p of parts) messages.push(new ToolMessage({ content: String(p.output ?? ""), tool_call_id: p.call_id ?? "", name: p.name ?? undefined }));
+    }
+  }
+  return messages;
+}
+
+// Each run of the session goes on with the same message list: the run's HumanMessage appended, the
+// agent invoked on the whole list, as LangChain's short-term memory keeps a thread.
 export async function runAgent(c, variant = {}) {
   const { model, callOptions } = buildModel(c, variant);
   const tools = buildTools(c);
   const refused = refusedDeclaration(model, tools);
   if (refused) return { skipped: refused };
+  if (c.interrupted?.length) {
+    return {
+      skipped:
+        "the agent returns its messages only when a run ends: a run cut off before its tool answered leaves " +
+        "no state of that run without a checkpointer, which the harness does not configure",
+    };
+  }
   const agent = createAgent({ model, tools, middleware: settingsMiddleware(callOptions, toolChoice(c)) });
-  let messages = [new HumanMessage(c.prompt)];
+  let messages = restoredMessages(c);
+  let output = "";
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) messages.push(new HumanMessage(prompt));
+    ({ messages, output } = await runOnceWithApprovals(agent, messages, c));
+  }
+  return { output };
+}
+
+async function runOnceWithApprovals(agent, start, c) {
+  let messages = start;
   const handled = new Set();
   for (let round = 0; round <= MAX_APPLICATION_ROUNDS; round++) {
     messages = await runOnce(agent, messages, c.stream);
     const last = lastAssistant(messages);
     const approvals = outputItems(last, "mcp_approval_request", handled);
     const consents = outputItems(last, "oauth_consent_request", handled);
-    if (!approvals.length && !consents.length) return { output: last?.text ?? "" };
+    if (!approvals.length && !consents.length) return { messages, output: last?.text ?? "" };
     for (const consent of consents) handled.add(consent.id);
     if (!approvals.length) continue;
     const blocks = [];
@@ -105,5 +149,5 @@ export async function runAgent(c, variant = {}) {
     }
     messages = [...messages, new HumanMessage({ content: blocks })];
   }
-  return { output: lastAssistant(messages)?.text ?? "" };
+  return { messages, output: lastAssistant(messages)?.text ?? "" };
 }
