@@ -8,6 +8,7 @@
 // LangChain.js documents for `tools.mcp` with `requireApproval`, by an `mcp_approval_response` content
 // block in a human message; and Azure AI Foundry's `oauth_consent_request`, after which (the user
 // having signed in at the link) the application sends the same history again.
+import { randomUUID } from "node:crypto";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { createAgent, createMiddleware } from "langchain";
 import { callTool, runsOf } from "@toolcall-conformance/harness-kit";
@@ -84,8 +85,11 @@ function lastAssistant(messages) {
 // A restored history: the saved conversation as LangChain.js keeps one, its message classes (an
 // AIMessage with `tool_calls`, a ToolMessage per result under the call's id), provider-neutral, so
 // that one begun on another provider continues here on this chat model.
+// A call saved without an id (Gemini before ids) is stored under the id LangChain.js's Google
+// integrations mint as they read it (a UUID), and its result, in the same order, under the same id.
 function restoredMessages(c) {
   const messages = [];
+  let minted = [];
   for (const message of c.history ?? []) {
     const parts = message.parts ?? [];
     const text = parts.filter((p) => p.type === "text").map((p) => p.text).join("");
@@ -93,14 +97,17 @@ function restoredMessages(c) {
     else if (message.role === "system") messages.push(new SystemMessage(text));
     else if (message.role === "assistant") {
       const calls = parts.filter((p) => p.type === "tool_call" && !p.provider_executed);
+      minted = calls.map((p) => p.call_id || randomUUID());
       messages.push(
         new AIMessage({
           content: text,
-          tool_calls: calls.map((p) => ({ id: p.call_id ?? undefined, name: p.name, args: p.arguments ?? {}, type: "tool_call" })),
+          tool_calls: calls.map((p, i) => ({ id: minted[i], name: p.name, args: p.arguments ?? {}, type: "tool_call" })),
         }),
       );
     } else if (message.role === "tool") {
-      for (const p of parts) messages.push(new ToolMessage({ content: String(p.output ?? ""), tool_call_id: p.call_id ?? "", name: p.name ?? undefined }));
+      parts.forEach((p, i) =>
+        messages.push(new ToolMessage({ content: String(p.output ?? ""), tool_call_id: p.call_id || minted[i] || randomUUID(), name: p.name ?? undefined })),
+      );
     }
   }
   return messages;

@@ -58,7 +58,7 @@ const { createMoonshotAI } = await load("@ai-sdk/moonshotai");
 const { createOpenResponses } = await load("@ai-sdk/open-responses");
 const { createOpenAI } = await load("@ai-sdk/openai");
 const { createOpenAICompatible } = await load("@ai-sdk/openai-compatible");
-const { generateText, jsonSchema, stepCountIs, streamText, tool } = await load("ai");
+const { generateId, generateText, jsonSchema, stepCountIs, streamText, tool } = await load("ai");
 
 // ---------------------------------------------------------------------------------------------
 // Providers: one per API, configured the way each provider's documentation shows (a base URL and
@@ -408,20 +408,26 @@ async function runOnce(c, model, tools, settings, input) {
 // it: Gemini's thought signature in the part's `providerOptions.google`.
 const SIGNATURE_KEY = { gemini: "google", "gemini-interactions": "google", "anthropic-messages": "anthropic" };
 
+// A call saved without an id (Gemini before ids) is stored under the id the AI SDK mints for it as it
+// reads the response (`generateId`), and its result, which comes in the same order, under the same id.
 function restoredMessages(c) {
   const messages = [];
+  let minted = [];
   for (const message of c.history ?? []) {
     const parts = message.parts ?? [];
     if (message.role === "user" || message.role === "system") {
       messages.push({ role: message.role, content: parts.map((p) => p.text ?? "").join("") });
     } else if (message.role === "assistant") {
+      minted = [];
       const content = parts.map((part) => {
         if (part.type === "text") return { type: "text", text: part.text };
+        const id = part.call_id || generateId();
+        if (!part.provider_executed) minted.push(id);
         const signature = part.extra?.thoughtSignature ?? part.extra?.thought_signature;
         const key = SIGNATURE_KEY[c.history_api];
         return {
           type: "tool-call",
-          toolCallId: part.call_id ?? "",
+          toolCallId: id,
           toolName: part.name,
           input: part.arguments ?? {},
           ...(part.provider_executed ? { providerExecuted: true } : {}),
@@ -430,9 +436,9 @@ function restoredMessages(c) {
       });
       messages.push({ role: "assistant", content });
     } else if (message.role === "tool") {
-      const content = parts.map((part) => ({
+      const content = parts.map((part, i) => ({
         type: "tool-result",
-        toolCallId: part.call_id ?? "",
+        toolCallId: part.call_id || minted[i] || generateId(),
         toolName: part.name ?? "",
         output: { type: "text", value: String(part.output ?? "") },
       }));
