@@ -228,7 +228,7 @@ class ClientAdapter:
         )  # unknown API keys would turn every case into a silent skip
         unknown = unknown_capabilities(self.continues)
         if unknown:
-            raise ValueError(f"{self.name}: continues {', '.join(unknown)}; known: history, sessions")
+            raise ValueError(f"{self.name}: continues {', '.join(unknown)}; known: handoffs, history, sessions")
 
     def client(self, api: str) -> ClientFn | None:
         return self.clients.get(api)

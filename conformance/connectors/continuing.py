@@ -24,7 +24,8 @@ from conformance.recordings.cassette import Cassette
 
 HISTORY = "history"  # a conversation restored from its saved messages
 SESSIONS = "sessions"  # successive runs on one client, a run cut off before its tool answered
-CAPABILITIES = frozenset({HISTORY, SESSIONS})
+HANDOFFS = "handoffs"  # a cross-provider history played as a first leg on its own API (connectors/handoff.py)
+CAPABILITIES = frozenset({HISTORY, SESSIONS, HANDOFFS})
 
 # The field of a request body that holds the conversation, by API.
 _CONVERSATION_FIELDS = ("messages", "input", "contents")

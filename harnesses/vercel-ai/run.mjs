@@ -463,7 +463,14 @@ async function run(c) {
   }
   const model = PROVIDERS[c.api](c);
   const settings = callSettings(c);
-  let messages = restoredMessages(c);
+  let messages;
+  if (c.legs?.length) {
+    const handed = await firstLegs(c);
+    if (handed.skipped) return handed;
+    messages = handed.messages;
+  } else {
+    messages = restoredMessages(c);
+  }
   let outcome;
   for (const prompt of runsOf(c)) {
     if (prompt !== null) messages.push({ role: "user", content: prompt });
@@ -473,6 +480,29 @@ async function run(c) {
     messages = [...messages, ...outcome.messages];
   }
   return { ok: true, output: outcome?.text ?? "" };
+}
+
+// A hand-off across providers: the conversation begins on each leg's provider, the SDK's loop stopped
+// after running the calls of the leg's last step (`stopWhen: stepCountIs(steps)`), and the messages it
+// returns are continued on the case's model, as the AI SDK documents switching models mid-conversation.
+async function firstLegs(c) {
+  let messages = [{ role: "user", content: c.prompt }];
+  for (const leg of c.legs) {
+    if (!PROVIDERS[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which ${COLUMN} does not serve` };
+    const legCase = { ...c, ...leg, server_tools: [] };
+    const declared = declareTools(legCase);
+    if (declared.skip) return { skipped: declared.skip };
+    const result = await generateText({
+      model: PROVIDERS[leg.api](legCase),
+      tools: declared.tools,
+      messages,
+      ...callSettings(legCase),
+      maxRetries: 0,
+      stopWhen: stepCountIs(leg.steps),
+    });
+    messages = [...messages, ...result.response.messages];
+  }
+  return { messages };
 }
 
 // A tool that needs approval (an MCP server's with `require_approval`) stops the loop with an approval
@@ -536,7 +566,7 @@ function implementation() {
     apis: COMPATIBLE ? ["openai-chat"] : Object.keys(PROVIDERS),
     unsupported: COMPATIBLE ? compatibleOnly() : UNSUPPORTED,
     homepage: "https://ai-sdk.dev",
-    continues: ["history", "sessions"],
+    continues: ["history", "sessions", "handoffs"],
     notes: COMPATIBLE
       ? "openai-chat through @ai-sdk/openai-compatible's createOpenAICompatible"
       : "openai-chat through @ai-sdk/openai's openai.chat()" +
