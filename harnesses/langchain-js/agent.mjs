@@ -13,7 +13,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/
 import { createAgent, createMiddleware } from "langchain";
 import { callTool, runsOf } from "@toolcall-conformance/harness-kit";
 import { buildTools } from "./tools.mjs";
-import { buildModel, toolChoice } from "./providers.mjs";
+import { APIS, buildModel, toolChoice } from "./providers.mjs";
 
 // The agent stops after this many graph steps (about two per model turn).
 const RECURSION_LIMIT = 40;
@@ -128,13 +128,45 @@ export async function runAgent(c, variant = {}) {
     };
   }
   const agent = createAgent({ model, tools, middleware: settingsMiddleware(callOptions, toolChoice(c)) });
-  let messages = restoredMessages(c);
+  let messages;
+  if (c.legs?.length) {
+    const handed = await firstLegs(c, variant);
+    if (handed.skipped) return handed;
+    messages = handed.messages;
+  } else {
+    messages = restoredMessages(c);
+  }
   let output = "";
   for (const prompt of runsOf(c)) {
     if (prompt !== null) messages.push(new HumanMessage(prompt));
     ({ messages, output } = await runOnceWithApprovals(agent, messages, c));
   }
   return { output };
+}
+
+// A hand-off across providers: the conversation begins on each leg's chat model, its calls run by the
+// tools themselves (a tool invoked with a ToolCall answers a ToolMessage under the call's id), for the
+// leg's steps; the messages then go on to the case's chat model, as a LangChain application switches
+// models over one message list.
+async function firstLegs(c, variant) {
+  const messages = [new HumanMessage(c.prompt)];
+  for (const leg of c.legs) {
+    if (!APIS.includes(leg.api)) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    const legCase = { ...c, ...leg, server_tools: [] };
+    const { model } = buildModel(legCase, variant);
+    const tools = buildTools(legCase);
+    const bound = model.bindTools(tools);
+    for (let step = 0; step < leg.steps; step++) {
+      const reply = await bound.invoke(messages);
+      messages.push(reply);
+      for (const call of reply.tool_calls ?? []) {
+        const run = tools.find((t) => t.name === call.name);
+        if (!run) throw new Error(`the first leg called ${call.name}, which the case does not declare`);
+        messages.push(await run.invoke({ ...call, type: "tool_call" }));
+      }
+    }
+  }
+  return { messages };
 }
 
 async function runOnceWithApprovals(agent, start, c) {
