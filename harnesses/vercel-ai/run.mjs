@@ -390,7 +390,7 @@ async function runOnce(c, model, tools, settings, input) {
   };
   if (!c.stream) {
     const result = await generateText(common);
-    return { text: result.text, content: result.content, messages: result.response.messages };
+    return { text: result.text, content: result.content, messages: stepMessages(result, result.response) };
   }
   let failure;
   const result = streamText({ ...common, onError: ({ error }) => (failure ??= error) });
@@ -399,7 +399,14 @@ async function runOnce(c, model, tools, settings, input) {
   }
   if (failure) throw failure;
   const response = await result.response;
-  return { text: await result.text, content: await result.content, messages: response.messages };
+  const all = await result.responseMessages;
+  return { text: await result.text, content: await result.content, messages: all ?? response.messages };
+}
+
+// Every step's messages: AI SDK 7 keeps them in `responseMessages` and only the final step's in
+// `response.messages`; AI SDK 5 and 6 keep every step's in `response.messages`.
+function stepMessages(result, response) {
+  return result.responseMessages ?? response.messages;
 }
 
 // A restored history: the saved conversation as the AI SDK stores it (the ModelMessages an application
@@ -500,7 +507,7 @@ async function firstLegs(c) {
       maxRetries: 0,
       stopWhen: stepCountIs(leg.steps),
     });
-    messages = [...messages, ...result.response.messages];
+    messages = [...messages, ...stepMessages(result, result.response)];
   }
   return { messages };
 }
