@@ -47,7 +47,8 @@ def render(transport: Transport, recorded: HttpResponse, served: Served, route: 
     framing = transport.recorded_framing(served.payload, recorded.content_type, recorded.body)
     if framing == route.framing:
         content_type = next(iter(recorded.headers.get("content-type", ())), "") or FRAMING_TYPES[framing]
-        return Answer(recorded.status, recorded.body, {**headers, "content-type": content_type})
+        body = recorded.body if route.stream else transport.as_asked(recorded.body, route)
+        return Answer(recorded.status, body, {**headers, "content-type": content_type})
     if not route.stream:
         body = transport.body_of(served.payload)
         if body is None:
