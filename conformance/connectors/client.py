@@ -25,14 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from conformance.connectors.continuing import (
-    RunInterrupted,
-    interrupted_calls,
-    neutral_history,
-    runs_of,
-    unknown_capabilities,
-    wire_history,
-)
+from conformance.connectors.continuing import interrupted_calls, neutral_history, runs_of, wire_history
 from conformance.connectors.contract import check_client_adapter
 from conformance.corpus.loading import Scenario
 from conformance.engine.dialects.base import Dialect, DialectError
@@ -41,6 +34,7 @@ from conformance.engine.neutral import Message, ToolSpec
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
 from conformance.recordings.recording import API_KEY_VARIABLES, REPLAY_API_KEY, vcr_settings
+from conformance.replay.continued import RunInterrupted, unknown_capabilities
 from conformance.replay.session import ClientRun, Judge, ReplaySession
 
 __all__ = [

@@ -8,54 +8,22 @@ message that begins each run, played one after another on the same client object
 before its tool answered is played by the tool raising `RunInterrupted` (docs/adapters.md).
 
 Only a client that says it can (`continues` on its adapter, or in a harness's greeting) is handed
-either; for any other, the case is a skip with the reason, as before.
+either; for any other, the case is a skip with the reason, as before (replay/continued.py).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from conformance.corpus.loading import Scenario
 from conformance.engine.neutral import Message, user
-from conformance.engine.wording import a
 from conformance.recordings.cassette import Cassette
-
-HISTORY = "history"  # a conversation restored from its saved messages
-SESSIONS = "sessions"  # successive runs on one client, a run cut off before its tool answered
-HANDOFFS = "handoffs"  # a cross-provider history played as a first leg on its own API (connectors/handoff.py)
-CAPABILITIES = frozenset({HISTORY, SESSIONS, HANDOFFS})
 
 # The field of a request body that holds the conversation, by API.
 _CONVERSATION_FIELDS = ("messages", "input", "contents")
-
-
-class RunInterrupted(BaseException):  # not an Exception: a library's `except Exception` must not swallow it
-    """Raised by a tool whose run the scenario cuts off before it answers (the user cancelled, the process
-    died): the run ends there, and the next run of the session continues the same conversation."""
-
-    def __init__(self, name: str | None) -> None:
-        self.name = name
-        super().__init__(f"the run was cut off before {name or 'the tool'} answered")
-
-
-def is_session(scenario: Scenario) -> bool:
-    """Whether the scenario plays several runs: a later turn begins with a prompt, or a call is cut off."""
-    return any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns)
-
-
-def not_continued(scenario: Scenario, continues: Collection[str]) -> str | None:
-    """Why a client that continues only what `continues` names cannot be handed the scenario, if it cannot."""
-    if scenario.history is not None and HISTORY not in continues:
-        return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
-    if is_session(scenario) and SESSIONS not in continues:
-        return "a session of several runs, which only a codec adapter can be handed run by run"
-    return None
-
-
-def unknown_capabilities(continues: Collection[str]) -> list[str]:
-    return sorted(set(continues) - CAPABILITIES)
 
 
 def runs_of(scenario: Scenario) -> list[str | None]:
@@ -63,12 +31,6 @@ def runs_of(scenario: Scenario) -> list[str | None]:
     (whose first message is the scenario's prompt) without a message of its own."""
     first: str | None = None if scenario.history is not None else scenario.prompt
     return [first, *(turn.prompt for turn in scenario.turns if turn.prompt)]
-
-
-def runs_left(scenario: Scenario, sent: int) -> bool:
-    """Whether a run of the session begins after the first `sent` responses: a client handed the session
-    that stops there never ran it."""
-    return any(turn.prompt for turn in scenario.turns[sent:])
 
 
 def interrupted_calls(scenario: Scenario) -> list[tuple[str, Mapping[str, Any]]]:
@@ -97,15 +59,16 @@ def wire_history(scenario: Scenario, recorded: Cassette | None) -> list[Any]:
         found = _conversation(_json(recorded.interactions[0].request.body))
         if found is not None:
             return found
-    from conformance.reference import ADAPTER
-
-    codec = ADAPTER.codecs[scenario.history.api]
+    # The bundled reference adapter sits above the connectors: it is loaded by its name, as `--adapter
+    # reference` loads it (connectors/adapters.py, BUNDLED).
+    reference = importlib.import_module("conformance.reference").ADAPTER
+    codec = reference.codecs[scenario.history.api]
     body = codec.encode(
         {
             "api": scenario.history.api,
             "model": scenario.history.model or scenario.model,
             "stream": False,
-            "tools": [dict(t) for t in scenario.tools],  # type: ignore[misc]
+            "tools": [dict(t) for t in scenario.tools],
             "messages": neutral_history(scenario),
         }
     )

@@ -23,11 +23,11 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from conformance.connectors.adapters import AdapterSpecError
-from conformance.connectors.continuing import HANDOFFS
 from conformance.connectors.handoff import with_first_leg
 from conformance.connectors.supervisor import Fault, Supervisor
 from conformance.corpus.loading import BugCase, Corpus, Scenario
 from conformance.engine.outcomes import CaseResult
+from conformance.replay.continued import HANDOFFS
 
 if TYPE_CHECKING:
     from conformance.connectors.client import ToolLoop

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from conformance.connectors.continuing import RunInterrupted
 from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth
+from conformance.replay.continued import RunInterrupted
 from conformance.replay.session import ReplaySession
 from conformance.replay.transports.base import Answer, Request
 

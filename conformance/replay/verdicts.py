@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-from conformance.connectors.continuing import not_continued, runs_left
 from conformance.corpus.loading import Corpus, Scenario
 from conformance.engine.dialects import dialect_for
 from conformance.engine.dialects.base import Dialect, DialectError
@@ -23,6 +22,7 @@ from conformance.engine.rules import CheckContext, check
 from conformance.engine.turn_end import asks_client
 from conformance.engine.violations import Violation
 from conformance.engine.wording import a
+from conformance.replay.continued import not_continued, runs_left
 from conformance.replay.session import ClientRun, listed
 
 
