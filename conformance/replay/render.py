@@ -47,8 +47,7 @@ def render(transport: Transport, recorded: HttpResponse, served: Served, route: 
     framing = transport.recorded_framing(served.payload, recorded.content_type, recorded.body)
     if framing == route.framing:
         content_type = next(iter(recorded.headers.get("content-type", ())), "") or FRAMING_TYPES[framing]
-        body = recorded.body if route.stream else transport.as_asked(recorded.body, route)
-        return Answer(recorded.status, body, {**headers, "content-type": content_type})
+        return Answer(recorded.status, recorded.body, {**headers, "content-type": content_type})
     if not route.stream:
         body = transport.body_of(served.payload)
         if body is None:

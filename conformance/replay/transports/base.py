@@ -73,7 +73,6 @@ class Route:
     stream: bool = False
     framing: Framing = "json"
     side: str = ""  # side requests: what is asked ("model", "models", "count-tokens", ...)
-    numeric_enums: bool = False  # the client asked for enums as numbers (Vertex AI's `enum-encoding=int`)
 
 
 @dataclass(frozen=True)
@@ -143,10 +142,6 @@ class Transport(Protocol):
         """An error in the provider's own shape."""
         ...
 
-    def as_asked(self, body: bytes, route: Route) -> bytes:
-        """A recorded whole body in the encoding the request asks for, where the API has more than one."""
-        ...
-
 
 class ProviderTransport:
     """What most transports share: errors in the provider's own body shape, no history held at the
@@ -163,9 +158,6 @@ class ProviderTransport:
 
     def error(self, status: int, message: str) -> Answer:
         return provider_error(self.api, status, message)
-
-    def as_asked(self, body: bytes, route: Route) -> bytes:
-        return body
 
 
 def sse_frame(

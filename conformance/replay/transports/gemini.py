@@ -9,7 +9,6 @@ tokens (`:countTokens`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -50,7 +49,7 @@ class Gemini(ProviderTransport):
             if name == "streamgeneratecontent":
                 sse_wanted = (request.param("alt") or "").lower() == "sse"
                 return Route("turn", stream=True, framing="sse" if sse_wanted else "json-array")
-            return Route("turn", numeric_enums=_numeric_enums(request))
+            return Route("turn")
         lookup = _LOOKUP.search(path)
         if lookup and request.method == "GET":
             return Route("side", side="model" if lookup.group(1) else "models")
@@ -90,20 +89,6 @@ class Gemini(ProviderTransport):
             raise ReframeError("a GenerateContentResponse that is not an object cannot be streamed")
         return [StreamEvent(None, body)]
 
-    def as_asked(self, body: bytes, route: Route) -> bytes:
-        """A body recorded with Vertex AI's numeric enums (`$alt=json;enum-encoding=int`, what its gRPC
-        clients ask for) has their names where the request did not ask for numbers, as the API answers
-        it; a body without numeric enums is served byte for byte."""
-        if route.numeric_enums:
-            return body
-        try:
-            value = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            return body
-        if not isinstance(value, dict) or not _name_enums(value):
-            return body
-        return json.dumps(value, ensure_ascii=False).encode()
-
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
         if framing == "sse":
             return SSE_TYPE, sse(events, named=False, newline="\r\n")
@@ -132,33 +117,3 @@ def _merge(chunks: Sequence[Any]) -> dict[str, Any]:
     if candidate or parts:
         merged["candidates"] = [{**candidate, "content": {"role": "model", "parts": parts}}]
     return merged
-
-
-# Enum numbers of a GenerateContentResponse, by field, as Vertex AI's proto numbers them: the values
-# whose numbers are certain (the proto's first members); any other number is left as recorded.
-_ENUMS: dict[str, dict[int, str]] = {
-    "finishReason": {0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION"},
-    "modality": {0: "MODALITY_UNSPECIFIED", 1: "TEXT", 2: "IMAGE", 3: "VIDEO", 4: "AUDIO", 5: "DOCUMENT"},
-    "trafficType": {0: "TRAFFIC_TYPE_UNSPECIFIED", 1: "ON_DEMAND", 2: "PROVISIONED_THROUGHPUT"},
-}
-
-
-def _numeric_enums(request: Request) -> bool:
-    return any("enum-encoding=int" in (request.param(name) or "") for name in ("$alt", "alt"))
-
-
-def _name_enums(value: Any) -> bool:
-    """Replace the known numeric enums in place; whether any was replaced."""
-    changed = False
-    if isinstance(value, dict):
-        for key, item in value.items():
-            names = _ENUMS.get(key)
-            if names is not None and isinstance(item, int) and not isinstance(item, bool) and item in names:
-                value[key] = names[item]
-                changed = True
-            else:
-                changed = _name_enums(item) or changed
-    elif isinstance(value, list):
-        for item in value:
-            changed = _name_enums(item) or changed
-    return changed
