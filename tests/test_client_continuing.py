@@ -13,7 +13,6 @@ from conformance.connectors.continuing import neutral_history, runs_of, wire_his
 from conformance.connectors.harness import problem, run_case
 from conformance.connectors.serving import Listing
 from conformance.corpus.loading import Corpus
-from conformance.importer.requests import tools as recorded_tools
 from conformance.recordings.cassette import load_cassette
 from conformance.replay.verdicts import codec_only
 from conformance.running.runner import RunOptions, run_scenario
@@ -198,21 +197,3 @@ def test_a_client_that_lets_a_cut_off_run_escape_is_judged_where_it_stopped(corp
     result = run_scenario(adapter, corpus.scenarios[INTERRUPTED], corpus, options=RunOptions(timeout=30))
     assert result.outcome in ("error", "fail")
     assert "RunInterrupted" in result.summary
-
-
-def test_vertex_int_enum_tool_types_are_imported_as_json_schema_type_names() -> None:
-    body = {
-        "tools": [
-            {
-                "functionDeclarations": [
-                    {
-                        "name": "f",
-                        "parameters": {"type": 6, "properties": {"city": {"type": 1}, "n": {"type": "INTEGER"}}},
-                    }
-                ]
-            }
-        ]
-    }
-    (tool,) = recorded_tools("gemini", body)
-    properties = {"city": {"type": "string"}, "n": {"type": "integer"}}
-    assert tool["parameters"] == {"type": "object", "properties": properties}

@@ -92,7 +92,6 @@ def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: Harne
         "openai-chat/session-memory-window",  # three runs on one ModelMessage list
         "openai-responses/session-previous-response-id",
         "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history
-        "gemini/recorded/otel-vertexai-tool-events",  # Vertex's numeric enums served by name
     ],
 )
 def test_the_sdk_continues_conversations(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:

@@ -197,23 +197,12 @@ def _gemini_tools(body: dict[str, Any]) -> list[Tool]:
     return out
 
 
-# Gemini's Type enum by number: what Vertex AI's clients send with `$alt=json;enum-encoding=int`.
-_GEMINI_TYPES = {1: "string", 2: "number", 3: "integer", 4: "boolean", 5: "array", 6: "object", 7: "null"}
-
-
-def _json_schema_type(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.lower()
-    if isinstance(value, int) and not isinstance(value, bool):
-        return _GEMINI_TYPES.get(value, value)
-    return value
-
-
 def _json_schema_types(schema: Any) -> Any:
-    """Gemini's OpenAPI-style schema (`type: OBJECT`, or `type: 6` where the enum is sent as a number)
-    with JSON Schema's lower-case type names: what an application declares, whatever its client sent."""
+    """Gemini's OpenAPI-style schema (`type: OBJECT`) with JSON Schema's lower-case type names."""
     if isinstance(schema, dict):
-        return {k: (_json_schema_type(v) if k == "type" else _json_schema_types(v)) for k, v in schema.items()}
+        return {
+            k: (v.lower() if k == "type" and isinstance(v, str) else _json_schema_types(v)) for k, v in schema.items()
+        }
     if isinstance(schema, list):
         return [_json_schema_types(v) for v in schema]
     return schema
