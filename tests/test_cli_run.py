@@ -92,10 +92,10 @@ def test_skips_are_summarised_unless_verbose(capsys: pytest.CaptureFixture[str])
     main(["run", "--adapter", spec, "--api", "openai-chat"])
     out = capsys.readouterr().out
     assert re.search(r"\d+ cases? skipped \(-v lists each\):", out) and "SKIP" not in out
-    assert "begins with an anthropic-messages history" in out  # "an", not "a"
+    assert "one saved from anthropic-messages is the application's to translate" in out
     main(["run", "--adapter", spec, "--api", "openai-chat", "-v"])
     verbose = capsys.readouterr().out
-    assert "openai-chat/from-anthropic: SKIP: begins with an anthropic-messages history" in verbose
+    assert "openai-chat/from-anthropic: SKIP: the client declares: openai-python takes a history" in verbose
     assert "openai-chat/one-call: PASS" in verbose
 
 

@@ -91,3 +91,17 @@ def test_langchain_cannot_bind_programmatic_tool_calling(corpus: Corpus) -> None
     result = run_scenario(ADAPTER, corpus.scenarios["openai-responses/program-calls-functions"], corpus)
     assert result.outcome == "skip"
     assert "declared no programmatic_tool_calling tool" in result.summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/from-anthropic",  # a Claude history as LangChain messages, continued on ChatOpenAI
+        "openai-chat/session-memory-window",  # three runs on one message list
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history
+    ],
+)
+def test_langchain_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
+    frameworks.importorskip("langchain_anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", result.summary

@@ -116,3 +116,23 @@ def test_litellm_imported_after_the_adapter_fetches_nothing_from_the_network() -
     )
     assert done.returncode == 0, done.stderr
     assert "model cost map" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/from-anthropic",  # a Claude history as LiteLLM's OpenAI-form messages, on OpenAI Chat
+        "anthropic-messages/from-kimi",  # Kimi's ids made Anthropic's (sanitize_anthropic_tool_use_id)
+        "anthropic-messages/from-gemini-idless",  # id-less Gemini calls under LiteLLM's call_ ids
+        "openai-chat/session-memory-window",  # three runs on one message list
+    ],
+)
+def test_litellm_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", result.summary
+
+
+def test_claude_ids_reach_mistral_unchanged(corpus: Corpus) -> None:
+    """docs/findings.md: MistralConfig._handle_tool_call_message copies each call's id as it is."""
+    result = run_scenario(ADAPTER, corpus.scenarios["mistral-chat/from-anthropic"], corpus)
+    assert result.outcome == "fail" and {"format/id-length", "format/id-pattern"} <= {v.code for v in result.errors}

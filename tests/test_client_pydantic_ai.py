@@ -127,5 +127,6 @@ def test_the_agent_continues_conversations(corpus: Corpus, scenario_id: str) -> 
 
 
 def test_a_run_cut_off_in_a_tool_is_declared_unsupported(corpus: Corpus) -> None:
+    frameworks.importorskip("pydantic_ai.models.anthropic")
     result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/session-repair-interrupted"], corpus)
     assert result.outcome == "skip" and "cut off" in result.summary

@@ -43,13 +43,21 @@ def _run_all(command: str, corpus: Corpus, api: str = "openai-chat", timeout: fl
 @pytest.mark.parametrize("language", ["javascript", "python"])
 def test_the_minimal_harnesses_pass_every_openai_chat_scenario(language: str, corpus: Corpus, node: str) -> None:
     outcomes = _run_all(MINIMAL_JS if language == "javascript" else MINIMAL_PY, corpus)
-    # A history begun on another API, a session of several runs, or a recording that ends on the
-    # provider's calls can only be handed to a codec.
+    # What a harness cannot be handed is a skip: a restored history or a session unless it continues
+    # them (the Python one does), a recording that ends on the provider's calls; and the Python one
+    # declares a history from another API's wire form a skip of its own.
     from conformance.replay.verdicts import codec_only as handed_to_codecs
 
-    codec_only = [i for i in outcomes if handed_to_codecs(corpus.scenarios[i])]
-    assert codec_only and {outcomes.pop(i) for i in codec_only} == {"skip"}
+    continues = {"history", "sessions"} if language == "python" else set()
+    codec_only = [i for i in outcomes if handed_to_codecs(corpus.scenarios[i], continues)]
+    crossed = [i for i in outcomes if language == "python" and _crossed(corpus, i) and i not in codec_only]
+    assert codec_only and {outcomes.pop(i) for i in [*codec_only, *crossed]} == {"skip"}
     assert set(outcomes.values()) == {"pass"}, outcomes
+
+
+def _crossed(corpus: Corpus, scenario_id: str) -> bool:
+    history = corpus.scenarios[scenario_id].history
+    return history is not None and history.api != corpus.scenarios[scenario_id].api
 
 
 def test_a_harness_says_who_it_is(node: str) -> None:
@@ -218,3 +226,18 @@ def test_a_late_request_of_a_finished_case_is_not_a_turn_of_the_case_served_now(
         asked = {**body, "messages": [{"role": "user", "content": second.prompt}], "tools": tools}
         answer = _post(f"{root}/v1/chat/completions", asked)
         assert answer["choices"][0]["message"]["tool_calls"]
+
+
+@pytest.mark.parametrize(
+    "scenario_id", ["openai-chat/recorded/openllmetry-chat-tool-calls-history", "openai-chat/session-memory-window"]
+)
+def test_the_minimal_python_harness_continues_a_history_and_a_session(corpus: Corpus, scenario_id: str) -> None:
+    adapter = HarnessAdapter(MINIMAL_PY)
+    try:
+        assert adapter.continues == {"history", "sessions"}
+        result = run_scenario(adapter, corpus.scenarios[scenario_id], corpus)
+        assert result.outcome == "pass", result.summary
+        crossed = run_scenario(adapter, corpus.scenarios["openai-chat/from-anthropic"], corpus)
+        assert crossed.outcome == "skip" and "wire form only" in crossed.summary
+    finally:
+        adapter.close()

@@ -135,3 +135,24 @@ def test_chatgoogle_sends_gemini_results_back_in_one_turn_with_their_ids(corpus:
             assert outcome == "pass", f"{scenario_id}: {summary}"
         outcome, summary, _ = verdict(variant, corpus, "openai-chat/one-call")
         assert outcome == "skip" and "Gemini only" in summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/from-anthropic",  # a hand-off: the first leg on ChatAnthropic, then ChatOpenAI
+        "openai-responses/from-gemini-idless",  # id-less Gemini calls restored under minted ids
+        "openai-chat/session-memory-window",  # three runs of one session
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history
+    ],
+)
+def test_langchain_continues_conversations(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_an_anthropic_turn_goes_to_gemini_with_its_calls_twice(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: @langchain/google-genai turns the AIMessage's tool_use blocks and its tool_calls
+    into functionCall parts both."""
+    outcome, summary, codes = verdict(harness, corpus, "gemini/from-anthropic")
+    assert outcome == "fail" and "pairing/count-mismatch" in codes, summary

@@ -83,3 +83,24 @@ def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: Harne
     outcome, summary, _ = verdict(harness, corpus, "openai-chat/custom-tool-call")
     assert outcome == "skip"
     assert "custom (free-form) tools for the OpenAI Responses API only" in summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "anthropic-messages/from-gemini-idless",  # a hand-off: the first leg on Google, then Anthropic
+        "openai-chat/session-memory-window",  # three runs on one ModelMessage list
+        "openai-responses/session-previous-response-id",
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history
+    ],
+)
+def test_the_sdk_continues_conversations(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_a_gateways_long_ids_reach_bedrock_unchanged(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md: a three-step first leg continued with every step (AI SDK 7's responseMessages),
+    whose 172-character ids @ai-sdk/amazon-bedrock passes on as they are."""
+    outcome, summary, codes = verdict(harness, corpus, "bedrock-converse/from-openai-chat")
+    assert outcome == "fail" and "format/id-length" in codes, summary

@@ -185,13 +185,60 @@ def _answer_responses_items(message: Any, loop: ToolLoop) -> list[Any]:
 
 
 def _run(model: Any, loop: ToolLoop) -> str:
-    """The documented manual tool loop over a LangChain chat model."""
+    """The documented manual tool loop over a LangChain chat model; a restored history's messages first,
+    then each run of the session on the same message list."""
     from langchain_core.messages import HumanMessage
 
     tools = _tools(loop)
     by_name = {t.name: t for t in tools}
     bound = model.bind_tools([*tools, *server_tools(loop)])
-    messages: list[Any] = [HumanMessage(loop.prompt)]
+    if loop.interrupted:
+        loop.skip(
+            "the manual tool loop's message list is the application's: repairing a run cut off before its tool "
+            "answered is the application's (or a LangGraph checkpointer's), not the chat model's"
+        )
+    messages = restored_messages(loop)
+    answer = ""
+    for prompt in loop.runs:
+        if prompt is not None:
+            messages.append(HumanMessage(prompt))
+        answer = _turns(bound, loop, messages, by_name)
+    return answer
+
+
+def restored_messages(loop: ToolLoop) -> list[Any]:
+    """A saved conversation as LangChain keeps one: its messages (an AIMessage with `tool_calls`, a
+    ToolMessage per result under the call's id), provider-neutral, so a history begun on another
+    provider goes on with this chat model. A call saved without an id gets a UUID, as LangChain's
+    Google integration mints one for a call it reads without, and its result the same."""
+    import uuid
+
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    messages: list[Any] = []
+    minted: list[str] = []
+    for message in loop.history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        if message["role"] in ("user", "system"):
+            messages.append(HumanMessage(text) if message["role"] == "user" else SystemMessage(text))
+        elif message["role"] == "assistant":
+            calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
+            minted = [p.get("call_id") or str(uuid.uuid4()) for p in calls]
+            tool_calls = [
+                {"id": i, "name": p["name"], "args": p.get("arguments") or {}, "type": "tool_call"}
+                for i, p in zip(minted, calls, strict=True)
+            ]
+            messages.append(AIMessage(content=text, tool_calls=tool_calls))
+        elif message["role"] == "tool":
+            messages += [
+                ToolMessage(str(p.get("output", "")), tool_call_id=p.get("call_id") or minted[i], name=p.get("name"))
+                for i, p in enumerate(parts)
+            ]
+    return messages
+
+
+def _turns(bound: Any, loop: ToolLoop, messages: list[Any], by_name: dict[str, Any]) -> str:
     for _ in range(MAX_TURNS):
         if loop.stream:
             message: Any = None
@@ -281,6 +328,7 @@ ADAPTER = ClientAdapter(
     version=installed_version("langchain-core"),
     clients=CLIENTS,
     homepage="https://github.com/langchain-ai/langchain",
+    continues=frozenset({"history", "sessions"}),
     notes=_integrations(),
     unsupported={
         "openresponses": "not covered: Open Responses servers would be reached through ChatOpenAI's Responses mode, "

@@ -29,6 +29,7 @@ network.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -102,8 +103,10 @@ def _run_call(loop: ToolLoop, call: Any) -> dict[str, Any]:
 def _completion_loop(loop: ToolLoop, model: str, **kwargs: Any) -> str:
     litellm = _litellm()
     tools = _chat_tools(loop)
-    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
     kwargs = {"max_retries": 0, "num_retries": 0, "api_key": loop.api_key, **kwargs}
+    if loop.history or len(loop.runs) > 1:
+        return _continued(litellm, loop, model, tools, kwargs)
+    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
     if not loop.stream and all(t.get("type") != "custom" for t in tools):
         answer = litellm.run_tool_loop(
             model=model,
@@ -115,6 +118,51 @@ def _completion_loop(loop: ToolLoop, model: str, **kwargs: Any) -> str:
         )
         return str(answer or "")
     return _manual_loop(litellm, loop, model, tools, messages, kwargs)
+
+
+def _continued(litellm: Any, loop: ToolLoop, model: str, tools: list[dict[str, Any]], kwargs: dict[str, Any]) -> str:
+    """A conversation continued: the saved messages in LiteLLM's own input form (OpenAI Chat messages,
+    whatever provider they were exchanged with: LiteLLM translates them for the model's), then each run
+    of the session on the same list, with the loop of LiteLLM's function-calling docs."""
+    if loop.interrupted:
+        loop.skip(
+            "LiteLLM keeps no conversation of its own: a run cut off before its tool answered leaves the "
+            "application's message list to repair"
+        )
+    messages = chat_messages(loop.history)
+    answer = ""
+    for prompt in loop.runs:
+        if prompt is not None:
+            messages.append({"role": "user", "content": prompt})
+        answer = _manual_loop(litellm, loop, model, tools, messages, kwargs)
+    return answer
+
+
+def chat_messages(history: list[Any]) -> list[dict[str, Any]]:
+    """A neutral history as OpenAI Chat messages, the form LiteLLM takes and returns for every provider:
+    each call under its id, each result under its call's (an id-less call gets the id LiteLLM gives one
+    it reads without, `call_` and 28 hex digits of a uuid4, and its result the same)."""
+    import uuid
+
+    messages: list[dict[str, Any]] = []
+    minted: list[str] = []
+    for message in history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
+        if message["role"] == "tool":
+            messages += [
+                {"role": "tool", "tool_call_id": p.get("call_id") or minted[i], "content": str(p.get("output", ""))}
+                for i, p in enumerate(parts)
+            ]
+        elif calls:
+            minted = [p.get("call_id") or f"call_{uuid.uuid4().hex[:28]}" for p in calls]
+            functions = [{"name": p["name"], "arguments": json.dumps(p.get("arguments") or {})} for p in calls]
+            entries = [{"id": i, "type": "function", "function": f} for i, f in zip(minted, functions, strict=True)]
+            messages.append({"role": "assistant", "content": text or None, "tool_calls": entries})
+        else:
+            messages.append({"role": message["role"], "content": text})
+    return messages
 
 
 def _manual_loop(
@@ -233,7 +281,23 @@ def openai_responses(loop: ToolLoop) -> str:
         }
         for t in loop.tools
     ] + server_tools(loop)
-    inputs: list[Any] = [{"role": "user", "content": loop.prompt}]
+    if loop.history and loop.history_api != loop.api:
+        loop.skip(
+            f"litellm.responses takes Responses input items; a history saved from {loop.history_api} "
+            "is the application's to translate"
+        )
+    if loop.interrupted:
+        loop.skip("litellm.responses keeps no conversation of its own to repair after a run cut off in a tool")
+    inputs: list[Any] = list(loop.history_wire)
+    answer = ""
+    for prompt in loop.runs:
+        if prompt is not None:
+            inputs.append({"role": "user", "content": prompt})
+        answer = _responses_run(litellm, loop, tools, inputs)
+    return answer
+
+
+def _responses_run(litellm: Any, loop: ToolLoop, tools: list[Any], inputs: list[Any]) -> str:
     model = f"openai/{loop.model}"
     kwargs: dict[str, Any] = {"api_base": loop.base_url, "api_key": loop.api_key, "max_retries": 0, "num_retries": 0}
     for _ in range(MAX_TURNS):
@@ -275,6 +339,7 @@ ADAPTER = ClientAdapter(
     version=installed_version("litellm"),
     clients=CLIENTS,
     homepage="https://github.com/BerriAI/litellm",
+    continues=frozenset({"history", "sessions"}),
     unsupported={
         "openresponses": "not covered: LiteLLM has no Open Responses provider; litellm.responses against an "
         "OpenAI-style base URL is exercised under openai-responses",

@@ -186,18 +186,73 @@ def _run(loop: ToolLoop, model: Any, *, set_max_retries: bool = True, max_tokens
         model_settings=settings,
         capabilities=_capabilities(specs) or None,
     )
-    if not loop.stream:
-        return str(agent.run_sync(loop.prompt).output)
+    if loop.interrupted:
+        loop.skip(
+            "an Agent run cut off in a tool returns no messages (run_sync raises); what a later run continues "
+            "from is the application's own store of the run's nodes"
+        )
+    messages: list[Any] = restored_history(loop)
+    output = ""
+    for prompt in loop.runs:  # each run of the session continues the messages of the ones before
+        if not loop.stream:
+            result = agent.run_sync(prompt, message_history=messages or None)
+            output, messages = str(result.output), result.all_messages()
+            continue
 
-    async def streamed() -> str:
-        output = ""
-        async with agent.run_stream_events(loop.prompt) as events:
-            async for event in events:
-                if isinstance(event, AgentRunResultEvent):
-                    output = str(event.result.output)
-        return output
+        async def streamed(prompt: str | None, history: list[Any]) -> tuple[str, list[Any]]:
+            found: tuple[str, list[Any]] = ("", history)
+            async with agent.run_stream_events(prompt, message_history=history or None) as events:
+                async for event in events:
+                    if isinstance(event, AgentRunResultEvent):
+                        found = (str(event.result.output), event.result.all_messages())
+            return found
 
-    return asyncio.run(streamed())
+        output, messages = asyncio.run(streamed(prompt, messages))
+    return output
+
+
+def restored_history(loop: ToolLoop) -> list[Any]:
+    """A saved conversation as Pydantic AI keeps one (its ModelMessages, provider-neutral, what
+    `ModelMessagesTypeAdapter` stores): the prompt and each turn's calls as a ModelResponse, their
+    results as a ModelRequest. A call saved without an id (Gemini before ids) gets the id the
+    framework mints for a ToolCallPart, and its result the same."""
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    messages: list[Any] = []
+    minted: list[str] = []
+    for message in loop.history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        if message["role"] in ("user", "system"):
+            part = UserPromptPart(text) if message["role"] == "user" else SystemPromptPart(text)
+            messages.append(ModelRequest(parts=[part]))
+        elif message["role"] == "assistant":
+            calls = []
+            for p in parts:
+                if p["type"] != "tool_call" or p.get("provider_executed"):
+                    continue
+                args = p.get("arguments")
+                call = (
+                    ToolCallPart(p["name"], args, p["call_id"]) if p.get("call_id") else ToolCallPart(p["name"], args)
+                )
+                calls.append(call)
+            minted = [c.tool_call_id for c in calls]
+            messages.append(ModelResponse(parts=[*([TextPart(text)] if text else []), *calls]))
+        elif message["role"] == "tool":
+            returns = [
+                ToolReturnPart(str(p.get("name") or ""), p.get("output"), p.get("call_id") or minted[i])
+                for i, p in enumerate(parts)
+            ]
+            messages.append(ModelRequest(parts=returns))
+    return messages
 
 
 def openai_chat(loop: ToolLoop) -> str:
@@ -295,6 +350,7 @@ ADAPTER = ClientAdapter(
         "ollama-messages": anthropic_messages,
     },
     homepage="https://github.com/pydantic/pydantic-ai",
+    continues=frozenset({"history", "sessions"}),
     unsupported={
         "ollama-chat": "Pydantic AI talks to Ollama only through its OpenAI-compatible /v1/chat/completions, "
         "not the native /api/chat",

@@ -25,14 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from conformance.connectors.continuing import interrupted_calls, neutral_history, runs_of, wire_history
 from conformance.connectors.contract import check_client_adapter
 from conformance.corpus.loading import Scenario
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
-from conformance.engine.neutral import ToolSpec
+from conformance.engine.neutral import Message, ToolSpec
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
 from conformance.recordings.recording import API_KEY_VARIABLES, REPLAY_API_KEY, vcr_settings
+from conformance.replay.continued import RunInterrupted, unknown_capabilities
 from conformance.replay.session import ClientRun, Judge, ReplaySession
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "ClientAdapter",
     "ClientRun",
     "RequestSettings",
+    "RunInterrupted",
     "ScenarioUnsupported",
     "ToolLoop",
     "base_url_of",
@@ -151,16 +154,38 @@ class ToolLoop:
     recorded_tools: list[Any] = field(default_factory=list)
     settings: RequestSettings = field(default_factory=RequestSettings)
     scenario_id: str = ""
+    # A conversation to continue (a client whose adapter `continues` "history"): the saved messages, the
+    # prompt first, in the neutral model and in the wire form of `history_api`, the API they were
+    # exchanged on (another than `api` for a hand-off across providers). Empty for a new conversation.
+    history: list[Message] = field(default_factory=list)
+    history_api: str | None = None
+    history_wire: list[Any] = field(default_factory=list)
+    # The user message that begins each run of the session, played in order on the same client object
+    # (a client whose adapter `continues` "sessions"); None: the run continues `history` without one.
+    # A plain scenario has one run, `[prompt]`.
+    runs: list[str | None] = field(default_factory=list)
+    # Calls whose run is cut off before the tool answers: `call_tool` raises RunInterrupted for them.
+    interrupted: Sequence[tuple[str, Mapping[str, Any]]] = ()
     calls: list[tuple[str | None, Any]] = field(default_factory=list)  # what the client's tools were called with
     _used: set[int] = field(default_factory=set)
+    _cut: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if not self.runs:
+            self.runs = [None] if self.history else [self.prompt]
 
     def call_tool(self, name: str | None, arguments: Any) -> str:
         """The scenario's canned output for a call: same name and arguments, else the next by name. A
-        call served without a name (a broken gateway's) is answered by its arguments alone."""
+        call served without a name (a broken gateway's) is answered by its arguments alone. A call the
+        scenario cuts off raises RunInterrupted instead, once."""
         self.calls.append((name, arguments))
         if isinstance(arguments, str):
             with contextlib.suppress(ValueError):
                 arguments = json.loads(arguments)
+        for i, (tool, args) in enumerate(self.interrupted):
+            if i not in self._cut and tool == name and dict(args) == arguments:
+                self._cut.add(i)
+                raise RunInterrupted(name)
         for exact in (True, False):
             for i, (tool, args, output) in enumerate(self.outputs):
                 same_tool = tool == name or (not name and exact)
@@ -188,12 +213,17 @@ class ClientAdapter:
     homepage: str = ""
     notes: str = ""
     unsupported: Mapping[str, str] = field(default_factory=dict)
+    # What the clients can be handed beyond a new conversation: "history" (a restored conversation,
+    # `ToolLoop.history`) and "sessions" (several runs, `ToolLoop.runs`); see connectors/continuing.py.
+    continues: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-
         check_client_adapter(
             self.name, self.clients, self.unsupported
         )  # unknown API keys would turn every case into a silent skip
+        unknown = unknown_capabilities(self.continues)
+        if unknown:
+            raise ValueError(f"{self.name}: continues {', '.join(unknown)}; known: handoffs, history, sessions")
 
     def client(self, api: str) -> ClientFn | None:
         return self.clients.get(api)
@@ -227,6 +257,11 @@ def tool_loop(
         recorded_tools=_recorded_tools(recorded),
         settings=recorded_settings(recorded, scenario.api),
         scenario_id=scenario.id,
+        history=neutral_history(scenario),
+        history_api=scenario.history.api if scenario.history else None,
+        history_wire=wire_history(scenario, recorded),
+        runs=runs_of(scenario),
+        interrupted=interrupted_calls(scenario),
     )
 
 
@@ -286,7 +321,7 @@ def _call(fn: ClientFn, loop: ToolLoop) -> tuple[BaseException | None, str | Non
         fn(loop)
     except ScenarioUnsupported as declared:
         return None, declared.reason
-    except Exception as exc:
+    except (Exception, RunInterrupted) as exc:  # a cut-off run the adapter let escape ends its session there
         return exc, None
     return None, None
 

@@ -23,9 +23,11 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from conformance.connectors.adapters import AdapterSpecError
+from conformance.connectors.handoff import with_first_leg
 from conformance.connectors.supervisor import Fault, Supervisor
 from conformance.corpus.loading import BugCase, Corpus, Scenario
 from conformance.engine.outcomes import CaseResult
+from conformance.replay.continued import HANDOFFS
 
 if TYPE_CHECKING:
     from conformance.connectors.client import ToolLoop
@@ -104,6 +106,11 @@ class HarnessAdapter:
         return str(self.implementation["version"])
 
     @property
+    def continues(self) -> frozenset[str]:
+        """What the harness can be handed beyond a new conversation (its greeting's `continues`)."""
+        return frozenset(self.implementation.get("continues") or ())
+
+    @property
     def apis(self) -> tuple[str, ...]:
         return tuple(self.implementation.get("apis", ()))
 
@@ -129,20 +136,28 @@ class HarnessAdapter:
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
         from conformance.replay.verdicts import codec_only
 
-        reason = codec_only(scenario)
+        reason = codec_only(scenario, self.continues)
         if reason is not None:
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
         server = self._serving(corpus, options.profile)
         listing = server.add(scenario)
         case = run_case(scenario, listing, server.loops[scenario.id])
+        leg = server.add_first_leg(scenario) if HANDOFFS in self.continues else None
+        if leg is not None:
+            case["legs"] = [leg_of(leg[0], leg[1], len(leg[2].turns))]
         seq = next(self._seq)
         limit = options.timeout or HARD_LIMIT_SECONDS
         escaped = server.server.escaped
         answer = self.supervisor.ask({"cmd": "run", "seq": seq, "case": case}, limit)
         try:
             result = self._outcome(scenario, server, answer, seq, limit)
+            if leg is not None and result.outcome in ("pass", "fail", "error"):
+                leg_result = server.verdict(leg[0].scenario, ran=True, show_requests=True)
+                result = with_first_leg(result, leg_result, leg[2])
         finally:
             server.server.remove(scenario.id)
+            if leg is not None:
+                server.server.remove(leg[0].scenario)
         count, past = server.server.escapes_since(escaped)
         if count and result.outcome in ("pass", "fail"):
             shown = ", ".join(sorted(set(past)))
@@ -218,6 +233,31 @@ def run_case(scenario: Scenario, listing: Listing, loop: ToolLoop) -> dict[str, 
             "api_version": loop.settings.api_version,
         },
         "tools_url": listing.tools_url,
+        "history": loop.history,
+        "history_api": loop.history_api,
+        "history_wire": loop.history_wire,
+        "runs": loop.runs,
+        "interrupted": [{"name": name, "arguments": dict(arguments)} for name, arguments in loop.interrupted],
+    }
+
+
+def leg_of(listing: Listing, loop: ToolLoop, steps: int) -> dict[str, Any]:
+    """A first leg of a hand-off, for the case's `legs`: where that API's turns are served, and how many
+    steps (model responses, each with calls the harness runs) the leg is."""
+    return {
+        "api": listing.api,
+        "model": loop.model,
+        "base_url": listing.base_url,
+        "tools_url": listing.tools_url,
+        "stream": loop.stream,
+        "steps": steps,
+        "recorded_tools": loop.recorded_tools,
+        "settings": {
+            "body": dict(loop.settings.body),
+            "headers": dict(loop.settings.headers),
+            "query": dict(loop.settings.query),
+            "api_version": loop.settings.api_version,
+        },
     }
 
 

@@ -83,6 +83,17 @@ class ScenarioServer:
             self._order.append(scenario.id)
         return Listing(scenario.id, scenario.api, base_url, self.server.tools_url(scenario.id))
 
+    def add_first_leg(self, scenario: Scenario) -> tuple[Listing, ToolLoop, Scenario] | None:
+        """Serve the first leg of a hand-off across providers (connectors/handoff.py) beside the scenario,
+        at a base URL of its own; None where the scenario has no recorded first leg."""
+        from conformance.connectors.handoff import first_leg
+
+        leg = first_leg(scenario)
+        if leg is None:
+            return None
+        listing = self.add(leg)
+        return listing, self.loops[leg.id], leg
+
     def add_all(self, scenarios: Iterable[Scenario]) -> list[Listing]:
         return [self.add(s) for s in scenarios]
 

@@ -23,6 +23,7 @@ from multidict import CIMultiDict
 
 from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth, parse_json
 from conformance.recordings.encodings import EncodingError, decode
+from conformance.replay.continued import RunInterrupted
 from conformance.replay.httpserver import BACKLOG, BodyTooLarge, ThreadedServer, read_bounded
 from conformance.replay.session import ReplaySession
 from conformance.replay.transports.base import Answer, Request
@@ -192,7 +193,10 @@ class ReplayServer:
             call = None
         if not isinstance(call, dict) or not isinstance(call.get("name"), str) or "arguments" not in call:
             return Answer.json(400, {"error": {"message": 'a tool call is {"name": string, "arguments": ...}'}})
-        return Answer.json(200, {"output": tools(call["name"], call["arguments"])})
+        try:
+            return Answer.json(200, {"output": tools(call["name"], call["arguments"])})
+        except RunInterrupted as cut:
+            return Answer.json(200, {"interrupted": str(cut)})
 
 
 async def _read_body(request: web.BaseRequest) -> bytes:

@@ -6,6 +6,7 @@ a harness in another language), so that every connector gets every check and the
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from conformance.corpus.loading import Corpus, Scenario
@@ -22,6 +23,7 @@ from conformance.engine.turn_end import asks_client
 from conformance.engine.violations import Violation
 from conformance.engine.wording import a
 from conformance.replay import closing
+from conformance.replay.continued import not_continued, runs_left
 from conformance.replay.session import ClientRun, listed
 
 
@@ -50,14 +52,10 @@ def _runs(scenario: Scenario) -> tuple[int, ...]:
     return tuple(runs)
 
 
-def codec_only(scenario: Scenario) -> str | None:
-    """Why a client (in process or a harness) cannot be handed the scenario, if it cannot: a history
-    begun on another API, or a session of several runs, only a codec can be handed."""
-    if scenario.history is not None:
-        return f"begins with {a(scenario.history.api)} history, which only a codec adapter can be handed"
-    if any(turn.prompt or any(c.interrupted for c in turn.calls) for turn in scenario.turns):
-        return "a session of several runs, which only a codec adapter can be handed run by run"
-    return None
+def codec_only(scenario: Scenario, continues: Collection[str] = ()) -> str | None:
+    """Why a client (in process or a harness) cannot be handed the scenario, if it cannot: a restored
+    history or a session of several runs, unless the client `continues` them (connectors/continuing.py)."""
+    return not_continued(scenario, continues)
 
 
 def judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: Dialect, who: str) -> CaseResult:
@@ -244,9 +242,10 @@ def _loop_ended(scenario: Scenario, run: ClientRun) -> str | None:
     """Why stopping short of the recording was right, when it was: the last response the client got
     asks nothing of it (text and the provider's own tools, no call for the client, no `pause_turn`),
     so a tool loop ends there; what the recording holds after it (a follow-up message of the
-    recorded application) is no request of the client's loop."""
+    recorded application) is no request of the client's loop, unless it begins a run of the session the
+    client was handed."""
     played = run.exchange.turns[: run.sent]
-    if not played or asks_client(scenario.api, played[-1].served) is not None:
+    if not played or asks_client(scenario.api, played[-1].served) is not None or runs_left(scenario, run.sent):
         return None
     index = len(played) - 1
     return (

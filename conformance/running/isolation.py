@@ -67,6 +67,7 @@ class IsolatedAdapter:
         self.apis: tuple[str, ...] = tuple(answer.get("apis") or ())
         self.connector: str = str(answer.get("connector", "codec"))
         self.skips: dict[str, str] = dict(answer.get("skips") or {})
+        self.continues: frozenset[str] = frozenset(answer.get("continues") or ())
         self._deadline: float | None = None
         self._timeout: float | None = None
         # The cases to post to the worker as soon as the current one's answer is in, so that the worker
@@ -199,7 +200,7 @@ class IsolatedAdapter:
     def _client_case(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
         if scenario.api not in self.apis:
             return CaseResult(scenario.id, scenario.api, "skip", summary=self.skip_reason(scenario.api))
-        reason = codec_only(scenario)
+        reason = codec_only(scenario, self.continues)
         if reason is not None:
             return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
         settings = {

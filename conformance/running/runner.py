@@ -104,7 +104,7 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
     fn = adapter.client(scenario.api)
     if fn is None:
         return CaseResult(scenario.id, scenario.api, "skip", summary=adapter.skip_reason(scenario.api))
-    reason = codec_only(scenario)
+    reason = codec_only(scenario, adapter.continues)
     if reason is not None:
         return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
     dialect = dialect_for(scenario.api)

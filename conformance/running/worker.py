@@ -9,7 +9,8 @@ adapter that prints cannot corrupt them. The messages are the suite's own (not t
     -> {"cmd": "start", "cases": [DIR], "cassettes": [DIR], "path": [DIR]}   <- {"ready": true}
        (the corpus at those directories is read once the first adapter is identified)
     -> {"cmd": "identify", "seq": N, "adapter": SPEC}
-       <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON}}
+       <- {"seq": N, "adapter": {...}, "apis": [...], "connector": "codec" | "client", "skips": {API: REASON},
+          "continues": ["history" | "sessions", ...]}
     -> {"cmd": "codec", "seq": N, "adapter": SPEC, "case": ID, "timeout": S}
        <- {"seq": N, "run": {"requests": [[BODY, BODY]], "decoded": [[MESSAGE, MESSAGE]], "history": [...]}}
           | {"seq": N, "fault": {"phase", "turn", "summary", "detail"}} | {"seq": N, "timeout": S}
@@ -121,6 +122,7 @@ def _identify(adapter: Any) -> dict[str, Any]:
         "apis": sorted(served),
         "connector": "codec" if hasattr(adapter, "codecs") else "client",
         "skips": {api: adapter.skip_reason(api) for api in known_apis() if api not in served},
+        "continues": sorted(getattr(adapter, "continues", ())),
     }
 
 

@@ -8,11 +8,12 @@
 // LangChain.js documents for `tools.mcp` with `requireApproval`, by an `mcp_approval_response` content
 // block in a human message; and Azure AI Foundry's `oauth_consent_request`, after which (the user
 // having signed in at the link) the application sends the same history again.
-import { HumanMessage } from "@langchain/core/messages";
+import { randomUUID } from "node:crypto";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { createAgent, createMiddleware } from "langchain";
-import { callTool } from "@toolcall-conformance/harness-kit";
+import { callTool, runsOf } from "@toolcall-conformance/harness-kit";
 import { buildTools } from "./tools.mjs";
-import { buildModel, toolChoice } from "./providers.mjs";
+import { APIS, buildModel, toolChoice } from "./providers.mjs";
 
 // The agent stops after this many graph steps (about two per model turn).
 const RECURSION_LIMIT = 40;
@@ -81,20 +82,102 @@ function lastAssistant(messages) {
   return undefined;
 }
 
+// A restored history: the saved conversation as LangChain.js keeps one, its message classes (an
+// AIMessage with `tool_calls`, a ToolMessage per result under the call's id), provider-neutral, so
+// that one begun on another provider continues here on this chat model.
+// A call saved without an id (Gemini before ids) is stored under the id LangChain.js's Google
+// integrations mint as they read it (a UUID), and its result, in the same order, under the same id.
+function restoredMessages(c) {
+  const messages = [];
+  let minted = [];
+  for (const message of c.history ?? []) {
+    const parts = message.parts ?? [];
+    const text = parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+    if (message.role === "user") messages.push(new HumanMessage(text));
+    else if (message.role === "system") messages.push(new SystemMessage(text));
+    else if (message.role === "assistant") {
+      const calls = parts.filter((p) => p.type === "tool_call" && !p.provider_executed);
+      minted = calls.map((p) => p.call_id || randomUUID());
+      messages.push(
+        new AIMessage({
+          content: text,
+          tool_calls: calls.map((p, i) => ({ id: minted[i], name: p.name, args: p.arguments ?? {}, type: "tool_call" })),
+        }),
+      );
+    } else if (message.role === "tool") {
+      parts.forEach((p, i) =>
+        messages.push(new ToolMessage({ content: String(p.output ?? ""), tool_call_id: p.call_id || minted[i] || randomUUID(), name: p.name ?? undefined })),
+      );
+    }
+  }
+  return messages;
+}
+
+// Each run of the session goes on with the same message list: the run's HumanMessage appended, the
+// agent invoked on the whole list, as LangChain's short-term memory keeps a thread.
 export async function runAgent(c, variant = {}) {
   const { model, callOptions } = buildModel(c, variant);
   const tools = buildTools(c);
   const refused = refusedDeclaration(model, tools);
   if (refused) return { skipped: refused };
+  if (c.interrupted?.length) {
+    return {
+      skipped:
+        "the agent returns its messages only when a run ends: a run cut off before its tool answered leaves " +
+        "no state of that run without a checkpointer, which the harness does not configure",
+    };
+  }
   const agent = createAgent({ model, tools, middleware: settingsMiddleware(callOptions, toolChoice(c)) });
-  let messages = [new HumanMessage(c.prompt)];
+  let messages;
+  if (c.legs?.length) {
+    const handed = await firstLegs(c, variant);
+    if (handed.skipped) return handed;
+    messages = handed.messages;
+  } else {
+    messages = restoredMessages(c);
+  }
+  let output = "";
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) messages.push(new HumanMessage(prompt));
+    ({ messages, output } = await runOnceWithApprovals(agent, messages, c));
+  }
+  return { output };
+}
+
+// A hand-off across providers: the conversation begins on each leg's chat model, its calls run by the
+// tools themselves (a tool invoked with a ToolCall answers a ToolMessage under the call's id), for the
+// leg's steps; the messages then go on to the case's chat model, as a LangChain application switches
+// models over one message list.
+async function firstLegs(c, variant) {
+  const messages = [new HumanMessage(c.prompt)];
+  for (const leg of c.legs) {
+    if (!APIS.includes(leg.api)) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    const legCase = { ...c, ...leg, server_tools: [] };
+    const { model } = buildModel(legCase, variant);
+    const tools = buildTools(legCase);
+    const bound = model.bindTools(tools);
+    for (let step = 0; step < leg.steps; step++) {
+      const reply = await bound.invoke(messages);
+      messages.push(reply);
+      for (const call of reply.tool_calls ?? []) {
+        const run = tools.find((t) => t.name === call.name);
+        if (!run) throw new Error(`the first leg called ${call.name}, which the case does not declare`);
+        messages.push(await run.invoke({ ...call, type: "tool_call" }));
+      }
+    }
+  }
+  return { messages };
+}
+
+async function runOnceWithApprovals(agent, start, c) {
+  let messages = start;
   const handled = new Set();
   for (let round = 0; round <= MAX_APPLICATION_ROUNDS; round++) {
     messages = await runOnce(agent, messages, c.stream);
     const last = lastAssistant(messages);
     const approvals = outputItems(last, "mcp_approval_request", handled);
     const consents = outputItems(last, "oauth_consent_request", handled);
-    if (!approvals.length && !consents.length) return { output: last?.text ?? "" };
+    if (!approvals.length && !consents.length) return { messages, output: last?.text ?? "" };
     for (const consent of consents) handled.add(consent.id);
     if (!approvals.length) continue;
     const blocks = [];
@@ -105,5 +188,5 @@ export async function runAgent(c, variant = {}) {
     }
     messages = [...messages, new HumanMessage({ content: blocks })];
   }
-  return { output: lastAssistant(messages)?.text ?? "" };
+  return { messages, output: lastAssistant(messages)?.text ?? "" };
 }

@@ -68,6 +68,7 @@ async function implementation() {
     apis: APIS,
     unsupported: UNSUPPORTED,
     homepage: "https://github.com/langchain-ai/langchainjs",
+    continues: ["history", "sessions", "handoffs"],
     notes,
   };
   if (GEMINI !== "google") return identity;

@@ -71,11 +71,39 @@ def join_stream(text: str) -> dict[str, Any]:
     return message
 
 
+class RunInterrupted(Exception):
+    """The case cuts the run off before this tool answers: the run ends there, the next one goes on."""
+
+
+class Skipped(Exception):
+    """The case asks what this harness cannot express."""
+
+
 def call_tool(tools_url: str, name: str, arguments: Any, call_id: str) -> str:
-    return str(json.loads(post(tools_url, {"name": name, "arguments": arguments, "call_id": call_id}))["output"])
+    answered = json.loads(post(tools_url, {"name": name, "arguments": arguments, "call_id": call_id}))
+    if "interrupted" in answered:
+        raise RunInterrupted(answered["interrupted"])
+    return str(answered["output"])
 
 
 def run(case: dict[str, Any]) -> str:
+    """A restored history is the saved Chat Completions messages (`history_wire`) the loop starts from;
+    each run of the session appends its user message to the same list."""
+    if case.get("history") and case.get("history_api") != "openai-chat":
+        raise Skipped(f"this harness takes a history in openai-chat's wire form only, not {case['history_api']}'s")
+    messages: list[Any] = list(case.get("history_wire") or [])
+    output = ""
+    for prompt in case.get("runs") or [case["prompt"]]:
+        if prompt is not None:
+            messages.append({"role": "user", "content": prompt})
+        try:
+            output = tool_loop(case, messages)
+        except RunInterrupted:
+            continue
+    return output
+
+
+def tool_loop(case: dict[str, Any], messages: list[Any]) -> str:
     tools = [
         {"type": "custom", "custom": {"name": t["name"], "description": t.get("description", "")}}
         if t.get("type") == "custom"
@@ -85,7 +113,6 @@ def run(case: dict[str, Any]) -> str:
         }
         for t in case["tools"]
     ]
-    messages: list[Any] = [{"role": "user", "content": case["prompt"]}]
     for turn in range(MAX_TURNS):
         body: dict[str, Any] = {"model": case["model"], "messages": messages, "tools": tools}
         if case["stream"]:
@@ -125,12 +152,15 @@ def main() -> None:
                         "version": "1.0.0",
                         "libraries": {"python": sys.version.split()[0]},
                         "apis": ["openai-chat"],
+                        "continues": ["history", "sessions"],
                     },
                 }
             )
         elif command["cmd"] == "run":
             try:
                 answer({"seq": command["seq"], "ok": True, "output": run(command["case"])})
+            except Skipped as reason:
+                answer({"seq": command["seq"], "skipped": str(reason)})
             except Exception as error:
                 answer({"seq": command["seq"], "errored": {"message": str(error), "detail": traceback.format_exc()}})
         elif command["cmd"] == "stop":

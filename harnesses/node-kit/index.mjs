@@ -83,6 +83,22 @@ export function installedVersions(root, names) {
   return versions;
 }
 
+/** Thrown by callTool when the scenario cuts the run off before the tool answers (the user cancelled,
+ * the process died): the run ends there, without a result, and the session's next run continues the
+ * conversation (docs/harness.md). A harness whose library cannot keep such a run says so in a skip. */
+export class RunInterrupted extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "RunInterrupted";
+  }
+}
+
+/** The runs of a case's session, in order: each run's user message, or null where the first run
+ * continues the case's restored history without one. A case from before sessions has one run. */
+export function runsOf(c) {
+  return Array.isArray(c.runs) && c.runs.length ? c.runs : [c.prompt];
+}
+
 /** A tool's output from the replay server: a toolCall POSTed to the case's tools_url. */
 export async function callTool(toolsUrl, name, args, callId) {
   const response = await fetch(toolsUrl, {
@@ -92,7 +108,9 @@ export async function callTool(toolsUrl, name, args, callId) {
   });
   const text = await response.text();
   if (!response.ok) throw new Error(`the replay's tool endpoint answered HTTP ${response.status}: ${text.slice(0, 300)}`);
-  const output = JSON.parse(text).output;
+  const answered = JSON.parse(text);
+  if (typeof answered.interrupted === "string") throw new RunInterrupted(answered.interrupted);
+  const output = answered.output;
   if (typeof output !== "string") throw new Error(`the replay's tool endpoint answered no output string: ${text.slice(0, 300)}`);
   return output;
 }
@@ -127,7 +145,9 @@ function ran(seq, result) {
  *
  * - `root`: the harness's `import.meta.url` (its directory holds node_modules).
  * - `implementation()`: the `started` answer's implementation (name, version, libraries, apis, ...);
- *   `language` defaults to "javascript" and `libraries.node` to the running Node.js.
+ *   `language` defaults to "javascript" and `libraries.node` to the running Node.js. A harness that
+ *   can be handed a restored history (`case.history`, `case.history_wire`) or a session of several
+ *   runs (`case.runs`, see `runsOf`) says so with `continues: ["history", "sessions"]`.
  * - `run(case, { callTool })`: the library's tool loop on one case; returns `{ output }` or
  *   `{ skipped: reason }`. What it throws becomes `errored`, with `describe(error)` as the message
  *   and the stack (causes included) as the detail.

@@ -14,7 +14,7 @@
 //
 // AI SDK 5 and 6 are installed beside 7 under npm aliases (`ai-v5`, `@ai-sdk/openai-v5`, ...), each
 // with the provider majors built for it, so that one tool loop puts the three majors side by side.
-import { callTool, camelKeys, installedVersions, log, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
+import { callTool, camelKeys, installedVersions, log, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
 
 const MAX_STEPS = 12; // the longest recorded conversation has fewer turns; a loop that runs on fails the case
 const MAX_APPROVAL_ROUNDS = 4;
@@ -58,7 +58,7 @@ const { createMoonshotAI } = await load("@ai-sdk/moonshotai");
 const { createOpenResponses } = await load("@ai-sdk/open-responses");
 const { createOpenAI } = await load("@ai-sdk/openai");
 const { createOpenAICompatible } = await load("@ai-sdk/openai-compatible");
-const { generateText, jsonSchema, stepCountIs, streamText, tool } = await load("ai");
+const { generateId, generateText, jsonSchema, stepCountIs, streamText, tool } = await load("ai");
 
 // ---------------------------------------------------------------------------------------------
 // Providers: one per API, configured the way each provider's documentation shows (a base URL and
@@ -390,7 +390,7 @@ async function runOnce(c, model, tools, settings, input) {
   };
   if (!c.stream) {
     const result = await generateText(common);
-    return { text: result.text, content: result.content, messages: result.response.messages };
+    return { text: result.text, content: result.content, messages: stepMessages(result, result.response) };
   }
   let failure;
   const result = streamText({ ...common, onError: ({ error }) => (failure ??= error) });
@@ -399,19 +399,127 @@ async function runOnce(c, model, tools, settings, input) {
   }
   if (failure) throw failure;
   const response = await result.response;
-  return { text: await result.text, content: await result.content, messages: response.messages };
+  const all = await result.responseMessages;
+  return { text: await result.text, content: await result.content, messages: all ?? response.messages };
+}
+
+// Every step's messages: AI SDK 7 keeps them in `responseMessages` and only the final step's in
+// `response.messages`; AI SDK 5 and 6 keep every step's in `response.messages`.
+function stepMessages(result, response) {
+  return result.responseMessages ?? response.messages;
+}
+
+// A restored history: the saved conversation as the AI SDK stores it (the ModelMessages an application
+// keeps from `response.messages`), provider-neutral, so that one begun on another provider continues
+// here with the new model as the AI SDK documents. A provider's opaque field goes where the SDK keeps
+// it: Gemini's thought signature in the part's `providerOptions.google`.
+const SIGNATURE_KEY = { gemini: "google", "gemini-interactions": "google", "anthropic-messages": "anthropic" };
+
+// A call saved without an id (Gemini before ids) is stored under the id the AI SDK mints for it as it
+// reads the response (`generateId`), and its result, which comes in the same order, under the same id.
+function restoredMessages(c) {
+  const messages = [];
+  let minted = [];
+  for (const message of c.history ?? []) {
+    const parts = message.parts ?? [];
+    if (message.role === "user" || message.role === "system") {
+      messages.push({ role: message.role, content: parts.map((p) => p.text ?? "").join("") });
+    } else if (message.role === "assistant") {
+      minted = [];
+      const content = parts.map((part) => {
+        if (part.type === "text") return { type: "text", text: part.text };
+        const id = part.call_id || generateId();
+        if (!part.provider_executed) minted.push(id);
+        const signature = part.extra?.thoughtSignature ?? part.extra?.thought_signature;
+        const key = SIGNATURE_KEY[c.history_api];
+        return {
+          type: "tool-call",
+          toolCallId: id,
+          toolName: part.name,
+          input: part.arguments ?? {},
+          ...(part.provider_executed ? { providerExecuted: true } : {}),
+          ...(signature && key ? { providerOptions: { [key]: { thoughtSignature: signature } } } : {}),
+        };
+      });
+      messages.push({ role: "assistant", content });
+    } else if (message.role === "tool") {
+      const content = parts.map((part, i) => ({
+        type: "tool-result",
+        toolCallId: part.call_id || minted[i] || generateId(),
+        toolName: part.name ?? "",
+        output: { type: "text", value: String(part.output ?? "") },
+      }));
+      messages.push({ role: "tool", content });
+    }
+  }
+  return messages;
+}
+
+// Each run of the session continues the same ModelMessage list: the run's user message appended, the
+// SDK's loop run on the whole list, its `response.messages` appended, as the AI SDK's chatbot guides
+// keep a conversation. A run cut off in a tool is no run the AI SDK returns messages for.
+async function run(c) {
+  const declared = declareTools(c);
+  if (declared.skip) return { skipped: declared.skip };
+  if (c.interrupted?.length) {
+    return {
+      skipped:
+        "the AI SDK returns a run's messages only when the run ends: a run cut off before its tool answered " +
+        "leaves no messages of that run to continue (what is kept is the application's own store)",
+    };
+  }
+  const model = PROVIDERS[c.api](c);
+  const settings = callSettings(c);
+  let messages;
+  if (c.legs?.length) {
+    const handed = await firstLegs(c);
+    if (handed.skipped) return handed;
+    messages = handed.messages;
+  } else {
+    messages = restoredMessages(c);
+  }
+  let outcome;
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) messages.push({ role: "user", content: prompt });
+    // A plain case is sent as the `prompt` the SDK's guides start with; a continued one as its messages.
+    const input = !c.history?.length && runsOf(c).length === 1 ? { prompt } : { messages };
+    outcome = await approved(c, model, declared, settings, messages, await runOnce(c, model, declared.tools, settings, input));
+    messages = [...messages, ...outcome.messages];
+  }
+  return { ok: true, output: outcome?.text ?? "" };
+}
+
+// A hand-off across providers: the conversation begins on each leg's provider, the SDK's loop stopped
+// after running the calls of the leg's last step (`stopWhen: stepCountIs(steps)`), and the messages it
+// returns are continued on the case's model, as the AI SDK documents switching models mid-conversation.
+async function firstLegs(c) {
+  let messages = [{ role: "user", content: c.prompt }];
+  for (const leg of c.legs) {
+    if (!PROVIDERS[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which ${COLUMN} does not serve` };
+    const legCase = { ...c, ...leg, server_tools: [] };
+    const declared = declareTools(legCase);
+    if (declared.skip) return { skipped: declared.skip };
+    const result = await generateText({
+      model: PROVIDERS[leg.api](legCase),
+      tools: declared.tools,
+      messages,
+      ...callSettings(legCase),
+      maxRetries: 0,
+      stopWhen: stepCountIs(leg.steps),
+    });
+    messages = [...messages, ...stepMessages(result, result.response)];
+  }
+  return { messages };
 }
 
 // A tool that needs approval (an MCP server's with `require_approval`) stops the loop with an approval
 // request; the application answers it in a tool message and calls the SDK again, as the AI SDK's
-// tool-approval guide shows. The replay says whether to approve ("true").
-async function run(c) {
-  const declared = declareTools(c);
-  if (declared.skip) return { skipped: declared.skip };
-  const model = PROVIDERS[c.api](c);
-  const settings = callSettings(c);
-  let messages = [{ role: "user", content: c.prompt }];
-  let outcome = await runOnce(c, model, declared.tools, settings, { prompt: c.prompt });
+// tool-approval guide shows. The replay says whether to approve ("true"). The outcome's messages are
+// every message after `start`.
+async function approved(c, model, declared, settings, start, first) {
+  let messages = [...start];
+  let outcome = first;
+  const added = [];
   for (let round = 0; round < MAX_APPROVAL_ROUNDS; round++) {
     const requests = (outcome.content ?? []).filter((part) => part.type === "tool-approval-request");
     if (requests.length === 0) break;
@@ -430,10 +538,12 @@ async function run(c) {
         ...(call.providerExecuted ? { providerExecuted: true } : {}),
       });
     }
-    messages = [...messages, ...outcome.messages, { role: "tool", content: responses }];
+    const answered = [...outcome.messages, { role: "tool", content: responses }];
+    added.push(...answered);
+    messages = [...messages, ...answered];
     outcome = await runOnce(c, model, declared.tools, settings, { messages });
   }
-  return { ok: true, output: outcome.text ?? "" };
+  return { ...outcome, messages: [...added, ...outcome.messages] };
 }
 
 const COLUMN = MAJOR === 7 ? "vercel-ai" : `vercel-ai-v${MAJOR}`;
@@ -463,6 +573,7 @@ function implementation() {
     apis: COMPATIBLE ? ["openai-chat"] : Object.keys(PROVIDERS),
     unsupported: COMPATIBLE ? compatibleOnly() : UNSUPPORTED,
     homepage: "https://ai-sdk.dev",
+    continues: ["history", "sessions", "handoffs"],
     notes: COMPATIBLE
       ? "openai-chat through @ai-sdk/openai-compatible's createOpenAICompatible"
       : "openai-chat through @ai-sdk/openai's openai.chat()" +

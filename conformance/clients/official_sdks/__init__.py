@@ -88,6 +88,7 @@ def official_sdks(options: Options | None = None) -> ClientAdapter:
         name=f"official-sdks[{label}]" if label else "official-sdks",
         version=sdk_versions(),
         clients={api: _bound(fn, chosen) for api, fn in _clients().items()},
+        continues=frozenset({"history", "sessions"}),
         homepage="https://github.com/toolcall-conformance/toolcall-conformance/blob/main/docs/adapters.md",
     )
 

@@ -23,9 +23,11 @@ from typing import Any
 from conformance.clients.official_sdks.common import (
     MAX_TURNS,
     Options,
+    each_run,
     function_tools_only,
     parameters_of,
     recorded_extras,
+    restored,
     server_tools,
     split_settings,
     tls,
@@ -78,27 +80,31 @@ def _messages_loop(loop: ToolLoop, options: Options) -> str:
     request = _request(loop, api.stream if stream else api.create, _tools(loop))
     if betas:
         request["betas"] = betas
-    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
-    for _ in range(MAX_TURNS):
-        if stream:
-            with api.stream(messages=messages, **request) as events:
-                for _event in events:
-                    pass
-                reply = events.get_final_message()
-        else:
-            reply = api.create(messages=messages, **request)
-        messages.append({"role": "assistant", "content": reply.content})
-        if reply.stop_reason == "pause_turn":
-            continue
-        calls = [block for block in reply.content if block.type == "tool_use"]
-        if reply.stop_reason != "tool_use" or not calls:
-            return "".join(block.text for block in reply.content if block.type == "text")
-        results = [
-            {"type": "tool_result", "tool_use_id": call.id, "content": loop.call_tool(call.name, call.input)}
-            for call in calls
-        ]
-        messages.append({"role": "user", "content": results})
-    return ""
+    messages: list[Any] = restored(loop, "the anthropic SDK")
+
+    def run() -> str:
+        for _ in range(MAX_TURNS):
+            if stream:
+                with api.stream(messages=messages, **request) as events:
+                    for _event in events:
+                        pass
+                    reply = events.get_final_message()
+            else:
+                reply = api.create(messages=messages, **request)
+            messages.append({"role": "assistant", "content": reply.content})
+            if reply.stop_reason == "pause_turn":
+                continue
+            calls = [block for block in reply.content if block.type == "tool_use"]
+            if reply.stop_reason != "tool_use" or not calls:
+                return "".join(block.text for block in reply.content if block.type == "text")
+            results = [
+                {"type": "tool_result", "tool_use_id": call.id, "content": loop.call_tool(call.name, call.input)}
+                for call in calls
+            ]
+            messages.append({"role": "user", "content": results})
+        return ""
+
+    return each_run(loop, messages, lambda prompt: {"role": "user", "content": prompt}, run)
 
 
 def _runnable(loop: ToolLoop, tools: list[Any]) -> list[Any]:
@@ -136,9 +142,12 @@ def _tool_runner(loop: ToolLoop, options: Options) -> str:
     betas = _betas(loop)
     if betas:
         request["betas"] = betas
-    runner = client.beta.messages.tool_runner(
-        messages=[{"role": "user", "content": loop.prompt}], max_iterations=MAX_TURNS, stream=stream, **request
-    )
+    messages = restored(loop, "the anthropic SDK's tool runner")
+    if len(loop.runs) > 1:
+        loop.skip("the anthropic SDK's tool runner runs one conversation to its end; it has no next run")
+    if loop.runs[0] is not None:
+        messages.append({"role": "user", "content": loop.runs[0]})
+    runner = client.beta.messages.tool_runner(messages=messages, max_iterations=MAX_TURNS, stream=stream, **request)
     for item in runner:
         if stream:
             for _event in item:

@@ -24,9 +24,11 @@ from conformance.clients.official_sdks.common import (
     MAX_TURNS,
     Options,
     bedrock_region,
+    each_run,
     function_tools_only,
     one_attempt,
     parameters_of,
+    restored,
 )
 from conformance.connectors.client import REPLAY_API_KEY, ToolLoop
 
@@ -126,16 +128,20 @@ def bedrock_converse(loop: ToolLoop, options: Options) -> str:
         **{k: v for k, v in loop.settings.body.items() if k != "toolConfig"},
         "toolConfig": _tool_config(loop),
     }
-    messages: list[Any] = [{"role": "user", "content": [{"text": loop.prompt}]}]
-    for _ in range(MAX_TURNS):
-        if options.streams(loop):
-            message, stop = _streamed_message(client.converse_stream(messages=messages, **request)["stream"])
-        else:
-            response = client.converse(messages=messages, **request)
-            message, stop = response["output"]["message"], response.get("stopReason")
-        messages.append(message)
-        uses = [block["toolUse"] for block in message.get("content", []) if "toolUse" in block]
-        if stop != "tool_use" or not uses:
-            return "".join(block.get("text", "") for block in message.get("content", []))
-        messages.append({"role": "user", "content": [_result(loop, use) for use in uses]})
-    return ""
+    messages: list[Any] = restored(loop, "boto3")
+
+    def run() -> str:
+        for _ in range(MAX_TURNS):
+            if options.streams(loop):
+                message, stop = _streamed_message(client.converse_stream(messages=messages, **request)["stream"])
+            else:
+                response = client.converse(messages=messages, **request)
+                message, stop = response["output"]["message"], response.get("stopReason")
+            messages.append(message)
+            uses = [block["toolUse"] for block in message.get("content", []) if "toolUse" in block]
+            if stop != "tool_use" or not uses:
+                return "".join(block.get("text", "") for block in message.get("content", []))
+            messages.append({"role": "user", "content": [_result(loop, use) for use in uses]})
+        return ""
+
+    return each_run(loop, messages, lambda prompt: {"role": "user", "content": [{"text": prompt}]}, run)

@@ -13,7 +13,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, chat_function_tools, tls
+from conformance.clients.official_sdks.common import (
+    MAX_TURNS,
+    Options,
+    arguments_of,
+    chat_function_tools,
+    each_run,
+    restored,
+    tls,
+)
 from conformance.connectors.client import ToolLoop
 
 # A stream that breaks is not resumed: a retry by another name.
@@ -66,23 +74,31 @@ def cohere_v2(loop: ToolLoop, options: Options) -> str:
     http = httpx.Client(timeout=300, follow_redirects=True, verify=tls())
     client = cohere.ClientV2(api_key=loop.api_key, base_url=loop.base_url, max_retries=0, httpx_client=http)
     tools: Any = chat_function_tools(loop, "Cohere chat")
-    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
-    for _ in range(MAX_TURNS):
-        calls: list[tuple[Any, str, Any]]
-        if options.streams(loop):
-            events = client.chat_stream(model=loop.model, messages=messages, tools=tools, request_options=NO_RECONNECT)
-            turn = _streamed(events)
-            calls = [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in turn.get("tool_calls", [])]
-            if not calls:
-                return str(turn.get("content", ""))
-            messages.append(turn)
-        else:
-            reply: Any = client.chat(model=loop.model, messages=messages, tools=tools).message
-            calls = [(c.id, c.function.name, c.function.arguments) for c in reply.tool_calls or []]
-            if not calls:
-                return "".join(part.text for part in reply.content or [] if getattr(part, "text", None))
-            messages.append({"role": "assistant", "tool_plan": reply.tool_plan, "tool_calls": reply.tool_calls})
-        for call_id, name, arguments in calls:
-            output = loop.call_tool(name, arguments_of(arguments))
-            messages.append({"role": "tool", "tool_call_id": call_id, "content": _content(output)})
-    return ""
+    messages: list[Any] = restored(loop, "the cohere SDK")
+
+    def run() -> str:
+        for _ in range(MAX_TURNS):
+            calls: list[tuple[Any, str, Any]]
+            if options.streams(loop):
+                events = client.chat_stream(
+                    model=loop.model, messages=messages, tools=tools, request_options=NO_RECONNECT
+                )
+                turn = _streamed(events)
+                calls = [
+                    (c["id"], c["function"]["name"], c["function"]["arguments"]) for c in turn.get("tool_calls", [])
+                ]
+                if not calls:
+                    return str(turn.get("content", ""))
+                messages.append(turn)
+            else:
+                reply: Any = client.chat(model=loop.model, messages=messages, tools=tools).message
+                calls = [(c.id, c.function.name, c.function.arguments) for c in reply.tool_calls or []]
+                if not calls:
+                    return "".join(part.text for part in reply.content or [] if getattr(part, "text", None))
+                messages.append({"role": "assistant", "tool_plan": reply.tool_plan, "tool_calls": reply.tool_calls})
+            for call_id, name, arguments in calls:
+                output = loop.call_tool(name, arguments_of(arguments))
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": _content(output)})
+        return ""
+
+    return each_run(loop, messages, lambda prompt: {"role": "user", "content": prompt}, run)

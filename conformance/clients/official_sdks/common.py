@@ -11,7 +11,7 @@ import functools
 import json
 import re
 import ssl
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -129,6 +129,37 @@ def json_or_text(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def restored(loop: ToolLoop, sdk: str) -> list[Any]:
+    """The conversation an application restores before the session's first run: the saved request
+    messages of `loop.history_wire`, sent again as the SDK's message list (empty for a new conversation).
+    A raw SDK keeps no conversation of its own, so what it cannot take is said in the skip: a history
+    saved in another API's wire form, and a run cut off before its tool answered, whose repair is the
+    application's."""
+    if loop.history and loop.history_api != loop.api:
+        loop.skip(
+            f"{sdk} takes a history in its own API's wire form only; one saved from {loop.history_api} "
+            "is the application's to translate"
+        )
+    if loop.interrupted:
+        loop.skip(
+            f"{sdk} keeps no conversation of its own: a run cut off before its tool answered leaves the "
+            "application's message list to repair"
+        )
+    return list(loop.history_wire)
+
+
+def each_run(loop: ToolLoop, conversation: list[Any], message: Callable[[str], Any], run: Callable[[], str]) -> str:
+    """The session's runs on one conversation, as an application plays them: each run's user message
+    (`message(prompt)`) appended to it, then the SDK's tool loop (`run`); a run cut off before its tool
+    answered ends there. The last run's answer."""
+    answer = ""
+    for prompt in loop.runs:
+        if prompt is not None:
+            conversation.append(message(prompt))
+        answer = run()
+    return answer
 
 
 def server_tools(loop: ToolLoop) -> list[Any]:

@@ -21,8 +21,10 @@ from typing import Any
 from conformance.clients.official_sdks.common import (
     MAX_TURNS,
     Options,
+    each_run,
     function_tools_only,
     parameters_of,
+    restored,
     server_tools,
     tls,
 )
@@ -96,36 +98,47 @@ def gemini_interactions(loop: ToolLoop, options: Options) -> str:
     ]
     tools += server_tools(loop)
     stateful = options.responses == "previous-response-id"
-    history: list[dict[str, Any]] = [{"type": "user_input", "content": [{"type": "text", "text": loop.prompt}]}]
-    new: list[dict[str, Any]] = list(history)
+    history: list[Any] = restored(loop, "google-genai")
+    new: list[Any] = list(history)
     previous: str | None = None
-    for _ in range(MAX_TURNS):
-        request: dict[str, Any] = {"model": loop.model, "tools": tools}
-        if stateful:
-            request["input"] = new
-            if previous:
-                request["previous_interaction_id"] = previous
-        else:
-            request.update(input=history, store=False)
-        if options.streams(loop):
-            steps, previous = _streamed_steps(client.interactions.create(**request, stream=True))
-        else:
-            interaction = client.interactions.create(**request)
-            steps = [_dumped(s) for s in interaction.steps or []]
-            previous = interaction.id
-        steps = [s for s in steps if s.get("type") != "user_input"]  # the input, echoed
-        history.extend(steps)
-        calls = [s for s in steps if s.get("type") == "function_call"]
-        if not calls:
-            return _text(steps)
-        new = [
-            {
-                "type": "function_result",
-                "call_id": call["id"],
-                "name": call["name"],
-                "result": loop.call_tool(call["name"], call.get("arguments") or {}),
-            }
-            for call in calls
-        ]
-        history.extend(new)
-    return ""
+
+    def run() -> str:
+        nonlocal new, previous
+        for _ in range(MAX_TURNS):
+            request: dict[str, Any] = {"model": loop.model, "tools": tools}
+            if stateful:
+                request["input"] = new
+                if previous:
+                    request["previous_interaction_id"] = previous
+            else:
+                request.update(input=history, store=False)
+            if options.streams(loop):
+                steps, previous = _streamed_steps(client.interactions.create(**request, stream=True))
+            else:
+                interaction = client.interactions.create(**request)
+                steps = [_dumped(s) for s in interaction.steps or []]
+                previous = interaction.id
+            steps = [s for s in steps if s.get("type") != "user_input"]  # the input, echoed
+            history.extend(steps)
+            calls = [s for s in steps if s.get("type") == "function_call"]
+            if not calls:
+                new = []
+                return _text(steps)
+            new = [
+                {
+                    "type": "function_result",
+                    "call_id": call["id"],
+                    "name": call["name"],
+                    "result": loop.call_tool(call["name"], call.get("arguments") or {}),
+                }
+                for call in calls
+            ]
+            history.extend(new)
+        return ""
+
+    def begin(prompt: str) -> Any:
+        step = {"type": "user_input", "content": [{"type": "text", "text": prompt}]}
+        new.append(step)
+        return step
+
+    return each_run(loop, history, begin, run)

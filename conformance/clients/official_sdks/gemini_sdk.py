@@ -23,8 +23,10 @@ from typing import Any
 from conformance.clients.official_sdks.common import (
     MAX_TURNS,
     Options,
+    each_run,
     function_tools_only,
     parameters_of,
+    restored,
     server_tools,
     tls,
 )
@@ -89,27 +91,33 @@ def gemini(loop: ToolLoop, options: Options) -> str:
     config = _config(loop)
     if options.gemini_model_lookup:
         client.models.get(model=loop.model)
-    contents: list[Any] = [types.Content(role="user", parts=[types.Part(text=loop.prompt)])]
-    for _ in range(MAX_TURNS):
-        if options.streams(loop):
-            chunks = client.models.generate_content_stream(model=loop.model, contents=contents, config=config)
-            content = _joined(list(chunks))
-        else:
-            response = client.models.generate_content(model=loop.model, contents=contents, config=config)
-            content = response.candidates[0].content if response.candidates else None
-        if content is None:
-            return ""
-        contents.append(content)
-        calls = [part.function_call for part in content.parts or [] if part.function_call is not None]
-        if not calls:
-            return "".join(part.text or "" for part in content.parts or [] if not part.thought)
-        answers = [
-            types.Part(
-                function_response=types.FunctionResponse(
-                    id=call.id, name=call.name, response=_response_of(loop.call_tool(call.name or "", call.args or {}))
+    contents: list[Any] = restored(loop, "google-genai")
+
+    def run() -> str:
+        for _ in range(MAX_TURNS):
+            if options.streams(loop):
+                chunks = client.models.generate_content_stream(model=loop.model, contents=contents, config=config)
+                content = _joined(list(chunks))
+            else:
+                response = client.models.generate_content(model=loop.model, contents=contents, config=config)
+                content = response.candidates[0].content if response.candidates else None
+            if content is None:
+                return ""
+            contents.append(content)
+            calls = [part.function_call for part in content.parts or [] if part.function_call is not None]
+            if not calls:
+                return "".join(part.text or "" for part in content.parts or [] if not part.thought)
+            answers = [
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id=call.id,
+                        name=call.name,
+                        response=_response_of(loop.call_tool(call.name or "", call.args or {})),
+                    )
                 )
-            )
-            for call in calls
-        ]
-        contents.append(types.Content(role="user", parts=answers))
-    return ""
+                for call in calls
+            ]
+            contents.append(types.Content(role="user", parts=answers))
+        return ""
+
+    return each_run(loop, contents, lambda prompt: types.Content(role="user", parts=[types.Part(text=prompt)]), run)

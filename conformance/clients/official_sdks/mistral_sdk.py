@@ -13,7 +13,15 @@ import json
 import re
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, chat_function_tools, tls
+from conformance.clients.official_sdks.common import (
+    MAX_TURNS,
+    Options,
+    arguments_of,
+    chat_function_tools,
+    each_run,
+    restored,
+    tls,
+)
 from conformance.connectors.client import ToolLoop
 
 
@@ -70,20 +78,24 @@ def _calls(message: Any) -> list[tuple[Any, str, Any]]:
 def mistral_chat(loop: ToolLoop, options: Options) -> str:
     client = _client(loop)
     tools = chat_function_tools(loop, "Mistral chat")
-    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
-    for _ in range(MAX_TURNS):
-        message: Any
-        if options.streams(loop):
-            with client.chat.stream(model=loop.model, messages=messages, tools=tools) as events:
-                message = _streamed_message(events)
-        else:
-            message = client.chat.complete(model=loop.model, messages=messages, tools=tools).choices[0].message
-        messages.append(message)
-        calls = _calls(message)
-        if not calls:
-            content = message.get("content") if isinstance(message, dict) else message.content
-            return content if isinstance(content, str) else ""
-        for call_id, name, arguments in calls:
-            output = loop.call_tool(name, arguments_of(arguments))
-            messages.append({"role": "tool", "name": name, "content": output, "tool_call_id": call_id})
-    return ""
+    messages: list[Any] = restored(loop, "mistralai")
+
+    def run() -> str:
+        for _ in range(MAX_TURNS):
+            message: Any
+            if options.streams(loop):
+                with client.chat.stream(model=loop.model, messages=messages, tools=tools) as events:
+                    message = _streamed_message(events)
+            else:
+                message = client.chat.complete(model=loop.model, messages=messages, tools=tools).choices[0].message
+            messages.append(message)
+            calls = _calls(message)
+            if not calls:
+                content = message.get("content") if isinstance(message, dict) else message.content
+                return content if isinstance(content, str) else ""
+            for call_id, name, arguments in calls:
+                output = loop.call_tool(name, arguments_of(arguments))
+                messages.append({"role": "tool", "name": name, "content": output, "tool_call_id": call_id})
+        return ""
+
+    return each_run(loop, messages, lambda prompt: {"role": "user", "content": prompt}, run)

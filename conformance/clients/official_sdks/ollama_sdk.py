@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.clients.official_sdks.common import MAX_TURNS, Options, arguments_of, chat_function_tools, tls
+from conformance.clients.official_sdks.common import (
+    MAX_TURNS,
+    Options,
+    arguments_of,
+    chat_function_tools,
+    each_run,
+    restored,
+    tls,
+)
 from conformance.connectors.client import ToolLoop
 
 
@@ -22,24 +30,28 @@ def ollama_chat(loop: ToolLoop, options: Options) -> str:
     tools = chat_function_tools(loop, "Ollama chat")
     if options.ollama_show:
         client.show(loop.model)
-    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
-    for _ in range(MAX_TURNS):
-        message: Any
-        calls: list[Any] = []
-        if options.streams(loop):
-            thinking, content = "", ""
-            for chunk in client.chat(model=loop.model, messages=messages, tools=tools, stream=True):
-                thinking += chunk.message.thinking or ""
-                content += chunk.message.content or ""
-                calls.extend(chunk.message.tool_calls or [])
-            message = {"role": "assistant", "thinking": thinking, "content": content, "tool_calls": calls}
-        else:
-            message = client.chat(model=loop.model, messages=messages, tools=tools).message
-            calls = list(message.tool_calls or [])
-        messages.append(message)
-        if not calls:
-            return str(message["content"] if isinstance(message, dict) else message.content or "")
-        for call in calls:
-            output = loop.call_tool(call.function.name, arguments_of(call.function.arguments))
-            messages.append({"role": "tool", "content": output, "tool_name": call.function.name})
-    return ""
+    messages: list[Any] = restored(loop, "the ollama SDK")
+
+    def run() -> str:
+        for _ in range(MAX_TURNS):
+            message: Any
+            calls: list[Any] = []
+            if options.streams(loop):
+                thinking, content = "", ""
+                for chunk in client.chat(model=loop.model, messages=messages, tools=tools, stream=True):
+                    thinking += chunk.message.thinking or ""
+                    content += chunk.message.content or ""
+                    calls.extend(chunk.message.tool_calls or [])
+                message = {"role": "assistant", "thinking": thinking, "content": content, "tool_calls": calls}
+            else:
+                message = client.chat(model=loop.model, messages=messages, tools=tools).message
+                calls = list(message.tool_calls or [])
+            messages.append(message)
+            if not calls:
+                return str(message["content"] if isinstance(message, dict) else message.content or "")
+            for call in calls:
+                output = loop.call_tool(call.function.name, arguments_of(call.function.arguments))
+                messages.append({"role": "tool", "content": output, "tool_name": call.function.name})
+        return ""
+
+    return each_run(loop, messages, lambda prompt: {"role": "user", "content": prompt}, run)

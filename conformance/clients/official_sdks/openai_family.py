@@ -27,10 +27,12 @@ from conformance.clients.official_sdks.common import (
     Options,
     arguments_of,
     chat_tool,
+    each_run,
     is_custom,
     json_or_text,
     parameters_of,
     recorded_extras,
+    restored,
     server_tools,
     split_settings,
     tls,
@@ -65,22 +67,26 @@ def _chat_result(loop: ToolLoop, call: Any, *, with_name: bool) -> dict[str, Any
 def _chat_loop(loop: ToolLoop, options: Options, *, with_name: bool) -> str:
     client = _client(loop)
     tools = _chat_tools(loop)
-    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+    messages: list[Any] = restored(loop, "openai-python")
     named, extra = split_settings(client.chat.completions.create, loop.settings.body)
-    for _ in range(MAX_TURNS):
-        request = {"model": loop.model, "messages": messages, "tools": tools, **named, "extra_body": extra or None}
-        if options.streams(loop):
-            with client.chat.completions.stream(**request) as stream:
-                for _event in stream:
-                    pass
-                message = stream.get_final_completion().choices[0].message
-        else:
-            message = client.chat.completions.create(**request).choices[0].message
-        messages.append(message)
-        if not message.tool_calls:
-            return str(message.content or "")
-        messages.extend(_chat_result(loop, call, with_name=with_name) for call in message.tool_calls)
-    return ""
+
+    def run() -> str:
+        for _ in range(MAX_TURNS):
+            request = {"model": loop.model, "messages": messages, "tools": tools, **named, "extra_body": extra or None}
+            if options.streams(loop):
+                with client.chat.completions.stream(**request) as stream:
+                    for _event in stream:
+                        pass
+                    message = stream.get_final_completion().choices[0].message
+            else:
+                message = client.chat.completions.create(**request).choices[0].message
+            messages.append(message)
+            if not message.tool_calls:
+                return str(message.content or "")
+            messages.extend(_chat_result(loop, call, with_name=with_name) for call in message.tool_calls)
+        return ""
+
+    return each_run(loop, messages, lambda prompt: {"role": "user", "content": prompt}, run)
 
 
 def openai_chat(loop: ToolLoop, options: Options) -> str:
@@ -177,27 +183,41 @@ def _responses_loop(loop: ToolLoop, options: Options, *, consent: bool = False) 
     # A response that is continued must be stored: the default, so a recorded `store: false` is not sent.
     settings = {k: v for k, v in loop.settings.body.items() if not (chained and k == "store")}
     named, extra = split_settings(client.responses.create, settings)
-    history: list[Any] = [{"role": "user", "content": loop.prompt}]
+    history: list[Any] = restored(loop, "openai-python")
+    # What the next request sends after `previous_response_id` (all of `history` when nothing is stored yet).
     new: list[Any] = list(history)
     previous: str | None = None
-    consented = False
-    for _ in range(MAX_TURNS):
-        request: dict[str, Any] = {"model": loop.model, "tools": tools, **named, "extra_body": extra or None}
-        if chained and previous is not None:
-            request.update(input=new, previous_response_id=previous)
-        else:
-            request["input"] = history
-        response = _respond(client, request, options.streams(loop))
-        items = list(response.output)
-        answers = [a for a in (_answer(loop, item) for item in items) if a is not None]
-        if not answers:
-            if consent and not consented and _asks_consent(items):
-                consented = True
-                continue
-            return str(getattr(response, "output_text", "") or "")
-        history += [*items, *answers]
-        new, previous = answers, response.id
-    return ""
+
+    def run() -> str:
+        nonlocal new, previous
+        consented = False
+        for _ in range(MAX_TURNS):
+            request: dict[str, Any] = {"model": loop.model, "tools": tools, **named, "extra_body": extra or None}
+            if chained and previous is not None:
+                request.update(input=new, previous_response_id=previous)
+            else:
+                request["input"] = history
+            response = _respond(client, request, options.streams(loop))
+            items = list(response.output)
+            try:
+                answers = [a for a in (_answer(loop, item) for item in items) if a is not None]
+            finally:  # a run cut off in a tool keeps what the model said (a later run continues after it)
+                history.extend(items)
+                new, previous = [], response.id
+            if not answers:
+                if consent and not consented and _asks_consent(items):
+                    consented = True
+                    continue
+                return str(getattr(response, "output_text", "") or "")
+            history.extend(answers)
+            new = list(answers)
+        return ""
+
+    def begin(prompt: str) -> Any:
+        new.append({"role": "user", "content": prompt})
+        return {"role": "user", "content": prompt}
+
+    return each_run(loop, history, begin, run)
 
 
 def openai_responses(loop: ToolLoop, options: Options) -> str:

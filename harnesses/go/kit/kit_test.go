@@ -158,3 +158,42 @@ func TestCallToolPostsTheCallAndReturnsItsOutput(t *testing.T) {
 		t.Fatalf("a refused call must be an error naming the status: %v", err)
 	}
 }
+
+// Every field of the protocol's case reaches the harness: the server tools and allowed callers a
+// request must declare, a restored history (neutral and wire form), the session's runs.
+func TestRunCaseCarriesEveryProtocolField(t *testing.T) {
+	line := `{"cmd":"run","seq":1,"case":{"id":"x","api":"anthropic-messages","base_url":"http://127.0.0.1:1","api_key":"k",` +
+		`"model":"m","prompt":"p","stream":false,"tools_url":"http://127.0.0.1:1/t",` +
+		`"tools":[{"name":"f","parameters":{"type":"object"},"allowed_callers":["code_execution_20250825"]}],` +
+		`"server_tools":[{"type":"code_execution_20250825","name":"code_execution"}],` +
+		`"history":[{"role":"user","parts":[{"type":"text","text":"p"}]}],"history_api":"gemini",` +
+		`"history_wire":[{"role":"user","parts":[{"text":"p"}]}],"runs":[null,"next"],` +
+		`"interrupted":[{"name":"f","arguments":{"a":1}}]}}`
+	var got *Case
+	serveLines(t, func(ctx context.Context, c *Case) (string, error) { got = c; return "", nil }, line)
+	if got == nil || len(got.Tools) != 1 || len(got.Tools[0].AllowedCallers) != 1 || len(got.ServerTools) != 1 {
+		t.Fatalf("tools: %+v", got)
+	}
+	if len(got.History) != 1 || got.History[0].Role != "user" || got.HistoryAPI == nil || *got.HistoryAPI != "gemini" || len(got.HistoryWire) != 1 {
+		t.Fatalf("history: %+v", got)
+	}
+	runs := got.RunPrompts()
+	if len(runs) != 2 || runs[0] != nil || *runs[1] != "next" || got.Interrupted[0].Name != "f" {
+		t.Fatalf("runs: %+v", got)
+	}
+	if plain := (&Case{Prompt: "hi"}).RunPrompts(); len(plain) != 1 || *plain[0] != "hi" {
+		t.Fatalf("a case without runs is one run of its prompt: %v", plain)
+	}
+}
+
+func TestCallToolOfACutOffRunIsRunInterrupted(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"interrupted": "the run was cut off before f answered"}`))
+	}))
+	defer server.Close()
+	_, err := (&Case{ToolsURL: server.URL}).CallTool(context.Background(), "f", map[string]any{}, "")
+	var cut *RunInterrupted
+	if !errors.As(err, &cut) || !strings.Contains(cut.Reason, "cut off") {
+		t.Fatalf("a cut-off call must be RunInterrupted: %v", err)
+	}
+}

@@ -110,6 +110,9 @@ func describe(impl Implementation) map[string]any {
 	if impl.Homepage != "" {
 		d["homepage"] = impl.Homepage
 	}
+	if len(impl.Continues) > 0 {
+		d["continues"] = impl.Continues
+	}
 	return d
 }
 

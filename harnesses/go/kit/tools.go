@@ -12,6 +12,12 @@ import (
 
 var toolClient = &http.Client{Timeout: 60 * time.Second}
 
+// RunInterrupted is CallTool's error for a call the case cuts off before its tool answers: the run
+// ends there, without a result, and the session's next run continues the conversation.
+type RunInterrupted struct{ Reason string }
+
+func (e *RunInterrupted) Error() string { return e.Reason }
+
 // CallTool asks the replay server for the output of one tool call: a toolCall POSTed to the case's
 // tools_url, answered by a toolOutput. arguments are what the library parsed (an object, or the
 // JSON text); callID is the id as the library knows it (for the log), "" when it has none.
@@ -45,7 +51,11 @@ func (c *Case) CallTool(ctx context.Context, name string, arguments any, callID 
 		return "", fmt.Errorf("tool %s: HTTP %d: %.300s", name, response.StatusCode, text)
 	}
 	var answer struct {
-		Output *string `json:"output"`
+		Output      *string `json:"output"`
+		Interrupted *string `json:"interrupted"`
+	}
+	if err := json.Unmarshal(text, &answer); err == nil && answer.Interrupted != nil {
+		return "", &RunInterrupted{Reason: *answer.Interrupted}
 	}
 	if err := json.Unmarshal(text, &answer); err != nil || answer.Output == nil {
 		return "", fmt.Errorf("tool %s: the tools endpoint answered %.300s", name, text)

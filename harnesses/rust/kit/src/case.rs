@@ -20,6 +20,24 @@ pub struct Case {
     #[serde(default)]
     pub settings: Settings,
     pub tools_url: String,
+    /// The provider's own tools the scenario's responses use, as a request declares them.
+    #[serde(default)]
+    pub server_tools: Vec<Value>,
+    /// A saved conversation to continue, the prompt first (empty for a new one), in the neutral
+    /// model (docs/adapters.md); `history_wire` the same in `history_api`'s wire form.
+    #[serde(default)]
+    pub history: Vec<Value>,
+    #[serde(default)]
+    pub history_api: Option<String>,
+    #[serde(default)]
+    pub history_wire: Vec<Value>,
+    /// The user message that begins each run of the session; None: the run continues the history
+    /// without one. Use `run_prompts`, which gives a case without runs its prompt.
+    #[serde(default)]
+    pub runs: Vec<Option<String>>,
+    /// Calls whose run is cut off before the tool answers (`call_tool` gives `RunInterrupted`).
+    #[serde(default)]
+    pub interrupted: Vec<Value>,
 }
 
 /// A client-side tool the case declares.
@@ -33,6 +51,9 @@ pub struct ToolSpec {
     pub parameters: Option<Value>,
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
+    /// Who besides the model may call the tool (Anthropic programmatic tool calling): declare it as given.
+    #[serde(default)]
+    pub allowed_callers: Vec<String>,
 }
 
 impl ToolSpec {
@@ -63,6 +84,15 @@ pub struct Settings {
 }
 
 impl Case {
+    /// The user message of each run of the case's session (None: continue the history).
+    pub fn run_prompts(&self) -> Vec<Option<String>> {
+        if self.runs.is_empty() {
+            vec![Some(self.prompt.clone())]
+        } else {
+            self.runs.clone()
+        }
+    }
+
     /// The base URL without a trailing slash or the given suffix (`/v1`), for clients whose
     /// convention is the bare host and which add the version themselves.
     pub fn base_url_without(&self, suffix: &str) -> String {

@@ -12,7 +12,7 @@ mod tools;
 
 pub use case::{Case, Settings, ToolSpec};
 pub use protocol::{serve, Implementation, Outcome};
-pub use tools::call_tool;
+pub use tools::{call_tool, RunInterrupted};
 
 /// What a harness's tool loop may fail with: any error of the library, boxed.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;

@@ -22,6 +22,9 @@ pub struct Implementation {
     pub homepage: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// What the harness can be handed beyond a new conversation: "history", "sessions".
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub continues: Vec<String>,
 }
 
 /// How a case ended when the library did not fail.

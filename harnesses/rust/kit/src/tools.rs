@@ -4,6 +4,19 @@ use crate::Error;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 
+/// `call_tool`'s error for a call the case cuts off before its tool answers: the run ends there,
+/// without a result, and the session's next run continues the conversation.
+#[derive(Debug)]
+pub struct RunInterrupted(pub String);
+
+impl std::fmt::Display for RunInterrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RunInterrupted {}
+
 fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(reqwest::Client::new)
@@ -31,6 +44,9 @@ pub async fn call_tool(
     }
     let answer: Value = serde_json::from_str(&text)
         .map_err(|error| format!("tool {name}: the replay's answer is not JSON ({error}): {text}"))?;
+    if let Some(Value::String(reason)) = answer.get("interrupted") {
+        return Err(Box::new(RunInterrupted(reason.clone())));
+    }
     match answer.get("output") {
         Some(Value::String(output)) => Ok(output.clone()),
         _ => Err(format!("tool {name}: the replay's answer has no string `output`: {text}").into()),

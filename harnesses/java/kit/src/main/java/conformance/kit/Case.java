@@ -18,7 +18,13 @@ public record Case(
         List<Tool> tools,
         JsonNode recordedTools,
         JsonNode settings,
-        String toolsUrl) {
+        String toolsUrl,
+        JsonNode serverTools,
+        JsonNode history,
+        String historyApi,
+        JsonNode historyWire,
+        List<String> runs,
+        JsonNode interrupted) {
 
     static Case from(JsonNode node) {
         List<Tool> tools = new ArrayList<>();
@@ -27,12 +33,27 @@ public record Case(
             if (parameters == null || !parameters.isObject()) {
                 parameters = JsonNodeFactory.instance.objectNode().put("type", "object");
             }
+            List<String> callers = new ArrayList<>();
+            for (JsonNode caller : tool.path("allowed_callers")) {
+                callers.add(caller.asText());
+            }
             tools.add(new Tool(
                     tool.path("name").asText(),
                     tool.path("description").asText(""),
                     parameters,
-                    "custom".equals(tool.path("type").asText())));
+                    "custom".equals(tool.path("type").asText()),
+                    List.copyOf(callers)));
         }
+        // Each run's user message; null where the run continues the history without one. A case
+        // without runs is one run of its prompt.
+        List<String> runs = new ArrayList<>();
+        for (JsonNode run : node.path("runs")) {
+            runs.add(run.isNull() ? null : run.asText());
+        }
+        if (runs.isEmpty()) {
+            runs.add(required(node, "prompt"));
+        }
+        JsonNode historyApi = node.path("history_api");
         return new Case(
                 required(node, "id"),
                 required(node, "api"),
@@ -44,7 +65,13 @@ public record Case(
                 List.copyOf(tools),
                 node.path("recorded_tools"),
                 node.path("settings"),
-                required(node, "tools_url"));
+                required(node, "tools_url"),
+                node.path("server_tools"),
+                node.path("history"),
+                historyApi.isTextual() ? historyApi.asText() : null,
+                node.path("history_wire"),
+                java.util.Collections.unmodifiableList(runs),
+                node.path("interrupted"));
     }
 
     private static String required(JsonNode node, String field) {

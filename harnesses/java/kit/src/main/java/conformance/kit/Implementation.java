@@ -13,4 +13,16 @@ public record Implementation(
         Map<String, String> libraries,
         List<String> apis,
         Map<String, String> unsupported,
-        String homepage) {}
+        String homepage,
+        List<String> continues) {
+    /** What the harness can be handed beyond a new conversation: "history", "sessions" (none here). */
+    public Implementation(
+            String name,
+            String version,
+            Map<String, String> libraries,
+            List<String> apis,
+            Map<String, String> unsupported,
+            String homepage) {
+        this(name, version, libraries, apis, unsupported, homepage, List.of());
+    }
+}

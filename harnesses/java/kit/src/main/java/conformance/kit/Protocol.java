@@ -82,6 +82,10 @@ public final class Protocol {
         for (Map.Entry<String, String> entry : impl.unsupported().entrySet()) {
             unsupported.put(entry.getKey(), entry.getValue());
         }
+        if (impl.continues() != null && !impl.continues().isEmpty()) {
+            var continues = implementation.putArray("continues");
+            impl.continues().forEach(continues::add);
+        }
         if (impl.homepage() != null) {
             implementation.put("homepage", impl.homepage());
         }

@@ -39,7 +39,11 @@ public final class ToolCalls {
             throw new IOException("the replay's tool endpoint answered HTTP " + response.statusCode() + ": "
                     + abbreviate(response.body()));
         }
-        JsonNode output = Json.MAPPER.readTree(response.body()).get("output");
+        JsonNode answered = Json.MAPPER.readTree(response.body());
+        if (answered.path("interrupted").isTextual()) {
+            throw new RunInterrupted(answered.path("interrupted").asText());
+        }
+        JsonNode output = answered.get("output");
         if (output == null || !output.isTextual()) {
             throw new IOException("the replay's tool endpoint answered no output: " + abbreviate(response.body()));
         }

@@ -1,0 +1,13 @@
+package conformance.kit;
+
+import java.io.IOException;
+
+/**
+ * Thrown by a tool call the case cuts off before the tool answers (the user cancelled, the process
+ * died): the run ends there, without a result, and the session's next run continues the conversation.
+ */
+public final class RunInterrupted extends IOException {
+    public RunInterrupted(String reason) {
+        super(reason);
+    }
+}
