@@ -63,11 +63,19 @@ def _retired(case_roots: Sequence[Path], problems: list[Problem]) -> dict[str, P
         except YamlError as exc:
             problems.append(Problem(exc.path, exc.line, "yaml", exc.message))
             continue
-        entries = (data.get("retired") or []) if isinstance(data, dict) else []  # `retired:` alone: none yet
+        if data is None:
+            continue  # a file of comments alone: none retired yet
+        # `retired:` with nothing after it is null, not a list: a list with no entries is `retired: []`.
+        entries = data.get("retired", []) if isinstance(data, dict) else None
         if not isinstance(entries, list):
             line = line_of(data, ["retired"])
             problems.append(
-                Problem(str(path), line, "id-retired", "retired is a list of entries with id, date and reason")
+                Problem(
+                    str(path),
+                    line,
+                    "id-retired",
+                    "retired is a list of entries with id, date and reason (`retired: []` when there are none)",
+                )
             )
             continue
         for i, entry in enumerate(entries):
