@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.connectors.supervisor import STDERR_LINE, Fault, Supervisor
+from conformance.corpus.loading import Corpus
 
 # A child that answers each command with {"seq": N, "ok": true}, after doing what `before` says.
 TEMPLATE = """
@@ -185,3 +186,42 @@ def test_the_child_is_gone_after_stop(tmp_path: Path) -> None:
     assert process is not None
     supervisor.stop()
     assert process.poll() is not None
+
+
+# --- what a harness says reaches the terminal as text; what the suite holds does not reach it ------
+
+
+def _unruly(behaviour: str) -> str:
+    return f"{sys.executable} {Path(__file__).resolve().parent / 'harnesses' / 'unruly.py'} {behaviour}"
+
+
+def test_a_harness_cannot_drive_the_terminal(corpus: Corpus) -> None:
+    from conformance.connectors.harness import HarnessAdapter
+    from conformance.reports.textreport import case_text
+    from conformance.running.runner import RunOptions, run_scenario
+
+    harness = HarnessAdapter(_unruly("control"))
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(timeout=30))
+    finally:
+        harness.close()
+    printed = case_text(result, harness.name) + harness.name + result.summary
+    assert result.outcome == "error"
+    for character in ("\x1b", "\x07", "\r", "\u202e"):
+        assert character not in printed and character not in harness.name
+    assert "\\x1b]0;owned\\x07" in harness.name and "\\u202e" in result.summary
+    assert "at line 1" in result.detail and "\nat line 2" in result.detail  # a stack trace keeps its lines
+
+
+def test_a_harness_is_not_given_the_suites_credentials(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.connectors.harness import HarnessAdapter
+    from conformance.running.runner import RunOptions, run_scenario
+
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "SOME_VENDOR_TOKEN"):
+        monkeypatch.setenv(name, "sk-the-suites-own")
+    harness = HarnessAdapter(_unruly("environment"))
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(timeout=30))
+    finally:
+        harness.close()
+    assert result.summary.endswith("credentials: "), result.summary

@@ -5,8 +5,9 @@ minimal Python harness's tool loop.
 
 BEHAVIOUR happens on the case CASE_ID (every case when none is given): crash (exit 3), segfault,
 hang, garbage, exit-early (exit 0 without answering), wrong-seq, bad-answer, skip, error, nothing
-(answer ok without sending a request), stderr (log noise on stderr, then behave). At start:
-start-crash, start-garbage, start-version (protocol 99), start-bad (no apis).
+(answer ok without sending a request), stderr (log noise on stderr, then behave), control (a name
+and an error full of terminal escapes), environment (an error naming the credential variables it
+was given). At start: start-crash, start-garbage, start-version (protocol 99), start-bad (no apis).
 """
 
 from __future__ import annotations
@@ -31,8 +32,12 @@ def say(message: object) -> None:
     sys.stdout.flush()
 
 
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[1A\r\u202e"  # window title, clear screen, line up, reordering
+
+
 def started() -> dict[str, object]:
-    implementation = {"name": "unruly", "language": "python", "version": "0", "apis": ["openai-chat"]}
+    name = f"unruly{ESCAPES}" if BEHAVIOUR == "control" else "unruly"
+    implementation = {"name": name, "language": "python", "version": "0", "apis": ["openai-chat"]}
     return {"version": 1, "implementation": implementation}
 
 
@@ -79,6 +84,13 @@ for line in sys.stdin:
             continue
         if BEHAVIOUR == "error":
             say({"seq": seq, "errored": {"message": "TypeError: x is undefined", "detail": "at loop (run.mjs:12)"}})
+            continue
+        if BEHAVIOUR == "control":
+            say({"seq": seq, "errored": {"message": f"boom{ESCAPES}", "detail": f"at line 1{ESCAPES}\nat line 2"}})
+            continue
+        if BEHAVIOUR == "environment":
+            held = sorted(name for name in os.environ if "KEY" in name or "TOKEN" in name or "SECRET" in name)
+            say({"seq": seq, "errored": {"message": "credentials: " + ",".join(held)}})
             continue
         if BEHAVIOUR == "nothing":
             say({"seq": seq, "ok": True})
