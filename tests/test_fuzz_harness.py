@@ -225,3 +225,40 @@ def test_a_harness_is_not_given_the_suites_credentials(corpus: Corpus, monkeypat
     finally:
         harness.close()
     assert result.summary.endswith("credentials: "), result.summary
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="child subreapers are Linux's")
+def test_a_daemon_a_harness_leaves_does_not_outlive_it(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It forks twice, calls setsid and closes its streams: in no group, session or pipe of the harness."""
+    from conformance.connectors.harness import HarnessAdapter
+    from conformance.running.runner import RunOptions, run_scenario
+
+    pid_file = tmp_path / "daemon.pid"
+    monkeypatch.setenv("UNRULY_PID_FILE", str(pid_file))
+    harness = HarnessAdapter(_unruly("daemon"))
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(timeout=30))
+        assert result.outcome == "pass", result.summary
+        deadline = time.monotonic() + 10
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the daemon never started"
+            time.sleep(0.05)
+        daemon = int(pid_file.read_text())
+        assert _alive(daemon)
+    finally:
+        harness.close()
+    deadline = time.monotonic() + 10
+    while _alive(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(daemon):
+        os.kill(daemon, signal.SIGKILL)
+        pytest.fail("the daemon outlived the harness")

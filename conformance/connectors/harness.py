@@ -87,6 +87,7 @@ class HarnessAdapter:
             hello={"cmd": "start", "version": PROTOCOL_VERSION},
             check_greeting=_check_started,
             start_timeout=start_timeout,
+            reap=True,  # what the harness starts ends with it, however it detached
         )
         greeting = self.supervisor.greet()
         if isinstance(greeting, Fault):

@@ -7,7 +7,9 @@ BEHAVIOUR happens on the case CASE_ID (every case when none is given): crash (ex
 hang, garbage, exit-early (exit 0 without answering), wrong-seq, bad-answer, skip, error, nothing
 (answer ok without sending a request), stderr (log noise on stderr, then behave), control (a name
 and an error full of terminal escapes), environment (an error naming the credential variables it
-was given). At start: start-crash, start-garbage, start-version (protocol 99), start-bad (no apis).
+was given), daemon (leaves a grandchild that forks twice, calls setsid, closes its streams and
+sleeps, its pid written to $UNRULY_PID_FILE, then behaves). At start: start-crash, start-garbage,
+start-version (protocol 99), start-bad (no apis).
 """
 
 from __future__ import annotations
@@ -92,6 +94,15 @@ for line in sys.stdin:
             held = sorted(name for name in os.environ if "KEY" in name or "TOKEN" in name or "SECRET" in name)
             say({"seq": seq, "errored": {"message": "credentials: " + ",".join(held)}})
             continue
+        if BEHAVIOUR == "daemon" and os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.closerange(0, 1024)
+                Path(os.environ["UNRULY_PID_FILE"]).write_text(str(os.getpid()))
+                time.sleep(300)
+            os._exit(0)
+        if BEHAVIOUR == "daemon":
+            os.wait()
         if BEHAVIOUR == "nothing":
             say({"seq": seq, "ok": True})
             continue
