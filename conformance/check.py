@@ -375,7 +375,7 @@ def _check_source(scenario: Scenario, root: Path, at: Callable[..., None]) -> No
             scenario.id,
             ["source", "revoiced"],
             "source",
-            "a bundled third-party recording is re-voiced (`conformance import` without --no-revoice)",
+            "a bundled third-party recording is re-voiced (`conformance import --revoice`)",
         )
     allowed = vocabulary("licence")
     if source.repository and source.licence not in allowed:

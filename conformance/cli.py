@@ -36,6 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance.connectors.contract import unknown_api_message
     from conformance.engine.outcomes import FAILING, CaseResult
     from conformance.engine.requests_view import requests_text
+    from conformance.reports.guidance import next_steps, opening
     from conformance.reports.junit import write_junit
     from conformance.reports.summary_md import summary_markdown, write_summary_md
     from conformance.reports.textreport import (
@@ -46,12 +47,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         warning_lines,
         warnings_summary,
     )
-    from conformance.running.baseline import summary_lines
+    from conformance.running.baseline import summary_lines, unexplained
     from conformance.running.baseline_options import after_run, load_for_run
     from conformance.running.known_bugs import run_case
     from conformance.running.results import results_document
     from conformance.running.results_merge import write_run_results
     from conformance.running.runner import RunOptions, announce, select
+    from conformance.running.selection import SelectionError, select_cases
 
     unknown = unknown_api_message(args.api or ())
     if unknown:
@@ -74,7 +76,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         show_requests=args.show_requests,
     )
     results: list[CaseResult] = []
-    selected = select(corpus, args.api or None)
+    try:
+        selected = select_cases(select(corpus, args.api or None), args.case_ids, args.keyword)
+    except SelectionError as exc:
+        close()
+        print(f"conformance run: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    narrowed = bool(args.api or args.case_ids or args.keyword)
+    who = f"{bug.id} (a known bug's reproduction)" if bug else f"{adapter.name} {adapter.version}"
+    mode = "harness" if args.harness else ("in this process" if args.in_process else "isolated")
+    ran_as = {"harness": "through its harness", "in this process": "in this process", "isolated": "in a worker process"}
+    print(opening(who, ran_as[mode], [s.api for s in selected if s.api in served], narrowed), flush=True)
     try:
         for position, scenario in enumerate(selected):
             announce(adapter, ((selected[k], options) for k in range(position + 1, len(selected))))
@@ -103,10 +115,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         close()
     revision = corpus.revision()  # hashes every corpus file: once
-    who = f"{bug.id} (a known bug's reproduction)" if bug else f"{adapter.name} {adapter.version}"
-    mode = "harness" if args.harness else ("in this process" if args.in_process else "isolated")
     print(f"adapter: {who}   profile: {args.profile}   ran: {mode}   corpus: {revision}")
-    print(summary_table(results, served, selected=bool(args.api)))
+    print(summary_table(results, served, selected=narrowed))
     if not args.verbose:
         for line in skip_lines(r for r in results if r.api in served):
             print(line)
@@ -126,6 +136,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.baseline:
         if baseline is not None:
             notes += summary_lines(baseline, results, corpus.scenarios)
+            pending = unexplained(baseline)
+            if args.fail_on_warnings and pending:
+                entries = plural(len(pending), "baseline entry", "baseline entries")
+                gate = gate or f"--fail-on-warnings: {entries} give no reason but the generated placeholder"
         stale, note = after_run(
             baseline, Path(args.baseline), results, corpus.scenarios, update=args.update_baseline, adapter=adapter.name
         )
@@ -143,10 +157,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.summary_md:
         text = summary_markdown(results, adapter=who, served=served, verdict=verdict, notes=notes)
         write_summary_md(Path(args.summary_md), text)
+    failing_ids = [r.case_id for r in failing]
+    for line in next_steps(_rerun_command(args), failing_ids, args.baseline) if failing_ids or not gate else ():
+        print(line)
     if gate:
         print(f"FAILED: {gate}")
         return EXIT_FOUND
     return EXIT_FOUND if any(r.outcome in FAILING for r in results) else EXIT_OK
+
+
+def _rerun_command(args: argparse.Namespace) -> list[str]:
+    """`conformance run` with the options that choose this run's adapter and corpus."""
+    command = ["conformance", "run"]
+    if args.harness:
+        command += ["--harness", args.harness]
+    elif args.adapter != "reference":
+        command += ["--adapter", args.adapter]
+    for flag, values in (("--cases", args.cases), ("--cassettes", args.cassettes)):
+        for value in values or ():
+            command += [flag, value]
+    return command
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -362,10 +392,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT
-    if args.no_revoice and args.source_repo:
+    if args.source_repo and not args.revoice:
         print(
-            "conformance import: a third-party recording enters a corpus re-voiced; --no-revoice is for your "
-            "own recordings",
+            "conformance import: a third-party recording enters a corpus re-voiced: add --revoice (your own "
+            "recordings keep their texts, the default)",
             file=sys.stderr,
         )
         return EXIT_INPUT
@@ -388,7 +418,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         conversations=tuple(args.conversation or ()),
         description=args.description,
         force=args.force,
-        revoice=not args.no_revoice,
+        revoice=args.revoice,
     )
     reports, unreadable = import_paths([Path(p) for p in args.cassettes_to_import], _corpus(args), options)
     for path, exc in unreadable:
@@ -417,26 +447,37 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_proxy(args: argparse.Namespace) -> int:
     from conformance.proxy import Proxy, Recorder
+    from conformance.recordings.recording import Scrubber
 
     if not args.upstream.startswith(("http://", "https://")):
-        print(f"conformance proxy: --upstream {args.upstream!r} is not an http(s) URL", file=sys.stderr)
+        shown = Scrubber(from_environment=False).uri(args.upstream)
+        print(f"conformance proxy: --upstream {shown!r} is not an http(s) URL", file=sys.stderr)
+        return EXIT_INPUT
+    cassette = Path(args.cassette)
+    if cassette.exists() and not args.force:
+        print(f"conformance proxy: {cassette} exists; pass --force to overwrite it", file=sys.stderr)
         return EXIT_INPUT
     stop = _stop_on_signals()
-    recorder = Recorder(args.upstream, Path(args.cassette), _corpus(args), args.profile)
+    recorder = Recorder(args.upstream, cassette, _corpus(args), args.profile)
     try:
         proxy = Proxy(recorder, args.port)
     except OSError as exc:
         print(f"conformance proxy: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_INPUT
     proxy.start()
-    print(f"listening on {proxy.url}, forwarding to {args.upstream}, recording to {args.cassette}", flush=True)
+    print(f"listening on {proxy.url}, forwarding to {recorder.shown_upstream}, recording to {cassette}", flush=True)
     try:
         _wait_for_stop(stop)
     finally:
         proxy.stop()
     errors = sum(1 for f in recorder.found if f.violation.severity == "error")
-    print(f"{len(recorder.interactions)} exchange(s) recorded; {len(recorder.found)} violation(s), {errors} error(s)")
-    return EXIT_FOUND if errors else EXIT_OK
+    faults = len(recorder.faults)
+    print(
+        f"{recorder.recorded} exchange(s) recorded; {len(recorder.found)} violation(s), {errors} error(s);"
+        f" {faults} fault(s)"
+    )
+    # A fault is an exchange that was not recorded or not judged: not a clean session, whatever the rest found.
+    return EXIT_INPUT if faults else EXIT_FOUND if errors else EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -565,7 +606,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a client library in any language through the harness protocol (docs/harness.md): the "
         "command that starts its harness, e.g. 'node harnesses/vercel-ai/run.mjs'",
     )
+    run.add_argument(
+        "case_ids", nargs="*", metavar="CASE_ID", help="only these cases (e.g. openai-chat/constructed/parallel-calls)"
+    )
     run.add_argument("--api", action="append", metavar="NAME", help="only cases of this API (repeatable)")
+    run.add_argument(
+        "-k",
+        dest="keyword",
+        metavar="EXPR",
+        help="only cases whose id matches EXPR, as pytest's -k: substrings joined by and, or, not (e.g. 'weather and "
+        "not gemini')",
+    )
     run.add_argument("--report", metavar="PATH", help="write the results JSON here")
     run.add_argument("-v", "--verbose", action="store_true", help="list every passing and skipped case")
     run.add_argument(
@@ -673,10 +724,18 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--licence", help="the repository's licence (SPDX: MIT, Apache-2.0, BSD-2-Clause, BSD-3-Clause)")
     imp.add_argument("--read", metavar="YYYY-MM-DD", help="the date the recording was read (default: today)")
     imp.add_argument("--edited", metavar="TEXT", help="how the recording was changed by hand, if it was")
-    imp.add_argument(
-        "--no-revoice",
+    voicing = imp.add_mutually_exclusive_group()
+    voicing.add_argument(
+        "--revoice",
         action="store_true",
-        help="keep the recording's texts as recorded (your own recordings only; a third-party one is re-voiced)",
+        help="replace every text of the recording by the project's own, keeping its facts (for a recording "
+        "contributed to a public corpus; required with --source-repo)",
+    )
+    voicing.add_argument(
+        "--no-revoice",
+        dest="revoice",
+        action="store_false",
+        help="keep the recording's texts as recorded (the default)",
     )
     common(imp)
     imp.set_defaults(func=cmd_import)
@@ -689,6 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--cassette", default="proxy-recording.yaml", metavar="PATH", help="the scrubbed cassette written"
     )
     proxy.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
+    proxy.add_argument("--force", action="store_true", help="overwrite the cassette when it exists")
     common(proxy)
     proxy.set_defaults(func=cmd_proxy)
 

@@ -11,6 +11,10 @@ and everything outside the markers is hand-written. The parts:
 - `scenarios` in each `docs/apis/<api>.md`: the API's scenarios, from the corpus;
 - `pytest-options` and `run-options` in `docs/plugin.md`: the options the pytest plugin registers
   (read from its own `pytest_addoption`) and those of `conformance run` (its argument parser);
+- `genkit-go-versions` in `docs/findings.md`: each Genkit Go version's outcomes, from the results files
+  the matrix is made of (`reports/results/genkit-go-v*.json`);
+- `grammars` in `docs/generated.md`: each API's dimensions of generated scenarios, their values and
+  evidence, from conformance/generated/grammar.py;
 - `official-sdk-failures` in `docs/adapters.md`: the cases the official SDKs fail, from the digest
   `docs/data/official-sdks.json` of a results run of `conformance.clients.official_sdks:ADAPTER`
   (`conformance docs --sdk-results RESULTS.json` makes the digest), with the notes of
@@ -173,6 +177,38 @@ def _load_sdk(docs: Path) -> tuple[dict[str, Any], dict[str, str]]:
     return digest, {str(k): str(v) for k, v in (notes or {}).items()}
 
 
+# --- results ----------------------------------------------------------------------------------------
+RESULTS = Path("..") / "reports" / "results"  # beside docs/: the results the matrix is made of
+
+
+def versions_table(results_dir: Path, library: str) -> str:
+    """One row per version of `library` among the results files: its outcomes over the whole corpus."""
+    from conformance.reports.matrix.layout import version_key
+    from conformance.running.results import read_results
+
+    found = []
+    for path in sorted(results_dir.glob("*.json")):
+        try:
+            data = read_results(path)
+        except (OSError, ValueError) as exc:
+            raise DocsError(f"{path}: {exc}") from None
+        if data["adapter"].get("name") == library:
+            found.append(data)
+    if not found:
+        raise DocsError(f"{results_dir}: no results of {library}")
+    rows = ["| Version | pass | fail | error | skip | of |", "|---|---|---|---|---|---|"]
+    for data in sorted(found, key=lambda d: version_key(str(d["adapter"]["version"]))):
+        c = data["counts"]
+        errors = sum(c.get(o, 0) for o in ("error", "crash", "timeout"))
+        skips = c.get("skip", 0) + c.get("not-run", 0)
+        rows.append(
+            f"| {data['adapter']['version']} | {c['pass']} | {c['fail']} | {errors} | {skips} | {sum(c.values())} |"
+        )
+    revisions = sorted({str(d["corpus_revision"]) for d in found})
+    rows += ["", f"From `reports/results/` on corpus {', '.join(f'`{r}`' for r in revisions)}."]
+    return "\n".join(rows) + "\n"
+
+
 # --- pages ----------------------------------------------------------------------------------------
 def pages(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> list[Page]:
     from conformance.connectors.contract import known_apis
@@ -184,8 +220,39 @@ def pages(docs: Path, corpus: Any, run: argparse.ArgumentParser) -> list[Page]:
     digest, notes = _load_sdk(docs)
     out.append(Page(Path("adapters.md"), {"official-sdk-failures": sdk_failures_list(digest, notes)}))
     out.append(Page(Path("cases.md"), {"scenario-counts": scenario_counts_table(corpus, sorted(known_apis()))}))
+    out.append(Page(Path("generated.md"), {"grammars": grammar_tables()}))
     out.append(Page(Path("..") / "README.md", {"api-table": api_table(corpus, known_apis())}))
+    out.append(Page(Path("findings.md"), {"genkit-go-versions": versions_table(docs / RESULTS, "genkit-go")}))
     return out
+
+
+# --- generated scenarios --------------------------------------------------------------------------
+def grammar_tables() -> str:
+    """Each API's dimensions of generation, with their values and evidence (conformance/generated/grammar.py)."""
+    from conformance.generated.grammar import GRAMMARS, MEANING
+
+    lines = ["| dimension | what it is |", "|---|---|"]
+    lines += [f"| `{name}` | {_cell(text)} |" for name, text in MEANING.items()]
+    for api in sorted(GRAMMARS):
+        grammar = GRAMMARS[api]
+        ids = f"`{grammar.ids.call}`" + (f", items `{grammar.ids.item}`" if grammar.ids.item else "")
+        lines += [
+            "",
+            f"### {api}",
+            "",
+            f"Model and wire types from `{grammar.template}`; call ids minted as {ids}.",
+            "",
+            "| dimension | values | evidence |",
+            "|---|---|---|",
+        ]
+        for dimension in grammar.dimensions:
+            evidence = "; ".join(
+                f"`{e.where}`: {_cell(e.what)}" if e.kind == "corpus" else f"[{_cell(e.what)}]({e.where})"
+                for e in dimension.evidence
+            )
+            values = ", ".join(f"`{v}`" for v in dimension.values)
+            lines.append(f"| `{dimension.name}` | {values} | {evidence} |")
+    return "\n".join(lines) + "\n"
 
 
 # What the README says of an API beside its name: the forms its traffic takes that a reader looks for.

@@ -64,6 +64,20 @@ def runs_of(conversation: Conversation) -> tuple[int, ...]:
     return tuple(runs)
 
 
+def check_conversation(conversation: Conversation, corpus: Corpus, profile: str = "default") -> list[Violation]:
+    """The rules over one conversation; raises DialectError for what its dialect cannot read."""
+    names = frozenset(c.name for c in conversation.served_calls() if c.name)
+    ctx = CheckContext(
+        corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names, runs=runs_of(conversation)
+    )
+    return list(check(exchange_of(conversation), ctx))
+
+
+def violation_key(api: str, v: Violation) -> tuple[str, str, str, str, str]:
+    """What makes two reports of a violation the same one (branches share their first turns)."""
+    return (api, v.code, v.location, repr(v.expected), repr(v.received))
+
+
 def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintReport:
     report = LintReport(path=cassette.path, interactions=len(cassette))
     found = split(cassette)
@@ -75,13 +89,9 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
     checked: dict[str, set[int]] = {}
     seen: set[tuple[str, str, str, str, str]] = set()
     for conversation in found.conversations:
-        names = frozenset(c.name for c in conversation.served_calls() if c.name)
-        ctx = CheckContext(
-            corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names, runs=runs_of(conversation)
-        )
         where = f"{conversation.api} interactions {conversation.indices}"
         try:
-            violations = check(exchange_of(conversation), ctx)
+            violations = check_conversation(conversation, corpus, profile)
         except DialectError as exc:
             report.unreadable.append(f"{where}: {exc}")
             continue
@@ -92,7 +102,7 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
         checked.setdefault(conversation.api, set()).update(conversation.indices)
         for v in violations:
             # Branches share their first turns: a fault there is reported once.
-            key = (conversation.api, v.code, v.location, repr(v.expected), repr(v.received))
+            key = violation_key(conversation.api, v)
             if key not in seen:
                 seen.add(key)
                 report.violations.append((conversation.api, v))

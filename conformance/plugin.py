@@ -100,6 +100,15 @@ _SETTINGS = {
         "bool",
     ),
     "show-requests": ("print every request the adapter sent in a failing case beside the recorded one", "bool"),
+    "generated": (
+        "also run N generated scenarios per API the adapter serves, drawn and shrunk by hypothesis (the "
+        "`generated` extra; docs/generated.md); a failure is written as a case file with the command that reruns it",
+        "string",
+    ),
+    "seed": (
+        "the seed --conformance-generated draws with (default 0): the same seed draws the same scenarios",
+        "string",
+    ),
 }
 # Short forms the issue tracker and the docs use; the --conformance- form is always there too.
 _ALIASES = {"show-requests": ("--show-requests",), "update-baseline": ("--update-baseline",)}
@@ -191,6 +200,17 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("--conformance-isolate and --conformance-in-process: choose one")
     adapter = _setting(config, "adapter")
     harness = _setting(config, "harness")
+    generated = _count(_setting(config, "generated"), "--conformance-generated", minimum=0)
+    _count(_setting(config, "seed"), "--conformance-seed", minimum=0)
+    if generated:
+        if harness:
+            raise pytest.UsageError("--conformance-generated runs codec and client adapters, not a harness")
+        try:
+            import hypothesis  # noqa: F401
+        except ImportError:
+            raise pytest.UsageError(
+                "--conformance-generated needs hypothesis: pip install 'toolcall-conformance[generated]'"
+            ) from None
     if adapter or harness:
         from conformance.node_ids import take_case_args
 
@@ -201,6 +221,87 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(session, "conformance-session")
         if adapter and adapter.strip() and not harness and session.isolated and not config.getoption("help", False):
             session._starting = session.start_worker()
+
+
+def _count(raw: Any, option: str, *, minimum: int) -> int | None:
+    """A whole-number option, or None when not given; anything else is a usage error."""
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(str(raw))
+    except ValueError:
+        raise pytest.UsageError(f"{option}: {raw!r} is not a whole number") from None
+    if value < minimum:
+        raise pytest.UsageError(f"{option}: {value} is less than {minimum}")
+    return value
+
+
+class GeneratedCollector(pytest.Collector):
+    def __init__(self, *, session_plugin: ConformanceSession, apis: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.session_plugin = session_plugin
+        self.apis = apis
+
+    def collect(self) -> list[pytest.Item]:
+        return [
+            GeneratedItem.from_parent(self, name=api, api=api, session_plugin=self.session_plugin) for api in self.apis
+        ]
+
+
+class GeneratedFailed(Exception):
+    pass
+
+
+class GeneratedItem(pytest.Item):
+    """One API's generated scenarios: `--conformance-generated` of them, drawn from its grammar."""
+
+    def __init__(self, *, api: str, session_plugin: ConformanceSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.api = api
+        self.session_plugin = session_plugin
+        self.add_marker("conformance")
+        self.add_marker(api.replace("-", "_"))
+
+    def runtest(self) -> None:
+        from conformance.generated.report import failure_text
+        from conformance.generated.search import search
+
+        plugin = self.session_plugin
+        base = Path(plugin.config.invocation_params.dir)
+        out = plugin.generated_dir() / self.api
+        found = search(
+            plugin.adapter,
+            plugin.corpus,
+            self.api,
+            plugin.generated,
+            seed=plugin.seed,
+            profile=plugin.profile,
+            out=out,
+        )
+        rate = found.examples / found.seconds if found.seconds else 0.0
+        self.user_properties.append(
+            (
+                "conformance_generated",
+                json.dumps(
+                    {
+                        "api": self.api,
+                        "examples": found.examples,
+                        "seconds": round(found.seconds, 3),
+                        "per_second": round(rate, 1),
+                    }
+                ),
+            )
+        )
+        if found.failure is not None:
+            raise GeneratedFailed(failure_text(found, plugin.adapter_spec.strip(), plugin.seed, base))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, GeneratedFailed):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return Path(self.session_plugin.config.invocation_params.dir), 0, f"conformance generated: {self.api}"
 
 
 class ConformanceFailure(Exception):
@@ -520,6 +621,14 @@ class ConformanceSession:
         )
         # Through genitems, so that pytest counts and reports the items as collected.
         items.extend(session.genitems(collector))
+        if self.generated and self.requested is None:
+            from conformance.generated.grammar import GRAMMARS
+
+            apis = [api for api in self.served() if api in GRAMMARS]
+            generated = GeneratedCollector.from_parent(
+                session, name="conformance-generated", nodeid="conformance-generated", session_plugin=self, apis=apis
+            )
+            items.extend(session.genitems(generated))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.selected = [i.name for i in session.items if isinstance(i, ConformanceItem)]
@@ -590,6 +699,16 @@ class ConformanceSession:
             why = "the run stopped before this case" if stopped else "deselected (-k, -m, --lf, case ids named, ...)"
             results.append(CaseResult(scenario.id, scenario.api, "not-run", summary=why))
         return results
+
+    def generated_dir(self) -> Path:
+        """Where shrunk generated scenarios are written: beside the results, in pytest's cache (else a
+        temporary directory)."""
+        cache: pytest.Cache | None = getattr(self.config, "cache", None)
+        if cache is not None:
+            return cache.mkdir("conformance") / "generated"
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix="conformance-generated-"))
 
     def report_path(self) -> Path | None:
         """--conformance-report, else pytest's cache directory; None when neither is available."""
@@ -669,6 +788,18 @@ class ConformanceSession:
         if self.isolated:
             return "isolated, in a worker process (judged here)"
         return "in this process (--conformance-in-process: an adapter here can change its own verdict)"
+
+    @property
+    def generated(self) -> int:
+        """--conformance-generated: scenarios drawn per API (0: none, the default)."""
+        return _count(_setting(self.config, "generated"), "--conformance-generated", minimum=0) or 0
+
+    @property
+    def seed(self) -> int:
+        from conformance.generated import DEFAULT_SEED
+
+        found = _count(_setting(self.config, "seed"), "--conformance-seed", minimum=0)
+        return DEFAULT_SEED if found is None else found
 
     @property
     def isolated(self) -> bool:

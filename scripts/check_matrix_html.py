@@ -10,6 +10,11 @@ The page is opened from a file:// URL, as someone would open it offline, and the
   resource besides itself (no stylesheet, script, font or image from anywhere);
 - at 1,400 and at 390 px wide, the API x library grid starts above the fold with its first row in view,
   and the page itself does not scroll sideways (the grid scrolls inside its own box);
+- at 1,400 px every column of each grid is in view, none behind the grid box's own scroll, and no
+  library name in its headers is cut;
+- every grid cell says something: a share of the cases run (a number, its colour set), `skip`, or a
+  column that does not serve the API (hatched, its tooltip saying so); none is blank, and no tooltip
+  has a count missing;
 - a `#cell-...` link opens the cell it names: its detail, with the fix hint, shows in the side panel, the
   cell itself is in view and not covered, and opening it leaves the table as wide as it was; a cell
   whose detail the page holds once, in another cell, shows it too;
@@ -150,6 +155,28 @@ var box = grid ? grid.getBoundingClientRect() : null;
 return {width: window.innerWidth, height: window.innerHeight, scrollWidth: document.documentElement.scrollWidth,
         grid: !!grid, top: box ? box.top : -1,
         firstRowBottom: rows.length ? rows[0].getBoundingClientRect().bottom : -1};"""
+GRID_FIT = """
+var boxes = Array.prototype.map.call(document.querySelectorAll('.gridwrap .scroll'), function (box) {
+  return {grid: box.querySelector('table.grid').id, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth}; });
+var cut = [];
+document.querySelectorAll('table.grid th.lib, table.grid th.ver').forEach(function (th) {
+  var el = th.querySelector('span') || th;
+  if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1) { cut.push(th.textContent.trim()); }
+});
+return {boxes: boxes, cut: cut};"""
+GRID_CELLS = r"""
+var bad = [], counted = 0;
+document.querySelectorAll('table.grid td.g').forEach(function (td) {
+  counted++;
+  var text = td.textContent.trim(), title = td.getAttribute('title') || '', style = td.getAttribute('style') || '';
+  var ok;
+  if (td.classList.contains('g-none')) { ok = /does not serve/.test(title) && !text; }
+  else if (td.classList.contains('g-skip')) { ok = text === 'skip'; }
+  else { ok = /^\d+/.test(text) && /--p:\s*\d/.test(style) && /: \d+\/\d+ pass, \d+ fail, \d+ error$/.test(title); }
+  if (!ok && bad.length < 5) { bad.push({title: title, text: text, style: style, cls: td.className}); }
+  if (!ok) { bad.count = (bad.count || 0) + 1; }
+});
+return {counted: counted, bad: bad, badCount: bad.count || 0};"""
 HINTED_CELL = """
 var cells = document.querySelectorAll('table.cases td.o-fail'), best = null, bestRank = Infinity;
 for (var i = 0; i < cells.length; i++) {
@@ -253,6 +280,28 @@ def _first_screens(wd: WebDriver, url: str, shots: Path | None) -> list[str]:
             problems.append(f"{where}: the page overflows sideways ({screen['scrollWidth']} > {screen['width']})")
         if shots is not None:
             (shots / f"matrix-{width}.png").write_bytes(wd.screenshot())
+    return problems
+
+
+def _grid(wd: WebDriver, url: str) -> list[str]:
+    """At 1,400 px: each grid whole in view, its names whole, every cell saying what it holds."""
+    wd.size(*WIDTHS[0])
+    wd.go(url)
+    problems = []
+    fit = wd.run(GRID_FIT)
+    for box in fit["boxes"]:
+        if box["scrollWidth"] > box["clientWidth"]:
+            problems.append(
+                f"at {WIDTHS[0][0]} px: grid {box['grid']} hides columns behind its own scroll "
+                f"({box['scrollWidth']} > {box['clientWidth']} px)"
+            )
+    if fit["cut"]:
+        problems.append(f"at {WIDTHS[0][0]} px: library names cut in the grid's headers: {fit['cut'][:5]}")
+    cells = wd.run(GRID_CELLS)
+    if not cells["counted"]:
+        problems.append("the grid has no cells (td.g)")
+    if cells["badCount"]:
+        problems.append(f"{cells['badCount']} grid cells are blank or mislabelled, e.g. {cells['bad'][:2]}")
     return problems
 
 
@@ -364,6 +413,7 @@ def check_live(browser: str, driver: str, page: Path, shots: Path | None) -> lis
         if load > LOAD_BOUND_MS:
             problems.append(f"the page took {load:.0f} ms to load (bound {LOAD_BOUND_MS} ms)")
         problems += _first_screens(wd, url, shots)
+        problems += _grid(wd, url)
         found, _ = _deep_link(wd, url, shots)
         problems += found
         problems += _sticky(wd, url)

@@ -64,8 +64,10 @@ SESSION_BUILDERS = {
 }
 
 
-def render(scenario: Scenario, of: str | None = None) -> str:
-    """The cassette of a scenario; `of`: the scenario whose history it plays (a history cassette)."""
+def render(scenario: Scenario, of: str | None = None, *, dumper: type[Any] | None = None) -> str:
+    """The cassette of a scenario; `of`: the scenario whose history it plays (a history cassette).
+    `dumper`: another YAML emitter of the same document (generated scenarios use libyaml's while they
+    search, this one for what they write)."""
     build = builder(scenario.api)
     if build is None:
         raise SystemExit(f"{scenario.id}: no cassette builder for {scenario.api} (scripts/builders/)")
@@ -88,7 +90,7 @@ def render(scenario: Scenario, of: str | None = None) -> str:
         "interactions": build(scenario),
         "version": 1,
     }
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return yaml.dump(document, Dumper=dumper or _Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
 def cassettes(scenario: Scenario) -> list[tuple[Path, str]]:

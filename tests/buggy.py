@@ -12,6 +12,7 @@ from typing import Any
 
 from conformance.connectors.contract import CodecAdapter
 from conformance.engine.neutral import Conversation, Message, ToolCallPart, ToolResultPart
+from conformance.reference.mistral_chat import MistralChatCodec
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 
@@ -434,3 +435,21 @@ class HistoryArgumentsDropped(Wrapped):
                 for part in client_calls(message):
                     part["arguments"] = {}
         return conversation
+
+
+class SecondIdInChunkDropped(MistralChatCodec):
+    """A stream reader that takes the id from a chunk's first tool-call entry only: the second of two
+    calls that arrive in one chunk (as Mistral sends a turn's calls) decodes without its id."""
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        trimmed = []
+        for event in events:
+            data = event.get("data")
+            if isinstance(data, dict):
+                data = json.loads(json.dumps(data))
+                for choice in data.get("choices") or []:
+                    for entry in ((choice.get("delta") or {}).get("tool_calls") or [])[1:]:
+                        entry.pop("id", None)
+                event = {**event, "data": data}
+            trimmed.append(event)
+        return super().decode_stream(trimmed)

@@ -23,7 +23,7 @@ from conformance.running.runner import RunOptions, run_scenario
 def installed(name: str, package: str) -> Path:
     """The harness's directory (harnesses/<name>), once `package` is installed in its node_modules."""
     harness = ROOT / "harnesses" / name
-    require("node", built=harness / "node_modules" / package, install=f"npm ci --prefix harnesses/{name}")
+    require("node", built=harness / "node_modules" / package, install=f"npm ci --prefix harnesses/{name}", unit=name)
     return harness
 
 

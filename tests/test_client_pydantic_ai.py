@@ -111,3 +111,21 @@ def test_what_pydantic_ai_cannot_declare_stays_a_skip(corpus: Corpus, scenario_i
     result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
     assert result.outcome == "skip"
     assert reason in result.summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/from-anthropic",  # a Claude history continued on OpenAI Chat: ModelMessages, provider-neutral
+        "anthropic-messages/from-gemini-idless",  # id-less Gemini calls restored under the framework's minted ids
+        "openai-chat/session-memory-window",  # three runs, each continuing all_messages() of the one before
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history
+    ],
+)
+def test_the_agent_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
+    _passes(corpus, scenario_id, "pydantic_ai.models.openai")
+
+
+def test_a_run_cut_off_in_a_tool_is_declared_unsupported(corpus: Corpus) -> None:
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/session-repair-interrupted"], corpus)
+    assert result.outcome == "skip" and "cut off" in result.summary

@@ -4,6 +4,7 @@ data changes: the scenario lists, the option tables, and the official SDKs' fail
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -24,6 +25,7 @@ def docs(tmp_path: Path) -> Path:
     copy = tmp_path / "docs"
     shutil.copytree(ROOT / "docs", copy)
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")  # its API table is generated too
+    shutil.copytree(ROOT / "reports" / "results", tmp_path / "reports" / "results")  # findings' tables
     return copy
 
 
@@ -112,3 +114,47 @@ def test_the_readmes_api_table_counts_the_corpus(corpus: Corpus) -> None:
         assert f"| {len(own) - recorded} | {recorded} |" in next(
             line for line in text.splitlines() if line.startswith(f"| `{api}`")
         )
+
+
+def test_a_new_genkit_go_result_makes_the_findings_stale(docs: Path, corpus: Corpus) -> None:
+    results = docs.parent / "reports" / "results" / "genkit-go-v1.12.0.json"
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["counts"]["pass"] += 1
+    data["counts"]["fail"] -= 1
+    results.write_text(json.dumps(data), encoding="utf-8")
+    assert stale(docs, corpus, run_parser()) == [docs / "findings.md"]
+    assert main(["docs", "--docs", str(docs)]) == 0
+    assert "| 1.12.0 | 67 | 8 |" in (docs / "findings.md").read_text(encoding="utf-8")
+
+
+def test_the_findings_genkit_go_table_is_the_results_files() -> None:
+    text = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    section = text.split("## Genkit (Go)", 1)[1].split("\n## ", 1)[0]
+    for path in sorted((ROOT / "reports" / "results").glob("genkit-go-v*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        c = data["counts"]
+        row = f"| {data['adapter']['version']} | {c['pass']} | {c['fail']} |"
+        assert row in section, row
+
+
+def test_the_adapters_page_names_no_sdk_release_below_the_floor_the_sdk_extra_sets() -> None:
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    floors = {}
+    for line in extra["sdk"]:
+        requirement = Requirement(line)
+        lows = [s.version for s in requirement.specifier if s.operator == ">="]
+        if lows:
+            floors[requirement.name] = Version(lows[0])
+    text = (ROOT / "docs" / "adapters.md").read_text(encoding="utf-8")
+    below = [
+        (name, found)
+        for name, floor in floors.items()
+        for found in re.findall(rf"\b{re.escape(name)}\W{{1,3}}(\d+\.\d+(?:\.\d+)?)\b", text)
+        if Version(found) < floor
+    ]
+    assert below == []

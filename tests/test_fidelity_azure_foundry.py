@@ -72,3 +72,25 @@ def test_foundry_tool_items_are_not_request_input() -> None:
     item = {"type": "bing_grounding_call", "id": "bg_1", "call_id": "call_1", "arguments": "{}", "status": "completed"}
     errors = validate_create_response_payload({"model": "gpt-4.1", "input": [item]})
     assert any("bing_grounding_call" in e["message"] for e in errors)
+
+
+def test_a_prefix_the_corpus_calls_type_specific_is_minted_for_one_item_type_only() -> None:
+    """The agent-server library's IdGenerator mints each item type's ids; a wire-type case that says
+    the library gives its type a prefix of its own must name a prefix no other of its minters uses
+    (StructuredOutputsOutputItem's fco_ is also function_call_output's)."""
+    generator = pytest.importorskip(
+        "azure.ai.agentserver.responses._id_generator", reason="needs azure-ai-agentserver-responses"
+    ).IdGenerator
+    minters: dict[str, set[str]] = {}
+    for name in dir(generator):
+        if name.startswith("new_") and name.endswith("_item_id") and name != "new_item_id":
+            minters.setdefault(getattr(generator, name)().split("_", 1)[0] + "_", set()).add(name)
+    claimed = [
+        w
+        for w in _corpus.wire_types.values()
+        if w.api == "azure-foundry" and "type-specific prefix" in " ".join(w.path.read_text(encoding="utf-8").split())
+    ]
+    assert claimed
+    for wire_type in claimed:
+        for prefix in (p for f in wire_type.id_fields if f.field == "id" for p in f.prefixes):
+            assert len(minters.get(prefix, ())) <= 1, (wire_type.id, prefix, sorted(minters[prefix]))

@@ -119,11 +119,11 @@ def test_a_small_gzip_that_stands_for_much_json_is_refused_by_lint(tmp_path: Pat
 
 
 def test_a_body_within_the_inflation_bound_still_reads() -> None:
-    from conformance.recordings.cassette import _Budget
+    from conformance.recordings.cassette import BodyBudget
 
-    assert _Budget().limit(1000) == bounds.INFLATION_FLOOR
-    assert _Budget().limit(100_000) == 100_000 * bounds.INFLATION_FACTOR
-    assert _Budget().limit(10_000_000) == bounds.MAX_BODY_BYTES
+    assert BodyBudget().limit(1000) == bounds.INFLATION_FLOOR
+    assert BodyBudget().limit(100_000) == 100_000 * bounds.INFLATION_FACTOR
+    assert BodyBudget().limit(10_000_000) == bounds.MAX_BODY_BYTES
 
 
 @pytest.mark.parametrize("retired", ["5", "oops", "{id: x}", "null", ""])

@@ -380,11 +380,12 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
-def test_python_tags_are_refused_and_never_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_python_tags_are_read_as_data_and_never_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # vcrpy cassettes recorded through aiohttp carry such tags: read as the data under them, never called.
     marker = tmp_path / "ran"
     text = ONE_CALL.read_text() + f"x: !!python/object/apply:pathlib.Path.touch [{json.dumps(str(marker))}]\n"
     code, out = _lint(capsys, _write_text(tmp_path / "python.yaml", text))
-    assert code == 2 and "could not determine a constructor for the tag" in out
+    assert code == 0 and "clean" in out, out
     assert not marker.exists()
 
 

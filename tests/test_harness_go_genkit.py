@@ -31,7 +31,7 @@ def _bin() -> Path:
 
 BIN = _bin()
 for _version in VERSIONS:
-    require("go", BIN / f"genkit-{_version}", install="harnesses/go/build")
+    require("go", BIN / f"genkit-{_version}", install="harnesses/go/build", unit="go-genkit")
 
 Verdict = tuple[str, frozenset[str]]
 PASS: Verdict = ("pass", frozenset())

@@ -28,8 +28,8 @@ BUILD = "mvn -q -f harnesses/java/pom.xml package"
 LANGCHAIN4J = JAVA / "langchain4j" / "target" / "langchain4j-harness.jar"
 SPRING_AI = JAVA / "spring-ai" / "target" / "spring-ai-harness.jar"
 
-require("mvn", built=LANGCHAIN4J, install=BUILD)
-require("mvn", built=SPRING_AI, install=BUILD)
+require("mvn", built=LANGCHAIN4J, install=BUILD, unit="java")
+require("mvn", built=SPRING_AI, install=BUILD, unit="java")
 
 
 def pinned(pom: Path, tag: str) -> str:

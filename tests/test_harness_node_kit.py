@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 from toolchains import require
 
-require("node")
+require("node", unit=None)
 
 HARNESS = ROOT / "tests" / "harnesses" / "kit_harness.mjs"
 SCHEMA = json.loads((ROOT / "conformance" / "schemas" / "harness.schema.json").read_text(encoding="utf-8"))

@@ -13,6 +13,7 @@ import copy
 import gzip
 import json
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,7 +32,7 @@ from conformance.recordings.recording import SCRUBBED, Scrubber, scrub_cassette,
 httpx = pytest.importorskip("httpx")
 vcr = pytest.importorskip("vcr")
 
-ENCODINGS = ("plain", "gzip", "gzip-raw", "eventstream")
+ENCODINGS = ("plain", "gzip", "gzip-raw", "gzip-members", "deflate", "deflate-raw", "eventstream")
 
 
 class _Echo(BaseHTTPRequestHandler):
@@ -55,6 +56,17 @@ class _Echo(BaseHTTPRequestHandler):
         elif encoding == "gzip-raw":
             payload = gzip.compress(payload)
             self.send_header("content-type", "application/octet-stream")
+        elif encoding == "gzip-members":  # the secret in the first member, the second must survive whole
+            half = len(payload) // 2
+            payload = gzip.compress(payload[:half]) + gzip.compress(payload[half:])
+            self.send_header("content-encoding", "gzip")
+            self.send_header("content-type", "application/json")
+        elif encoding in ("deflate", "deflate-raw"):
+            wbits = zlib.MAX_WBITS if encoding == "deflate" else -zlib.MAX_WBITS
+            compressor = zlib.compressobj(wbits=wbits)
+            payload = compressor.compress(payload) + compressor.flush()
+            self.send_header("content-encoding", "deflate")
+            self.send_header("content-type", "application/json")
         elif encoding == "eventstream":
             payload = eventstream.encode({":event-type": "chunk", ":message-type": "event"}, payload)
             self.send_header("content-type", "application/vnd.amazon.eventstream")
@@ -259,7 +271,8 @@ def test_no_credential_reaches_the_cassette(
     assert len(cassette) == len(ENCODINGS)
     stream = cassette.interactions[ENCODINGS.index("eventstream")].response
     assert [m.payload[:1] for m in eventstream.decode(stream.body)] == [b"{"]  # re-framed, CRCs intact
-    assert json.loads(cassette.interactions[ENCODINGS.index("gzip-raw")].response.body)["path"]
+    for encoding in ("gzip-raw", "gzip-members", "deflate", "deflate-raw"):
+        assert json.loads(cassette.interactions[ENCODINGS.index(encoding)].response.body)["path"], encoding
 
 
 def test_a_recording_run_scrubs_the_key_the_client_sends_and_the_server_echoes(
@@ -412,3 +425,81 @@ def test_import_writes_no_credential_either(
         found = sorted(form for form in forbidden_forms(secret) if form in text)
         assert not found, f"{name}: {secret!r} reached the imported cassette as {found}"
     assert SCRUBBED in text
+
+
+# --- compressed bodies: every coding, every member, every size ------------------------------
+
+ENCODED_SECRET = "field-only-secret-0123456789abcdef"  # no provider key shape: found by name only
+
+
+def _deflate(data: bytes, wbits: int) -> bytes:
+    compressor = zlib.compressobj(wbits=wbits)
+    return compressor.compress(data) + compressor.flush()
+
+
+def _opened_text(body: bytes) -> str:
+    """Everything a body holds, whatever coding it is in: what a reader of the cassette could recover."""
+    out = body
+    for wbits in (zlib.MAX_WBITS | 16, zlib.MAX_WBITS, -zlib.MAX_WBITS):
+        try:
+            stream = zlib.decompressobj(wbits)
+            out = body
+            pieces = []
+            while out:
+                stream = zlib.decompressobj(wbits)
+                pieces.append(stream.decompress(out))
+                out = stream.unused_data
+            return b"".join(pieces).decode("utf-8", "replace") + body.decode("latin-1")
+        except zlib.error:
+            continue
+    return body.decode("latin-1")
+
+
+def _interaction(request_body: bytes, request_coding: str, response_body: bytes, response_coding: str) -> Any:
+    return {
+        "request": {
+            "method": "POST",
+            "uri": "https://api.example.com/v1/chat/completions",
+            "headers": {"content-type": ["application/json"], "content-encoding": [request_coding]},
+            "body": request_body,
+        },
+        "response": {
+            "status": {"code": 200},
+            "headers": {"content-type": ["application/json"], "content-encoding": [response_coding]},
+            "body": {"string": response_body},
+        },
+    }
+
+
+PLAIN_REQUEST = json.dumps({"model": "m", "api_key": ENCODED_SECRET, "messages": []}).encode()
+ECHO = json.dumps({"echo": f"the key was {ENCODED_SECRET}", "tail": "kept-after-the-secret"}).encode()
+CODED = {
+    "gzip": gzip.compress,
+    "gzip-members": lambda b: gzip.compress(b[: len(b) // 2]) + gzip.compress(b[len(b) // 2 :]),
+    "deflate": lambda b: _deflate(b, zlib.MAX_WBITS),
+    "deflate-raw": lambda b: _deflate(b, -zlib.MAX_WBITS),
+}
+
+
+@pytest.mark.parametrize("coding", sorted(CODED))
+def test_a_compressed_body_is_opened_scrubbed_by_field_and_value_and_kept_whole(coding: str) -> None:
+    header = "gzip" if coding.startswith("gzip") else "deflate"
+    raw = _interaction(CODED[coding](PLAIN_REQUEST), header, CODED[coding](ECHO), header)
+    scrubbed = scrub_cassette({"interactions": [raw]}, from_environment=False)["interactions"][0]
+    request, response = scrubbed["request"]["body"], scrubbed["response"]["body"]["string"]
+    for body in (request, response):
+        found = [form for form in forbidden_forms(ENCODED_SECRET) if form in _opened_text(body)]
+        assert not found, f"{coding}: the secret survived as {found}"
+    # Still readable, and nothing after the secret was lost (a second member, the rest of the stream).
+    assert json.loads(_opened_text(response).partition("}")[0] + "}")["tail"] == "kept-after-the-secret"
+
+
+def test_a_compressed_body_past_the_bound_or_cut_off_is_never_written_as_it_is() -> None:
+    from conformance.recordings.bounds import MAX_BODY_BYTES
+
+    huge = gzip.compress(ECHO + b" " * (MAX_BODY_BYTES + 1), compresslevel=1)
+    cut = gzip.compress(ECHO * 50)[:-20]
+    for body in (huge, cut):
+        scrubbed = Scrubber([ENCODED_SECRET], from_environment=False).data(body, "application/json", "gzip")
+        assert scrubbed.startswith(SCRUBBED.encode()), scrubbed[:80]
+        assert ENCODED_SECRET.encode() not in scrubbed

@@ -18,7 +18,14 @@ from conformance.cli import main
 from conformance.corpus.loading import Corpus, load_corpus
 from conformance.engine.conversations import split
 from conformance.importer import Options, import_cassette
-from conformance.importer.revoice import ARGUMENT_KEYS, FACT_KEYS, RevoiceError, revoice_body, revoice_interaction
+from conformance.importer.revoice import (
+    ARGUMENT_KEYS,
+    FACT_KEYS,
+    PROVIDER_TEXTS,
+    RevoiceError,
+    revoice_body,
+    revoice_interaction,
+)
 from conformance.importer.voice import voice, voice_json
 from conformance.recordings import eventstream
 from conformance.recordings.cassette import Cassette, Interaction, load_cassette
@@ -136,7 +143,7 @@ def _compare(a: Any, b: Any, path: str, key: str | None, fact: bool, changed: li
         elif a != b:
             assert abs(len(a) - len(b)) <= max(2, len(a) // 10), f"{path}: {len(a)} characters became {len(b)}"
             changed.append(path)
-        elif len([w for w in a.split() if any(c.isalpha() for c in w)]) >= A_FEW_WORDS:
+        elif a not in PROVIDER_TEXTS and len([w for w in a.split() if any(c.isalpha() for c in w)]) >= A_FEW_WORDS:
             kept.append(f"{path}: {a[:80]!r}")
     else:
         assert a == b, f"{path}: {a!r} became {b!r}"
@@ -264,7 +271,8 @@ def test_the_cli_revoices_a_third_party_recording_and_refuses_not_to(tmp_path: P
     cassette = corpus.cassette_path(corpus.scenarios["openai-chat/parallel-same-tool"])
     third = ["--source-repo", "someone/thing", "--source-commit", "0" * 40, "--licence", "MIT"]
     assert main(["import", str(cassette), "--output", str(tmp_path), "--no-revoice", *third]) == 2
-    assert main(["import", str(cassette), "--output", str(tmp_path), "--id", "w", *third]) == 0
+    assert main(["import", str(cassette), "--output", str(tmp_path), *third]) == 2  # re-voicing is asked for
+    assert main(["import", str(cassette), "--output", str(tmp_path), "--id", "w", "--revoice", *third]) == 0
     case = yaml.safe_load((tmp_path / "cases/scenarios/openai-chat/recorded/w.yaml").read_text())
     assert case["source"]["revoiced"] and all("(" in line for line in case["source"]["revoiced"])
 
@@ -284,3 +292,113 @@ def test_the_corpus_check_wants_a_bundled_third_party_recording_revoiced() -> No
     )
     _check_source(type("S", (), {"id": "x", "source": voiced})(), ROOT / "cases", lambda *a: problems.append(a[-1]))  # type: ignore[arg-type]
     assert problems == []
+
+
+# --- names, provider texts and quotes (an audit of recorded scenarios against their originals) --
+
+
+def _interaction(request: dict[str, Any], response: dict[str, Any]) -> Interaction:
+    from conformance.recordings.cassette import HttpRequest, HttpResponse
+
+    return Interaction(
+        index=0,
+        request=HttpRequest(
+            method="POST",
+            uri="https://api.example.com/v1/chat/completions",
+            headers={"content-type": ("application/json",)},
+            body=json.dumps(request).encode(),
+        ),
+        response=HttpResponse(
+            status=200, headers={"content-type": ("application/json",)}, body=json.dumps(response).encode()
+        ),
+    )
+
+
+def test_a_tool_reference_keeps_the_name_of_the_tool_it_points_at() -> None:
+    result = {
+        "type": "tool_search_tool_result",
+        "tool_use_id": "srvtoolu_01",
+        "content": {
+            "type": "tool_search_tool_search_result",
+            "tool_references": [{"type": "tool_reference", "tool_name": "get_weather"}],
+        },
+    }
+    body = json.dumps({"role": "assistant", "content": [result]}).encode()
+    out = json.loads(revoice_body(body, "application/json", __import__("collections").Counter(), "model answers"))
+    assert out["content"][0]["content"]["tool_references"][0]["tool_name"] == "get_weather"
+
+
+def test_a_text_the_provider_writes_itself_is_kept() -> None:
+    chunk = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+                "finishReason": "STOP",
+                "finishMessage": "Model generated function call(s).",
+            }
+        ]
+    }
+    body = f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+    out = revoice_body(body, "text/event-stream", __import__("collections").Counter(), "model answers")
+    assert b'"finishMessage": "Model generated function call(s)."' in out
+
+
+def test_an_argument_that_quotes_an_output_is_revoiced_as_that_output() -> None:
+    output = "The meeting moved to Thursday at noon in the north room"
+    quoted = "moved to Thursday at noon"
+    request = {
+        "messages": [
+            {"role": "user", "content": "When is the meeting?"},
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": output},
+        ]
+    }
+    arguments = json.dumps({"note": quoted, "whole": output, "city": "Paris"})
+    call = {"id": "c2", "type": "function", "function": {"name": "save", "arguments": arguments}}
+    response = {"choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": [call]}}]}
+    done = revoice_interaction(_interaction(request, response)).interaction
+    voiced_output = json.loads(done.request.body)["messages"][2]["content"]
+    sent = json.loads(json.loads(done.response.body)["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"])
+    assert voiced_output != output
+    assert sent["whole"] == voiced_output
+    assert sent["note"] == voiced_output[output.index(quoted) : output.index(quoted) + len(quoted)]
+    assert sent["city"] == "Paris"  # a value an output also holds is no quote: arguments stay facts
+
+
+def test_the_corpus_keeps_tool_references_and_provider_texts_as_recorded(corpus: Corpus) -> None:
+    """Each tool_reference names a tool its scenario declares; each Gemini finishMessage is the text
+    Gemini writes (both were once re-voiced as prose)."""
+    from conformance.importer.voice import json_container
+
+    def walk(node: Any, found: list[tuple[str, str]]) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "tool_reference":
+                found.append(("tool_name", str(node.get("tool_name"))))
+            if "finishMessage" in node:
+                found.append(("finishMessage", str(node["finishMessage"])))
+            for value in node.values():
+                walk(value, found)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, found)
+        elif isinstance(node, str) and json_container(node):
+            walk(json.loads(node), found)
+
+    checked = 0
+    for scenario in corpus.scenarios.values():
+        declared = {t.get("name") for t in (*scenario.tools, *scenario.server_tools)}
+        found: list[tuple[str, str]] = []
+        for interaction in load_cassette(corpus.cassette_path(scenario)):
+            for body, kind in (
+                (interaction.request.body, ""),
+                (interaction.response.body, interaction.response.content_type),
+            ):
+                for _, document in _documents(body, kind):
+                    walk(document, found)
+        for field, value in found:
+            checked += 1
+            assert value in (declared if field == "tool_name" else PROVIDER_TEXTS), (scenario.id, field, value)
+    assert checked

@@ -207,6 +207,21 @@ def test_every_sent_item_is_held_to_its_apis_request_type(api: str, drop: tuple[
     assert invalid and all(v.location.endswith(f".{field}") for v in invalid), result.violations
 
 
+def test_the_function_call_output_request_type_takes_the_null_call_id_the_sdk_allows(corpus: Corpus) -> None:
+    """openai-python types FunctionCallOutput.call_id Optional[str] (and the spec string|null): the
+    request_schema taken from it must accept `call_id: null`."""
+    import typing
+
+    import jsonschema
+
+    sdk = pytest.importorskip("openai.types.responses.response_input_item_param")
+    assert type(None) in typing.get_args(typing.get_type_hints(sdk.FunctionCallOutput)["call_id"])
+    schema = corpus.wire_types["openai-responses/FunctionToolCallOutput"].data["request_schema"]["schema"]
+    jsonschema.validate({"type": "function_call_output", "call_id": None, "output": "21 C"}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"type": "function_call_output", "call_id": 7, "output": "21 C"}, schema)
+
+
 def _items(body: Any) -> list[dict[str, Any]]:
     """Every object of a request body's messages or input items, their content blocks included."""
     found: list[dict[str, Any]] = []

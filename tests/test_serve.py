@@ -73,7 +73,7 @@ def test_curl_plays_the_scenario_and_the_report_judges_it(served: Served, tmp_pa
     base = served.base_url("openai-chat/one-call")
     first, second = _recorded_requests("openai-chat/one-call.yaml")
     answer = json.loads(
-        _curl("-X", "post", f"{base}/chat/completions", "-H", "content-type: application/json", "-d", first)
+        _curl("-X", "POST", f"{base}/chat/completions", "-H", "content-type: application/json", "-d", first)
     )
     assert answer["choices"][0]["message"]["tool_calls"][0]["id"] == "call_Vq3XbR0LkS8mJ2tN6yPw4cDe"
     # The same scenario streams when the request asks for it, whatever form it was recorded in.

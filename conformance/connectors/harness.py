@@ -36,6 +36,7 @@ PROTOCOL_VERSION = 1
 HARD_LIMIT_SECONDS = 3600.0  # a case without a time limit of its own still ends
 # A bug case's harness may build its library before it greets (a cold Go module cache: minutes).
 BUILD_SECONDS = 900.0
+REPOSITORY = "https://github.com/toolcall-conformance/toolcall-conformance"
 
 
 class HarnessFailed(Exception):
@@ -266,11 +267,17 @@ def bug_harness(bug: BugCase, corpus: Corpus) -> tuple[BugHarness | None, str]:
         return None, bug.reproduction
     fallback = f"{bug.reproduction} (a fallback: %s, so the reproduction adapter stands in for the library)"
     if shutil.which(spec["toolchain"]) is None:
-        return None, fallback % f"{spec['toolchain']} is not on PATH"
+        return None, fallback % f"{spec['toolchain']} is not on PATH; with it there, the library itself runs"
     root = next((r.parent for r in corpus.case_roots if bug.path.resolve().is_relative_to(r.resolve())), None)
     program = shlex.split(spec["command"])[0]
     if root is None or not (root / program).exists():
-        return None, fallback % f"the harness {program} is not in this installation"
+        # An installed package (a wheel) ships the cases but not the harnesses, which build the library.
+        needed = (
+            f"the harness {program} is not in this installation: harnesses ship with the repository, not with "
+            f"the package; in a clone of it ({REPOSITORY}), with {spec['toolchain']} on PATH, "
+            f"`conformance reproduce {bug.id}` runs the library itself"
+        )
+        return None, fallback % needed
     adapter = HarnessAdapter(spec["command"], cwd=str(root), start_timeout=BUILD_SECONDS)
     if "expected" in spec:
         bug = replace(bug, expected=tuple(spec["expected"]))

@@ -428,6 +428,12 @@ def _scenario(d: Mapping[str, Any], path: Path) -> Scenario:
     )
 
 
+def typed_scenario(document: Mapping[str, Any], path: Path) -> Scenario:
+    """A scenario document already valid against the schema (a generated one), typed as the loader types
+    the corpus's own."""
+    return _scenario(to_plain(document), path)
+
+
 def _source(d: Mapping[str, Any]) -> RecordedSource:
     return RecordedSource(
         path=d["path"],

@@ -106,19 +106,25 @@ def read_step(interaction: Interaction) -> Step | Unread:
     return Step(interaction, dialect, body, history, served)
 
 
-def split(cassette: Cassette) -> Split:
-    result = Split()
-    index = _Index()
-    for interaction in cassette:
+class Splitter:
+    """Interactions added one at a time (a proxy's, as they happen), each put in its conversation at once;
+    what a cassette's `split` is, in the same order, whatever came after."""
+
+    def __init__(self) -> None:
+        self.result = Split()
+        self._index = _Index()
+
+    def add(self, interaction: Interaction) -> Conversation | Unread:
+        """The conversation the interaction now ends (a new one, or a branch), or why it is unread."""
         step = read_step(interaction)
         if isinstance(step, Unread):
-            result.unread.append(step)
-            continue
-        result.notes.extend(step.served.notes)
-        found = index.continued(step)
+            self.result.unread.append(step)
+            return step
+        self.result.notes.extend(step.served.notes)
+        found = self._index.continued(step)
         if found is None:
             conversation = Conversation(step.dialect.api, step.dialect, [step])
-            result.conversations.append(conversation)
+            self.result.conversations.append(conversation)
         else:
             conversation, upto = found
             if upto == len(conversation.steps):
@@ -127,9 +133,16 @@ def split(cassette: Cassette) -> Split:
                 # A request that continues an earlier turn (a retry, a second follow-up) branches: its
                 # conversation is that turn's history, then this request.
                 conversation = Conversation(conversation.api, conversation.dialect, [*conversation.steps[:upto], step])
-                result.conversations.append(conversation)
-        index.add(conversation, len(conversation.steps) - 1)
-    return result
+                self.result.conversations.append(conversation)
+        self._index.add(conversation, len(conversation.steps) - 1)
+        return conversation
+
+
+def split(cassette: Cassette) -> Split:
+    splitter = Splitter()
+    for interaction in cassette:
+        splitter.add(interaction)
+    return splitter.result
 
 
 Where = tuple[Conversation, int]  # a conversation and the position of one of its steps

@@ -102,8 +102,12 @@ FACT_KEYS = frozenset(
         "keep_alive",
         "done_reason",
         "created_by",
+        "tool_name",  # a tool_reference names a declared tool: a name, not prose
+        "toolName",
     }
 )
+# Texts the provider itself writes, word for word the same in every response: facts, never prose.
+PROVIDER_TEXTS = frozenset({"Model generated function call(s)."})  # Gemini's finishMessage on a call
 # Keys whose values are a call's arguments: facts the rules compare.
 ARGUMENT_KEYS = frozenset({"arguments", "args", "partial_json", "parsed_arguments", "action", "queries"})
 # Keys whose string values are a text of the conversation, however short.
@@ -252,8 +256,10 @@ def _texts(value: Any, default_label: str) -> list[_Text]:
         elif isinstance(node, list):
             for i, child in enumerate(node):
                 walk(child, (*path, i), ctx, label, parent_key)
-        elif isinstance(node, str) and (
-            ctx in (PROSE, OUTPUT) or (ctx == OTHER and words(node) >= 3 and not is_url(node))
+        elif (
+            isinstance(node, str)
+            and node not in PROVIDER_TEXTS
+            and (ctx in (PROSE, OUTPUT) or (ctx == OTHER and words(node) >= 3 and not is_url(node)))
         ):
             found.append(_Text(path, node, ctx, label if ctx != OTHER else "other texts"))
 
@@ -271,19 +277,61 @@ def voiced(text: str) -> str:
     return voice(text)
 
 
+# --- arguments that quote an output --------------------------------------------------------------
+
+Quotes = dict[str, str]  # a tool output's text -> its voice
+_QUOTE_WORDS = 3  # shorter runs an argument shares with an output are names and values, not quotes
+
+
+def outputs_of(body: bytes) -> Quotes:
+    """The tool outputs a JSON body carries, each with the voice it is given: what an argument that
+    quotes one must be re-voiced by. A body that is not one JSON document has none here."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return {}
+    found = (t for t in _texts(value, "prompts") if t.ctx == OUTPUT and words(t.text) >= _QUOTE_WORDS)
+    return {t.text: voiced(t.text) for t in found}
+
+
+def _requoted(text: str, quotes: Quotes) -> str | None:
+    """An argument's string re-voiced as the output it quotes (whole, or a run of words from it, taken
+    at the same place in the output's voice, which keeps every text's length); None when it quotes none."""
+    if words(text) < _QUOTE_WORDS:
+        return None
+    for original, voice_of in quotes.items():
+        if text == original:
+            return voice_of
+        at = original.find(text)
+        if at >= 0 and len(voice_of) == len(original):
+            return voice_of[at : at + len(text)]
+    return None
+
+
+def _argument_quote(path: Path, value: str, quotes: Quotes) -> str | None:
+    """A string under a call's arguments that quotes an output, re-voiced the same way (inside an
+    arguments JSON text too); None for every other string."""
+    if not quotes or not any(isinstance(step, str) and step in ARGUMENT_KEYS for step in path):
+        return None
+    if json_container(value):
+        new = rewrite(value, lambda _p, inner: _requoted(inner, quotes))
+        return new if new != value else None
+    return _requoted(value, quotes)
+
+
 # --- documents and streams -----------------------------------------------------------------------
 
 
-def _document(text: str, label: str, counts: Counter[str]) -> str:
+def _document(text: str, label: str, counts: Counter[str], quotes: Quotes) -> str:
     value = json.loads(text)
     plan = {t.path: t for t in _texts(value, label)}
-    if not plan:
+    if not plan and not quotes:
         return text
 
     def replace_one(path: Path, value: str) -> str | None:
         found = plan.get(path)
         if found is None:
-            return None
+            return _argument_quote(path, value, quotes)
         new = voiced(value)
         if new != value:
             counts[found.label] += 1
@@ -320,7 +368,7 @@ def _has_deltas(value: Any) -> bool:
     return False
 
 
-def _stream(events: list[str | None], counts: Counter[str]) -> list[str | None]:
+def _stream(events: list[str | None], counts: Counter[str], quotes: Quotes | None = None) -> list[str | None]:
     """The JSON texts of a stream's events re-voiced together (None: an event with no JSON, kept)."""
     values = [json.loads(e) if e is not None else None for e in events]
     deltas = any(_has_deltas(v) for v in values)
@@ -362,13 +410,13 @@ def _stream(events: list[str | None], counts: Counter[str]) -> list[str | None]:
                 return cut[path]
             found = plan.get(path)
             if found is None:
-                return None
+                return _argument_quote(path, value, quotes or {})
             new = voiced(value)
             if new != value:
                 counts[found.label] += 1
             return new
 
-        out.append(rewrite(event, replace_one) if (plan or cut) else event)
+        out.append(rewrite(event, replace_one) if (plan or cut or quotes) else event)
     return out
 
 
@@ -383,7 +431,7 @@ def _json_or_none(text: str, where: str) -> str | None:
     return text
 
 
-def _sse(body: str, counts: Counter[str]) -> str:
+def _sse(body: str, counts: Counter[str], quotes: Quotes) -> str:
     lines = body.splitlines(keepends=True)
     slots: list[int] = []
     payloads: list[str | None] = []
@@ -392,7 +440,7 @@ def _sse(body: str, counts: Counter[str]) -> str:
             content = line[5:].rstrip("\r\n")
             payloads.append(_json_or_none(content, f"SSE line {n + 1}"))
             slots.append(n)
-    new = _stream(payloads, counts)
+    new = _stream(payloads, counts, quotes)
     for n, payload, before in zip(slots, new, payloads, strict=True):
         if payload is None or payload == before:
             continue
@@ -402,10 +450,10 @@ def _sse(body: str, counts: Counter[str]) -> str:
     return "".join(lines)
 
 
-def _ndjson(body: str, counts: Counter[str]) -> str:
+def _ndjson(body: str, counts: Counter[str], quotes: Quotes) -> str:
     lines = body.splitlines(keepends=True)
     payloads = [_json_or_none(line.rstrip("\r\n"), f"line {n + 1}") for n, line in enumerate(lines)]
-    new = _stream(payloads, counts)
+    new = _stream(payloads, counts, quotes)
     out = []
     for line, payload, before in zip(lines, new, payloads, strict=True):
         if payload is None or payload == before:
@@ -415,11 +463,11 @@ def _ndjson(body: str, counts: Counter[str]) -> str:
     return "".join(out)
 
 
-def _json_array_stream(body: str, counts: Counter[str]) -> str:
+def _json_array_stream(body: str, counts: Counter[str], quotes: Quotes) -> str:
     """Gemini's JSON-array stream: one JSON document whose elements are the chunks."""
     value = json.loads(body)
     elements = [json.dumps(v) for v in value]
-    new = _stream(list(elements), counts)
+    new = _stream(list(elements), counts, quotes)
     planned = {i: json.loads(t) for i, t in enumerate(new) if t is not None}
 
     def replace_one(path: Path, text: str) -> str | None:
@@ -431,13 +479,13 @@ def _json_array_stream(body: str, counts: Counter[str]) -> str:
     return rewrite(body, replace_one)
 
 
-def _event_stream(body: bytes, counts: Counter[str]) -> bytes:
+def _event_stream(body: bytes, counts: Counter[str], quotes: Quotes) -> bytes:
     messages = eventstream.decode(body)
     payloads: list[str | None] = []
     for m in messages:
         text = m.payload.decode("utf-8") if m.payload else ""
         payloads.append(_json_or_none(text, f"event-stream message[{m.index}]"))
-    new = _stream(payloads, counts)
+    new = _stream(payloads, counts, quotes)
     ends = [m.offset for m in messages[1:]] + [len(body)]
     # A message whose payload is unchanged keeps its bytes; a changed one is framed again (new CRCs).
     return b"".join(
@@ -446,30 +494,34 @@ def _event_stream(body: bytes, counts: Counter[str]) -> bytes:
     )
 
 
-def revoice_body(body: bytes, content_type: str, counts: Counter[str], label: str) -> bytes:
-    """A request or response body re-voiced; an empty or binary non-stream body is kept."""
+def revoice_body(
+    body: bytes, content_type: str, counts: Counter[str], label: str, quotes: Quotes | None = None
+) -> bytes:
+    """A request or response body re-voiced; an empty or binary non-stream body is kept. `quotes`: the
+    outputs of the conversation, by which an argument quoting one is re-voiced as that output is."""
+    quotes = quotes or {}
     if not body.strip():
         return body
     if eventstream.looks_like_event_stream(body):
-        return _event_stream(body, counts)
+        return _event_stream(body, counts, quotes)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise RevoiceError("a body that is neither UTF-8 text nor an event stream") from None
     head = text.lstrip()[:6]
     if content_type == "text/event-stream" or head.startswith(("data:", "event:", "id:", ":")):
-        return _sse(text, counts).encode("utf-8")
+        return _sse(text, counts, quotes).encode("utf-8")
     if "ndjson" in content_type or "jsonl" in content_type:
-        return _ndjson(text, counts).encode("utf-8")
+        return _ndjson(text, counts, quotes).encode("utf-8")
     try:
         value = json.loads(text)
     except ValueError:
         if all(_line_is_json(line) for line in text.splitlines() if line.strip()):
-            return _ndjson(text, counts).encode("utf-8")
+            return _ndjson(text, counts, quotes).encode("utf-8")
         raise RevoiceError(f"a body that is not JSON: {text[:60]!r}") from None
     if isinstance(value, list) and value and all(isinstance(v, dict) and "candidates" in v for v in value):
-        return _json_array_stream(text, counts).encode("utf-8")
-    return _document(text, label, counts).encode("utf-8")
+        return _json_array_stream(text, counts, quotes).encode("utf-8")
+    return _document(text, label, counts, quotes).encode("utf-8")
 
 
 def _line_is_json(line: str) -> bool:
@@ -491,8 +543,11 @@ def revoice_interaction(interaction: Interaction) -> Revoiced:
     request = interaction.request
     response = interaction.response
     request_type = ",".join(request.headers.get("content-type", ())).lower()
-    new_request = revoice_body(request.body, request_type, counts, "prompts")
-    new_response = revoice_body(response.body, response.content_type, counts, "model answers")
+    # The request carries the conversation's tool outputs: arguments that quote one, in the request's
+    # history or in the calls the response makes, are re-voiced as it is.
+    quotes = outputs_of(request.body)
+    new_request = revoice_body(request.body, request_type, counts, "prompts", quotes)
+    new_response = revoice_body(response.body, response.content_type, counts, "model answers", quotes)
     return Revoiced(
         replace(
             interaction,
@@ -510,4 +565,4 @@ def summary(counts: Counter[str]) -> list[str]:
 
 Keep = Callable[[str], bool]
 
-__all__ = ["RevoiceError", "Revoiced", "revoice_body", "revoice_interaction", "summary", "voiced"]
+__all__ = ["RevoiceError", "Revoiced", "outputs_of", "revoice_body", "revoice_interaction", "summary", "voiced"]

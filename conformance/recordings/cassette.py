@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from conformance.recordings.bounds import (
     parse_json,
     read_file,
 )
+from conformance.recordings.encodings import OPENED, EncodingError, codings, decode, looks_gzip
 from conformance.recordings.yamlio import YamlError, load_data
 
 Headers = Mapping[str, tuple[str, ...]]
@@ -181,7 +181,7 @@ def _request_body(raw: Mapping[str, Any]) -> bytes:
     return body_bytes(body, "the request body")
 
 
-class _Budget:
+class BodyBudget:
     """What the bodies of one cassette may decompress to, in all."""
 
     def __init__(self) -> None:
@@ -195,54 +195,23 @@ class _Budget:
         self.left -= size
 
 
-def _inflate(body: bytes, wbits: int, what: str, budget: _Budget) -> bytes:
-    """zlib, gzip (every member) or raw deflate data, decompressed no further than the budget allows."""
+def _decompress(body: bytes, encoding: str | None, budget: BodyBudget) -> bytes:
+    """A response body opened (conformance.recordings.encodings), no further than the budget allows.
+    Recorders disagree on whether the stored body is still compressed: the bytes are trusted over
+    the header for gzip; deflate and br are opened where the header names them."""
+    named = codings(encoding)
+    coding = "gzip" if looks_gzip(body) else named[-1] if named and named[-1] in ("deflate", "br") else ""
+    if not coding or not body:
+        return body
+    if coding == "br" and "br" not in OPENED:
+        raise BodyError("body is brotli-compressed; install 'brotli' to read it")
     limit = budget.limit(len(body))
-    out = bytearray()
-    rest = body
-    while rest:
-        stream = zlib.decompressobj(wbits)
-        out += stream.decompress(rest, limit + 1 - len(out))
-        if len(out) > limit or stream.unconsumed_tail:
-            raise BodyError(f"{what} decompresses to more than {limit} bytes")
-        if not stream.eof:
-            raise BodyError(f"{what} is cut off before the end of its compressed stream")
-        rest = stream.unused_data.lstrip(b"\x00")  # gzip allows zero padding between members
-        if rest and not (wbits > 16 and rest[:2] == b"\x1f\x8b"):
-            raise BodyError(f"{what} has {len(rest)} bytes after its compressed stream")
-    budget.spend(len(out))
-    return bytes(out)
-
-
-def _decompress(body: bytes, encoding: str | None, budget: _Budget) -> bytes:
-    # Recorders disagree on whether the stored body is still compressed: trust the bytes.
-    what = "the response body"
     try:
-        if body[:2] == b"\x1f\x8b":
-            return _inflate(body, zlib.MAX_WBITS | 16, f"{what} (gzip)", budget)
-        if encoding and encoding.strip().lower() == "deflate" and body:
-            try:
-                return _inflate(body, zlib.MAX_WBITS, f"{what} (deflate)", budget)
-            except zlib.error:
-                return _inflate(body, -zlib.MAX_WBITS, f"{what} (deflate)", budget)
-    except zlib.error as exc:
-        raise BodyError(f"{what} is not valid compressed data: {exc}") from None
-    if encoding and encoding.strip().lower() == "br" and body:
-        try:
-            import brotli  # type: ignore[import-not-found]
-        except ImportError:
-            raise BodyError("body is brotli-compressed; install 'brotli' to read it") from None
-        try:
-            decompressed = bytes(brotli.Decompressor().process(body, output_buffer_limit=budget.limit(len(body)) + 1))
-        except TypeError:  # a brotli without an output limit: decompress, then measure
-            decompressed = bytes(brotli.decompress(body))
-        except brotli.error as exc:
-            raise BodyError(f"{what} is not valid brotli data: {exc}") from None
-        if len(decompressed) > budget.limit(len(body)):
-            raise BodyError(f"{what} (brotli) decompresses to more than {budget.limit(len(body))} bytes")
-        budget.spend(len(decompressed))
-        return decompressed
-    return body
+        opened = decode(body, coding, limit)
+    except EncodingError as exc:
+        raise BodyError(f"the response body ({'brotli' if coding == 'br' else coding}) {exc}") from None
+    budget.spend(len(opened))
+    return opened
 
 
 def _status(raw: Mapping[str, Any]) -> int:
@@ -259,7 +228,7 @@ def status_code(code: Any) -> int:
     return code
 
 
-def _response(raw: Mapping[str, Any], budget: _Budget) -> HttpResponse:
+def _response(raw: Mapping[str, Any], budget: BodyBudget) -> HttpResponse:
     headers = _headers(raw.get("headers"), "the response")
     status = _status(raw)
     if "parsed_body" in raw:
@@ -269,6 +238,29 @@ def _response(raw: Mapping[str, Any], budget: _Budget) -> HttpResponse:
         body = body_bytes(body_raw.get("string") if isinstance(body_raw, Mapping) else body_raw, "the response body")
     body = _decompress(body, _header(headers, "content-encoding"), budget)
     return HttpResponse(status=status, headers=headers, body=body)
+
+
+def recorded_exchange(
+    request: tuple[str, str, Any, Any], response: tuple[int, Any, Any], budget: BodyBudget
+) -> tuple[HttpRequest, HttpResponse]:
+    """A request (method, URI, headers, body) and a response (status, headers, body) as another recorder
+    wrote them, read as vcrpy's are: headers a mapping of names to a value or a list of values, bodies
+    text or bytes, a response body decompressed within `budget`. Raises BodyError."""
+    method, uri, request_headers, request_body = request
+    status, response_headers, response_body = response
+    if not 100 <= status <= 599:
+        raise BodyError(f"the response status {status} is not an HTTP status code (100 to 599)")
+    headers = _headers(response_headers, "the response")
+    body = _decompress(body_bytes(response_body, "the response body"), _header(headers, "content-encoding"), budget)
+    return (
+        HttpRequest(
+            method=method.upper(),
+            uri=uri,
+            headers=_headers(request_headers, "the request"),
+            body=body_bytes(request_body, "the request body"),
+        ),
+        HttpResponse(status=status, headers=headers, body=body),
+    )
 
 
 def _request(raw: Mapping[str, Any]) -> HttpRequest:
@@ -292,20 +284,25 @@ def yaml_refusal(exc: YamlError, path: str) -> CassetteError:
     return CassetteError(path, f"{prefix}{where}: {message.removeprefix('cannot read: ')}")
 
 
-def parse_cassette(text: str | bytes, path: str = "<cassette>") -> Cassette:
+def load_cassette_data(text: str | bytes, path: str = "<cassette>") -> Any:
+    """A cassette file's YAML as plain data, within the bounds; a CassetteError (located) when it is not YAML.
+    Other recorders' YAML (go-vcr's) is read this way too, then shaped by its own reader."""
     try:
-        data = load_data(text, path)
+        return load_data(text, path)
     except YamlError as exc:
         raise yaml_refusal(exc, path) from None
-    return cassette_from_data(data, path)
 
 
-def cassette_from_data(data: Any, path: str) -> Cassette:
-    """A cassette from its YAML read as data (vcrpy's `interactions:` list)."""
+def parse_cassette(text: str | bytes, path: str = "<cassette>") -> Cassette:
+    return cassette_from_data(load_cassette_data(text, path), path)
+
+
+def cassette_from_data(data: Any, path: str = "<cassette>") -> Cassette:
+    """A vcrpy cassette from its YAML's data."""
     if not isinstance(data, Mapping) or not isinstance(data.get("interactions"), list):
         raise CassetteError(path, "not a vcrpy cassette: no 'interactions' list")
     interactions: list[Interaction] = []
-    budget = _Budget()
+    budget = BodyBudget()
     for index, raw in enumerate(data["interactions"]):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("request"), Mapping):
             raise CassetteError(path, "interaction has no 'request' mapping", index)

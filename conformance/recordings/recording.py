@@ -29,15 +29,17 @@ scrubber for every path that writes.
 from __future__ import annotations
 
 import base64
-import gzip
 import json
 import os
 import re
-import zlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
+
+from conformance.recordings.bounds import MAX_BODY_BYTES
+from conformance.recordings.encodings import OPENED, EncodingError, codings, decode, looks_gzip, looks_zlib
+from conformance.recordings.encodings import encode as encode_body
 
 SCRUBBED = "<scrubbed>"
 
@@ -165,7 +167,6 @@ KEY_SHAPES = re.compile(
 _BEARER = re.compile(r"(?i)\b(bearer\s+)(?!<scrubbed>)[A-Za-z0-9._~+/=-]{8,}")
 _KEY_SHAPES_BYTES = re.compile(KEY_SHAPES.pattern.encode())
 _BEARER_BYTES = re.compile(_BEARER.pattern.encode())
-_MAX_INFLATED = 64 * 1024 * 1024
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 
@@ -249,16 +250,26 @@ class Scrubber:
                 text = text.replace(form, SCRUBBED)
         return _BEARER.sub(lambda m: m.group(1) + SCRUBBED, KEY_SHAPES.sub(SCRUBBED, text))
 
-    def data(self, data: bytes, content_type: str = "") -> bytes:
-        """A body's bytes: compressed and event-stream bodies are opened, scrubbed and closed again,
-        so that they stay readable."""
+    def data(self, data: bytes, content_type: str = "", encoding: str = "") -> bytes:
+        """A body's bytes (`encoding`: its Content-Encoding): a compressed body is opened, scrubbed (fields by
+        name, then every value) and closed again, so that it stays readable; one that cannot be opened is
+        never written as it is, but replaced by a line saying why."""
         if not data:
             return data
-        if data[:2] == b"\x1f\x8b":
-            inflated = _inflate(data)
-            if inflated is not None:
-                scrubbed = self.data(inflated, content_type)
-                return data if scrubbed == inflated else gzip.compress(scrubbed, mtime=0)
+        try:
+            opened = _opened(data, encoding)
+        except EncodingError as exc:
+            return f"{SCRUBBED} a {encoding or 'gzip'} body the scrubber could not open: {exc}".encode()
+        if opened is None:
+            return self._plain(data, content_type)
+        coding, inflated = opened
+        scrubbed = self._plain(inflated, content_type)
+        return data if scrubbed == inflated else encode_body(scrubbed, coding)
+
+    def _plain(self, data: bytes, content_type: str) -> bytes:
+        fields = self._fields(data, content_type)
+        if fields is not None:
+            data = fields
         if "amazon.eventstream" in content_type:
             framed = self._event_stream(data)
             if framed is not None:
@@ -364,16 +375,16 @@ class Scrubber:
                     out[name] = out[name][0]
         return out
 
-    def body(self, body: Any, content_type: str = "") -> Any:
+    def body(self, body: Any, content_type: str = "", encoding: str = "") -> Any:
         """A request or response body as vcrpy holds it (bytes, text, or None)."""
         if body is None:
             return None
         if isinstance(body, str):
-            return self.body(body.encode("utf-8", "surrogatepass"), content_type).decode("utf-8", "surrogatepass")
+            scrubbed = self.body(body.encode("utf-8", "surrogatepass"), content_type, encoding)
+            return scrubbed.decode("utf-8", "surrogatepass")
         if not isinstance(body, bytes):
             return body
-        fields = self._fields(body, content_type)
-        return self.data(fields if fields is not None else body, content_type)
+        return self.data(body, content_type, encoding)
 
     def _fields(self, body: bytes, content_type: str) -> bytes | None:
         """A JSON or form body with its credential fields scrubbed by name; None when it has none."""
@@ -405,12 +416,13 @@ class Scrubber:
     def request(self, request: Any) -> Any:
         """A vcrpy Request, scrubbed in place (vcrpy hands the hooks a copy)."""
         request.headers = self.headers(dict(request.headers))
-        content_type = str(request.headers.get("content-type") or "").lower()
+        content_type = _content_type(request.headers)
+        encoding = _header(request.headers, "content-encoding")
         body = request.body
         if hasattr(body, "getvalue"):
             body = body.getvalue()
         if isinstance(body, bytes | str):
-            request.body = self.body(body, content_type)
+            request.body = self.body(body, content_type, encoding)
         request.uri = self.uri(request.uri)
         request.headers = self.headers(dict(request.headers))  # values learned from the body and the URI
         return request
@@ -421,9 +433,10 @@ class Scrubber:
         if isinstance(headers, Mapping):
             response["headers"] = self.headers(headers, response=True)
         content_type = _content_type(response.get("headers"))
+        encoding = _header(response.get("headers"), "content-encoding")
         body = response.get("body")
         if isinstance(body, dict) and "string" in body:
-            response["body"] = {**body, "string": self.body(body["string"], content_type)}
+            response["body"] = {**body, "string": self.body(body["string"], content_type, encoding)}
         return response
 
     def interaction(self, interaction: Mapping[str, Any]) -> dict[str, Any]:
@@ -433,15 +446,16 @@ class Scrubber:
         if isinstance(request.get("headers"), Mapping):
             request["headers"] = self.headers(request["headers"])
         content_type = _content_type(request.get("headers"))
+        encoding = _header(request.get("headers"), "content-encoding")
         if isinstance(request.get("uri"), str):
             request["uri"] = self.uri(request["uri"])
         if "parsed_body" in request:
             request["parsed_body"] = self.value(request["parsed_body"])
         body = request.get("body")
         if isinstance(body, dict) and "string" in body:
-            request["body"] = {**body, "string": self.body(body["string"], content_type)}
+            request["body"] = {**body, "string": self.body(body["string"], content_type, encoding)}
         else:
-            request["body"] = self.body(body, content_type)
+            request["body"] = self.body(body, content_type, encoding)
         out["request"] = request
         response = dict(out.get("response") or {})
         if "parsed_body" in response:
@@ -499,22 +513,47 @@ def _secret_parameter(name: str) -> bool:
 
 
 def _content_type(headers: Any) -> str:
+    return _header(headers, "content-type").lower()
+
+
+def _header(headers: Any, wanted: str) -> str:
     if not isinstance(headers, Mapping):
         return ""
     for name, value in headers.items():
-        if str(name).lower() == "content-type":
+        if str(name).lower() == wanted:
             values = value if isinstance(value, list) else [value]
-            return str(values[0]).lower() if values else ""
+            return str(values[0]) if values else ""
     return ""
 
 
-def _inflate(data: bytes) -> bytes | None:
+def _opened(data: bytes, encoding: str) -> tuple[str, bytes] | None:
+    """The coding a body is in and its opened bytes; None for a body in none (or opened already: recorders
+    disagree on whether a stored body is still compressed, so the bytes are trusted over the header).
+    EncodingError when it is compressed but cannot be opened: such a body is never written as it is."""
+    named = codings(encoding)
+    coding = named[-1] if named else ""
+    if looks_gzip(data):
+        coding = "gzip"
+    elif coding == "gzip" or (not coding and not looks_zlib(data)):
+        return None  # no coding, or a gzip header over bytes that are not gzip: stored opened already
+    elif not coding or (coding == "deflate" and not looks_zlib(data)):
+        # zlib-shaped bytes under no header, or raw deflate (which has no header to recognise it by):
+        # opened when they open whole, else plain bytes.
+        try:
+            return "deflate", decode(data, "deflate", MAX_BODY_BYTES)
+        except EncodingError:
+            return None
+    elif coding not in OPENED and _utf8(data):
+        return None  # a coding not opened here over text: stored opened already
+    return coding, decode(data, coding, MAX_BODY_BYTES)
+
+
+def _utf8(data: bytes) -> bool:
     try:
-        stream = zlib.decompressobj(zlib.MAX_WBITS | 16)
-        out = stream.decompress(data, _MAX_INFLATED)
-    except zlib.error:
-        return None
-    return out if stream.eof and not stream.unconsumed_tail else None
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def scrub_cassette(

@@ -558,6 +558,25 @@ for _tag in ("set", "timestamp", "binary", "omap", "pairs"):
     _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _not_json)
 
 
+def _python_tag_as_data(loader: _PlainLoader, suffix: str, node: Node) -> Any:
+    """A `!!python/...` tag in a cassette, read as the data under it and never run: vcrpy's cassettes
+    recorded through aiohttp name header keys `!!python/object/apply:multidict._multidict.istr [Name]`
+    (a case-insensitive string: here, the string) and may hold a `yarl.URL`'s state. Loading those tags
+    the way PyYAML's unsafe loaders do would import and call whatever the file names."""
+    if isinstance(node, ScalarNode):
+        return loader.construct_scalar(node)
+    # Not deep: the collections under it are filled after, as every other collection is, without recursion.
+    if isinstance(node, SequenceNode):
+        items = loader.construct_sequence(node)
+        if suffix.startswith("object/apply:") and suffix.endswith("istr") and len(items) == 1:
+            return str(items[0])
+        return items
+    return loader.construct_mapping(node)  # type: ignore[arg-type]
+
+
+_PlainLoader.add_multi_constructor("tag:yaml.org,2002:python/", _python_tag_as_data)
+
+
 def _decode(data: bytes, path: Path | str) -> str:
     # As PyYAML's reader does: UTF-16 when a byte order mark says so, else UTF-8.
     try:

@@ -12,28 +12,26 @@ Every request is answered by its scenario's `ReplaySession`; nothing is forwarde
 
 from __future__ import annotations
 
-import json
-import re
-import socket
-import sys
+import asyncio
 import threading
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth
+from aiohttp import web
+from multidict import CIMultiDict
+
+from conformance.recordings.bounds import MAX_BODY_BYTES, MAX_DEPTH, json_text_depth, parse_json
+from conformance.recordings.encodings import EncodingError, decode
+from conformance.replay.httpserver import BACKLOG, BodyTooLarge, ThreadedServer, read_bounded
 from conformance.replay.session import ReplaySession
 from conformance.replay.transports.base import Answer, Request
 
 CONTROL = "/_conformance"
 MAX_BODY = MAX_BODY_BYTES  # a tool-loop request is never near this; a larger one is refused, inflated or not
-# Connections waiting to be accepted. The stdlib's 5 refused connections (8-12% of requests failed)
-# once 64 clients connected at the same moment; the kernel caps this at somaxconn.
-BACKLOG = 1024
 MAX_ESCAPES = 100  # proxy requests kept for the report; a client that loops on them adds no memory
-_DIGITS = re.compile(r"[0-9]+")
+IDLE_TIMEOUT = 60.0  # seconds a connection may sit between requests, or before its first request's head ends
+BODY_TIMEOUT = 60.0  # seconds a client may take to send a request's body
 
 
 class BodyError(ValueError):
@@ -50,9 +48,8 @@ class ReplayServer:
         # scenario id -> the tools of its loop: (name, arguments) -> the canned output
         self._tools: dict[str, Callable[[str, Any], str]] = {}
         self._lock = threading.Lock()
-        self._httpd = _HTTPServer((host, port), _Handler)
-        self._httpd.replay = self
-        self._thread: threading.Thread | None = None
+        self._http = ThreadedServer(self._serve, host, port, idle_timeout=IDLE_TIMEOUT, auto_decompress=False)
+        self.backlog = BACKLOG
         # Requests sent to this server as a proxy (an absolute URL, or CONNECT): a client that sends its
         # traffic past the replay. Refused, never forwarded, and kept for the report.
         self.escapes: deque[str] = deque(maxlen=MAX_ESCAPES)  # the latest of them
@@ -63,8 +60,7 @@ class ReplayServer:
     # --- lifecycle -----------------------------------------------------------------------------
     @property
     def address(self) -> tuple[str, int]:
-        host, port = self._httpd.server_address[:2]
-        return str(host), int(port)
+        return self._http.address
 
     @property
     def url(self) -> str:
@@ -72,17 +68,11 @@ class ReplayServer:
         return f"http://{host}:{port}"
 
     def start(self) -> ReplayServer:
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="conformance-replay", daemon=True
-        )
-        self._thread.start()
+        self._http.start()
         return self
 
     def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._http.stop(timeout=10)
 
     def __enter__(self) -> ReplayServer:
         return self.start()
@@ -170,138 +160,72 @@ class ReplayServer:
             return Answer.json(200, self.results())
         return Answer.json(404, {"error": {"message": f"unknown control path {CONTROL}{what}"}})
 
+    async def _serve(self, request: web.BaseRequest) -> web.StreamResponse:
+        method, target = request.method, request.raw_path
+        if method.upper() == "CONNECT" or target.lower().startswith(("http://", "https://")):
+            # A client configured with this server as its proxy, reaching for a host of its own.
+            shown = (target if method.upper() != "CONNECT" else f"https://{target}").split("?", 1)[0]
+            self.escaped += 1
+            self.escapes.append(shown)
+            message = f"the conformance replay lets nothing out: {shown} was refused"
+            return _response(Answer(403, message.encode(), {"content-type": "text/plain"}), close=True)
+        try:
+            body = await _read_body(request)
+        except BodyError as exc:
+            # What is left of the body is not read: the connection cannot go on.
+            return _response(self.refuse(target, exc.status, f"unreadable request body: {exc}"), close=True)
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        try:
+            answer = self.dispatch(method, target, headers, body)
+        except Exception as exc:  # a fault of the replay itself: answered, never a dropped connection
+            answer = Answer.json(500, {"error": {"message": f"the replay failed: {type(exc).__name__}: {exc}"}})
+        return _response(answer)
+
     def _tool(self, scenario_id: str, body: bytes) -> Answer:
         """A harness's tool asks for its output: `{"name", "arguments"}` -> `{"output"}`."""
         tools = self._tools.get(scenario_id)
         if tools is None:
             return Answer.json(404, {"error": {"message": f"no tools are served for {scenario_id!r}"}})
         try:
-            call = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+            call = parse_json(body, "the tool call")
+        except ValueError:  # not JSON, or nested past MAX_DEPTH (which Python's parser cannot take)
             call = None
         if not isinstance(call, dict) or not isinstance(call.get("name"), str) or "arguments" not in call:
             return Answer.json(400, {"error": {"message": 'a tool call is {"name": string, "arguments": ...}'}})
         return Answer.json(200, {"output": tools(call["name"], call["arguments"])})
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = BACKLOG
-    replay: ReplayServer
+async def _read_body(request: web.BaseRequest) -> bytes:
+    """The request's body, read within MAX_BODY and BODY_TIMEOUT, gzip opened (every member)."""
+    declared = request.content_length
+    if declared is not None and declared > MAX_BODY:
+        raise BodyError(413, f"{declared} bytes; the replay accepts at most {MAX_BODY}")
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT):
+            body = await read_bounded(request.content, MAX_BODY)
+    except BodyTooLarge:
+        raise BodyError(413, f"more than {MAX_BODY} bytes; the replay accepts at most {MAX_BODY}") from None
+    except TimeoutError:
+        raise BodyError(408, f"the body was not sent within {BODY_TIMEOUT:.0f} s") from None
+    except Exception as exc:  # the client closed early, or its chunks or length broke
+        raise BodyError(400, f"the body ended early or its framing broke: {exc}") from None
+    if request.headers.get("content-encoding", "").lower() == "gzip" and body[:2] == b"\x1f\x8b":
+        body = _gunzip(body, MAX_BODY)
+    return body
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that hangs up mid-request is its own business, not a traceback on our stderr.
-        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            return
-        super().handle_error(request, client_address)
 
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, which Node's fetch and most SDKs use
-    server: _HTTPServer
-
-    def setup(self) -> None:
-        super().setup()
-        # Without it a keep-alive answer waits for the client's delayed ACK (about 40 ms) whenever
-        # the kernel has something unacknowledged in flight.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def __getattr__(self, name: str) -> Any:
-        # http.server looks up do_<METHOD> as sent; clients send `post` too.
-        if name.startswith("do_"):
-            return self._serve
-        raise AttributeError(name)
-
-    def _serve(self) -> None:
-        if self.command.upper() == "CONNECT" or self.path.lower().startswith(("http://", "https://")):
-            # A client configured with this server as its proxy, reaching for a host of its own.
-            target = self.path if self.command.upper() != "CONNECT" else f"https://{self.path}"
-            self.server.replay.escaped += 1
-            self.server.replay.escapes.append(target.split("?", 1)[0])
-            self.close_connection = True
-            message = f"the conformance replay lets nothing out: {target.split('?', 1)[0]} was refused"
-            self._send(Answer(403, message.encode(), {"content-type": "text/plain", "connection": "close"}))
-            return
-        try:
-            body = self._body()
-        except BodyError as exc:
-            self.close_connection = True  # what is left of the body is not read: the connection cannot go on
-            self._send(self.server.replay.refuse(self.path, exc.status, f"unreadable request body: {exc}"))
-            return
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        try:
-            answer = self.server.replay.dispatch(self.command, self.path, headers, body)
-        except Exception as exc:  # a fault of the replay itself: answered, never a dropped connection
-            answer = Answer.json(500, {"error": {"message": f"the replay failed: {type(exc).__name__}: {exc}"}})
-        self._send(answer)
-
-    def _body(self) -> bytes:
-        if "chunked" in self.headers.get("transfer-encoding", "").lower():
-            body = self._chunked()
-        else:
-            declared = (self.headers.get("content-length") or "0").strip()
-            if not _DIGITS.fullmatch(declared):
-                raise BodyError(400, f"Content-Length {declared!r} is not a length")
-            length = int(declared)
-            if length > MAX_BODY:
-                raise BodyError(413, f"{length} bytes; the replay accepts at most {MAX_BODY}")
-            body = self.rfile.read(length) if length else b""
-            if len(body) < length:
-                raise BodyError(400, f"the body ended after {len(body)} of {length} bytes")
-        if self.headers.get("content-encoding", "").lower() == "gzip" and body[:2] == b"\x1f\x8b":
-            body = _gunzip(body, MAX_BODY)
-        return body
-
-    def _chunked(self) -> bytes:
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            line = self.rfile.readline(1024).split(b";", 1)[0].strip() or b"0"
-            try:
-                size = int(line, 16)
-            except ValueError:
-                raise BodyError(400, f"chunk size {line[:20]!r} is not hexadecimal") from None
-            if size < 0:
-                raise BodyError(400, f"chunk size {line[:20]!r} is negative")
-            if size == 0:
-                while self.rfile.readline(65537).strip():  # trailers
-                    pass
-                return b"".join(chunks)
-            total += size
-            if total > MAX_BODY:
-                raise BodyError(413, f"more than {MAX_BODY} bytes; the replay accepts at most {MAX_BODY}")
-            chunk = self.rfile.read(size)
-            if len(chunk) < size:
-                raise BodyError(400, "the body ended inside a chunk")
-            chunks.append(chunk)
-            self.rfile.readline(1024)
-
-    def _send(self, answer: Answer) -> None:
-        # send_response would add the server's own Server and Date beside the recorded ones; two
-        # Date headers reach a client as one unparseable value ("<now>, <recorded>"), which SDKs
-        # that read the response's date (as its timestamp) refuse. A recorded header wins.
-        self.log_request(answer.status)
-        self.send_response_only(answer.status)
-        sent = {name.lower() for name in answer.headers}
-        if "server" not in sent:
-            self.send_header("Server", self.version_string())
-        if "date" not in sent:
-            self.send_header("Date", self.date_time_string())
-        for name, value in answer.headers.items():
-            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
-                self.send_header(name, value)
-        if answer.headers.get("connection") == "close" or self.close_connection:
-            self.send_header("connection", "close")
-        self.send_header("content-length", str(len(answer.body)))
-        # Headers and body in one send: two small writes wait on the client's delayed ACK.
-        self._headers_buffer.append(b"\r\n")
-        if self.command.upper() != "HEAD":
-            self._headers_buffer.append(answer.body)
-        self.flush_headers()
+def _response(answer: Answer, close: bool = False) -> web.Response:
+    # A recorded Server or Date header is the only one sent (aiohttp adds its own only where none is):
+    # two Date headers reach a client as one unparseable value, which SDKs that read it refuse.
+    headers = CIMultiDict(
+        (name, value)
+        for name, value in answer.headers.items()
+        if name.lower() not in ("content-length", "transfer-encoding", "connection")
+    )
+    response = web.Response(status=answer.status, body=answer.body, headers=headers)
+    if close or answer.headers.get("connection") == "close":
+        response.force_close()
+    return response
 
 
 def _names_a_scenario(path: str) -> bool:
@@ -312,21 +236,12 @@ def _names_a_scenario(path: str) -> bool:
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
-    """A gzip body inflated to at most `limit` bytes; what goes past it, or stops short, is refused."""
-    out: list[bytes] = []
-    size = 0
-    rest = body
-    while rest:
-        inflater = zlib.decompressobj(wbits=31)
-        try:
-            part = inflater.decompress(rest, limit - size + 1)
-        except zlib.error as exc:
-            raise BodyError(400, f"not gzip: {exc}") from None
-        size += len(part)
-        if size > limit or inflater.unconsumed_tail:
-            raise BodyError(413, f"inflates past {limit} bytes; the replay accepts at most {limit}")
-        if not inflater.eof:
-            raise BodyError(400, "the gzip stream is truncated")
-        out.append(part)
-        rest = inflater.unused_data
-    return b"".join(out)
+    """A gzip body inflated (every member) to at most `limit` bytes; what goes past it, or stops short, is refused."""
+    try:
+        return decode(body, "gzip", limit)
+    except EncodingError as exc:
+        if str(exc).startswith("decompresses to more than"):
+            raise BodyError(413, f"inflates past {limit} bytes; the replay accepts at most {limit}") from None
+        if "cut off" in str(exc):
+            raise BodyError(400, "the gzip stream is truncated") from None
+        raise BodyError(400, f"not gzip: {exc}") from None

@@ -195,7 +195,19 @@ def summary_lines(baseline: Baseline, results: Iterable[CaseResult], known: Coll
     lines = [f"baseline {baseline.path}: {expected} expected failure(s) seen, {len(stale)} stale, {len(new)} new"]
     lines += [f"  stale (passes now): {case_id}" for case_id in stale]
     lines += [f"  stale (no such case): {case_id}" for case_id in baseline.unknown(known)]
+    pending = unexplained(baseline)
+    if pending:
+        shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
+        lines.append(
+            f"WARNING: {len(pending)} of the baseline's {len(baseline.entries)} entries still give the generated "
+            f"reason {PLACEHOLDER!r}: write why each failure is expected, or link its issue ({shown})"
+        )
     return lines
+
+
+def unexplained(baseline: Baseline) -> list[str]:
+    """The entries whose reason is still the placeholder `--update-baseline` wrote, with no link."""
+    return [e.case_id for e in baseline.entries.values() if e.reason.strip() == PLACEHOLDER and not e.link]
 
 
 def update_note(before: Baseline | None, document: Mapping[str, Any], path: Path) -> str:

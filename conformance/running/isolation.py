@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from conformance.connectors.adapters import AdapterSpecError
@@ -78,6 +79,8 @@ class IsolatedAdapter:
         self._then: list[tuple[Scenario, Any]] = []
         self._posted: deque[_Posted] = deque()
         self._answered_at = 0.0  # when the last posted case's answer was taken: the next began by then
+        # A scenario the worker's corpus does not hold (a generated one), handed over with the case.
+        self._carried: dict[str, Any] = {}
 
     @property
     def name(self) -> str:
@@ -121,14 +124,24 @@ class IsolatedAdapter:
             summary = f"the adapter's worker process handed over what no worker hands over ({exc}); nothing was judged"
             return CaseResult(scenario.id, scenario.api, "error", summary=summary)
 
+    def run_carried(self, scenario: Scenario, corpus: Corpus, options: Any, cassettes: Path) -> CaseResult:
+        """A scenario of no case file (a generated one) run in the worker like any case: its document
+        goes with the case, its cassette is read from `cassettes`."""
+        self._drop_posted()
+        self._carried = {"document": dict(scenario.data), "path": str(scenario.path), "cassettes": str(cassettes)}
+        try:
+            return self.run(scenario, corpus, options)
+        finally:
+            self._carried = {}
+
     def _codec_case(self, scenario: Scenario, corpus: Corpus, options: Any) -> CaseResult:
         if scenario.api not in self.apis:
             return CaseResult(scenario.id, scenario.api, "skip", summary=self.skip_reason(scenario.api))
-        if self._posted and self._posted[0].case == scenario.id:
+        if self._posted and self._posted[0].case == scenario.id and not self._carried:
             answer = self._collect(self._posted.popleft())
         else:
             self._drop_posted()  # posted for cases that did not come next (the run stopped, or changed order)
-            answer = self.ask({"cmd": "codec", "case": scenario.id})
+            answer = self.ask({"cmd": "codec", "case": scenario.id, **self._carried})
         self._post_then()
         if "corpus" in answer:
             return _corpus_claim(answer["corpus"], scenario, corpus)
@@ -201,7 +214,7 @@ class IsolatedAdapter:
             "base_url": options.base_url,
             "replay": options.replay,
         }
-        answer = self.ask({"cmd": "client", "case": scenario.id, "options": settings})
+        answer = self.ask({"cmd": "client", "case": scenario.id, "options": settings, **self._carried})
         if "corpus" in answer:
             return _corpus_claim(answer["corpus"], scenario, corpus)
         if "raised" in answer:

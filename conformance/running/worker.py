@@ -18,6 +18,8 @@ messages are the suite's own (not the harness protocol):
           | {"seq": N, "crash": {"description", "detail"}}  (the adapter called os._exit(0))
           | {"seq": N, "corpus": TEXT}
     -> {"cmd": "client", "seq": N, "adapter": SPEC, "case": ID, "options": {...}}
+       either command may carry a scenario of no case file: "document" (the scenario case), "path" (where
+       its file would be) and "cassettes" (the directory its cassette is under)
        <- {"seq": N, "run": {...}} | {"seq": N, "raised": {...}} | {"seq": N, "timeout": S} | {"seq": N, "corpus": TEXT}
 
 The worker never judges: it answers with what the adapter returned or sent (conformance.running.handover),
@@ -100,11 +102,20 @@ def serve(inp: IO[str], out: IO[str]) -> None:
         if corpus is None:
             say({"seq": seq, "error": problem})
             continue
+        run = _codec_run if command == "codec" else _client_run
+        if isinstance(message.get("document"), dict):
+            # A scenario of no case file (generated): typed from its document, its cassette beside.
+            from conformance.corpus.loading import typed_scenario
+            from conformance.generated.cassettes import corpus_with
+
+            scenario = typed_scenario(message["document"], Path(str(message.get("path"))))
+            carried = corpus_with(corpus, scenario, Path(str(message.get("cassettes"))))
+            say({"seq": seq, **run(adapter, carried, scenario, message)})
+            continue
         if message.get("case") not in corpus.scenarios:
             say({"seq": seq, "error": f"the worker has no scenario {message.get('case')!r}"})
             continue
         scenario = corpus.scenarios[message["case"]]
-        run = _codec_run if command == "codec" else _client_run
         say({"seq": seq, **run(adapter, corpus, scenario, message)})
 
 

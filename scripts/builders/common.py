@@ -76,6 +76,8 @@ class StreamShape:
     indices: tuple[int, ...] = ()  # the stream index of each call of a turn, in order (default 0, 1, ...)
     id: str = "first"  # on which deltas the call id appears: first, every, empty-after-first, absent
     name: str = "first"  # first: with the opening delta; late: after the first argument fragment
+    calls_per_event: str = "one"  # one: each call in an event of its own; all: a response's calls in one event
+    thought: bool = False  # a thought summary streams before the calls
 
     def index(self, k: int) -> int:
         return self.indices[k] if k < len(self.indices) else k
@@ -89,6 +91,8 @@ def stream_shape(scenario: Scenario) -> StreamShape:
         indices=tuple(raw.get("indices", ())),
         id=str(raw.get("id", "first")),
         name=str(raw.get("name", "first")),
+        calls_per_event=str(raw.get("calls_per_event", "one")),
+        thought=bool(raw.get("thought", False)),
     )
 
 

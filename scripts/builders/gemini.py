@@ -18,7 +18,7 @@ import base64
 import json
 from typing import Any
 
-from builders.common import interaction, prior_turns, seed, split
+from builders.common import interaction, prior_turns, seed, split, stream_shape
 from conformance.corpus.loading import ExpectedCall, ExpectedTurn, Scenario
 
 JSON_UTF8 = "application/json; charset=UTF-8"
@@ -106,9 +106,14 @@ def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
     body: dict[str, Any] = {"contents": contents, "tools": _tools(scenario)}
     if any(c.provider_executed and c.name != CODE_EXECUTION for c in scenario.all_calls()):
         body["toolConfig"] = {"includeServerSideToolInvocations": True}
-    if scenario.id in THOUGHT_SUMMARIES:
+    if _thoughts(scenario):
         body["generationConfig"] = {"thinkingConfig": {"includeThoughts": True}}
     return body
+
+
+def _thoughts(scenario: Scenario) -> bool:
+    """Thought summaries asked for (thinkingConfig.includeThoughts): a thought part streams first."""
+    return scenario.id in THOUGHT_SUMMARIES or (scenario.stream and stream_shape(scenario).thought)
 
 
 def _response_id(digest: str) -> str:
@@ -164,9 +169,9 @@ def _response(scenario: Scenario, index: int) -> tuple[str, str]:
     pieces: list[list[dict[str, Any]]] = (
         [[p] for p in parts] if turn.calls else [[{"text": t}] for t in split(turn.text or "", 3)]
     )
-    if scenario.id in CALLS_IN_ONE_CHUNK and turn.calls:
+    if (scenario.id in CALLS_IN_ONE_CHUNK or stream_shape(scenario).calls_per_event == "all") and turn.calls:
         pieces = [parts]
-    if scenario.id in THOUGHT_SUMMARIES and turn.calls:
+    if _thoughts(scenario) and turn.calls:
         thought = f"**Planning the lookup**\n\nI will call `{turn.calls[0].name}` to answer this.\n\n"
         pieces.insert(0, [{"text": thought, "thought": True}])
     chunks = [

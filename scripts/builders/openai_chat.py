@@ -375,8 +375,17 @@ SERVERS: dict[str, tuple[str, Callable[[Scenario, int], tuple[str, str]]]] = {
 }
 
 
+def served_by(scenario: Scenario) -> str:
+    """The server whose shapes a scenario's responses take. OpenAI itself has one stream shape; a
+    scenario that asks for another (its stream_shape) is served by a compatible server, in that shape."""
+    named = SERVED_BY.get(scenario.id)
+    if named is not None:
+        return named
+    return "compatible" if scenario.stream and scenario.data.get("stream_shape") else "openai"
+
+
 def build(scenario: Scenario) -> list[dict[str, Any]]:
-    uri, respond = SERVERS[SERVED_BY.get(scenario.id, "openai")]
+    uri, respond = SERVERS[served_by(scenario)]
     interactions = []
     for index in range(len(scenario.turns)):
         content_type, body = respond(scenario, index)

@@ -3,6 +3,8 @@
 | format | told by | module |
 |---|---|---|
 | vcrpy YAML, pydantic-ai's `parsed_body` form | anything else | `conformance.recordings.cassette` |
+| go-vcr YAML, cassette versions 1 and 2 | requests with `url:`, not `uri:` | `govcr` |
+| HTTP Archives (LangChain.js's net-mocks, Polly.js) | a name ending `.har`, or `{"log":` | `har` |
 | langchain-tests' gzipped cassettes | a name ending `.yaml.gz` | `langchain_gz` |
 | rig's httpmock YAML (ids redacted as `call_REDACTED_n`) | documents of `when:`/`then:` | `httpmock` |
 | langchaingo's httprr traces | a first line `httprr trace v1` | `httprr` |
@@ -18,12 +20,12 @@ from pathlib import Path
 
 from conformance.importer.formats.text import read_text
 from conformance.recordings.bounds import BoundsError, read_file
-from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
+from conformance.recordings.cassette import Cassette, CassetteError, cassette_from_data, load_cassette_data
 
 
 def load_recording(path: Path) -> Cassette:
     """Any recording format the suite reads; raises CassetteError (located) when it cannot."""
-    from conformance.importer.formats import httpmock, httprr, langchain_gz, vercel_fixtures
+    from conformance.importer.formats import govcr, har, httpmock, httprr, langchain_gz, vercel_fixtures
 
     name = path.name
     if name.endswith(".yaml.gz") or name.endswith(".yml.gz"):
@@ -32,14 +34,20 @@ def load_recording(path: Path) -> Cassette:
         return vercel_fixtures.load(path)
     # Read through the bounded reader, which refuses FIFOs and devices without blocking on them.
     try:
-        head = read_file(path)[:4096]
+        text = read_file(path)
     except BoundsError as exc:
         raise CassetteError(str(path), str(exc)) from None
+    head = text[:4096]
     if head.startswith(httprr.MAGIC):
         return httprr.load(path)
     if httpmock.looks_like(head):
         return httpmock.load(path)
-    return load_cassette(path)
+    if har.looks_like(name, head):
+        return har.parse(text, str(path))
+    data = load_cassette_data(text, str(path))
+    if govcr.is_govcr(data):
+        return govcr.from_data(data, str(path))
+    return cassette_from_data(data, str(path))
 
 
 def ids_redacted(cassette: Cassette) -> bool:

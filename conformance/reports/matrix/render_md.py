@@ -13,6 +13,7 @@ from typing import Any
 
 from conformance.engine.outcomes import FAILING, OUTCOMES
 from conformance.reports.matrix import HTML_FILE, JSON_FILE
+from conformance.reports.matrix.layout import NOT_RUN
 
 
 def md_cell(value: Any) -> str:
@@ -45,11 +46,13 @@ def _table(header: Sequence[str], body: Iterable[Sequence[str]]) -> list[str]:
 
 
 def tally_text(counts: Mapping[str, int] | None) -> str:
-    """`11/12, 1 fail`: passes over cases, then every other outcome that occurred; empty when there are none."""
+    """`11/12, 1 fail, 3 skip`: passes over the cases run, as the grid counts them (skips and cases not run
+    left out), then every other outcome that occurred; empty when there are none."""
     if not counts or not counts.get("total"):
         return ""
+    ran = counts["total"] - sum(counts.get(o, 0) for o in NOT_RUN)
     others = [f"{counts[o]} {o}" for o in OUTCOMES if o != "pass" and counts.get(o)]
-    return ", ".join([f"{counts.get('pass', 0)}/{counts['total']}", *others])
+    return ", ".join([f"{counts.get('pass', 0)}/{ran}", *others] if ran else others)
 
 
 def outcome_text(cell: Mapping[str, Any] | None) -> str:

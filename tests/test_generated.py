@@ -1,0 +1,230 @@
+"""Generated scenarios (conformance/generated/): the grammar's evidence, the generator's reach, the
+reference passing what is drawn, and a planted stream bug found, shrunk and written as a case that
+reruns by its id."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+
+from conformance.connectors.adapters import resolve
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus import caseschema
+from conformance.corpus.loading import Corpus, load_corpus
+from conformance.generated.cassettes import cassette_text, write
+from conformance.generated.grammar import GRAMMARS
+from conformance.generated.report import failure_text
+from conformance.generated.scenarios import TOOLS, _minted, chosen_in, named, scenario_docs
+from conformance.generated.search import codes_of, judge, search, size
+from tests.buggy import SecondIdInChunkDropped
+
+PLANTED = CodecAdapter(name="second-id-dropped", version="0", codecs={"mistral-chat": SecondIdInChunkDropped()})
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return load_corpus()
+
+
+def test_every_api_with_a_stream_has_a_grammar_whose_evidence_exists(corpus: Corpus) -> None:
+    streamed = {s.api for s in corpus.scenarios.values() if s.stream}
+    assert streamed == set(GRAMMARS)
+    for api, grammar in GRAMMARS.items():
+        template = corpus.scenarios[grammar.template]
+        assert template.api == api and template.stream and template.provenance == "constructed"
+        for dimension in grammar.dimensions:
+            assert dimension.values and dimension.evidence, (api, dimension.name)
+            for evidence in dimension.evidence:
+                if evidence.kind == "corpus":
+                    assert evidence.where in corpus.scenarios, (api, dimension.name, evidence.where)
+                else:
+                    assert evidence.where.startswith("https://"), evidence
+
+
+@pytest.mark.parametrize("api", sorted(GRAMMARS))
+def test_the_generator_draws_every_value_of_every_dimension_as_valid_cases(api: str, corpus: Corpus) -> None:
+    grammar = GRAMMARS[api]
+    seen: dict[str, set[str]] = {d.name: set() for d in grammar.dimensions}
+    problems: list[str] = []
+
+    @settings(max_examples=100, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(scenario_docs(grammar, corpus.scenarios[grammar.template].data))
+    def draw(document: dict[str, Any]) -> None:
+        document = named(document)
+        problems.extend(str(p) for p in caseschema.validate(document, document["id"]))
+        for name, values in chosen_in(document).items():
+            seen[name] |= values
+
+    draw()
+    assert not problems, problems[:3]
+    # The constraints (an all-0 index needs ids; id-less repeats keep results in order) only narrow
+    # combinations: every value still appears.
+    missing = {d.name: set(d.values) - seen[d.name] for d in grammar.dimensions if set(d.values) - seen[d.name]}
+    assert not missing
+
+
+def _drawn(api: str, corpus: Corpus, **shape: Any) -> dict[str, Any]:
+    """A fixed scenario of the API: one turn of two calls, with the stream shape given."""
+    grammar = GRAMMARS[api]
+    template = corpus.scenarios[grammar.template].data
+    calls = [
+        {
+            "id": _minted(
+                grammar.ids.call, bytes(range(k, k + 64)), {"name": TOOLS[k]["name"], "index": str(k), "k": str(k)}
+            ),
+            "name": TOOLS[k]["name"],
+            "arguments": {"city": "Paris"},
+            "output": f'{{"call":{k}}}',
+        }
+        for k in range(2)
+    ]
+    document: dict[str, Any] = {
+        "kind": "scenario",
+        "api": api,
+        "provenance": "constructed",
+        "wire_types": list(template["wire_types"]),
+        "features": ["parallel-calls", "streaming"],
+        "model": template["model"],
+        "prompt": "Use the tools to answer.",
+        "stream": True,
+        **({"stream_shape": shape} if shape else {}),
+        "tools": list(TOOLS[:2]),
+        "turns": [{"calls": calls}, {"text": "Done."}],
+    }
+    return named(document)
+
+
+@pytest.mark.parametrize(
+    ("api", "shape", "sign"),
+    [
+        ("openai-chat", {"interleave": True}, "localhost:8080"),  # a compatible server's stream
+        ("gemini", {"calls_per_event": "all"}, None),
+        ("gemini", {"thought": True}, "includeThoughts"),
+    ],
+)
+def test_the_builders_honour_the_shapes_generation_asks_for(
+    api: str, shape: dict[str, Any], sign: str | None, corpus: Corpus, tmp_path: Path
+) -> None:
+    plain = _drawn(api, corpus)
+    shaped = _drawn(api, corpus, **shape)
+    _, _, a = write(plain, tmp_path / "a")
+    _, _, b = write(shaped, tmp_path / "b")
+    before, after = cassette_text(a), cassette_text(b)
+    assert before.count("data: ") > after.count("data: ") if sign is None else sign in after and sign not in before
+
+
+@pytest.mark.parametrize("api", sorted(GRAMMARS))
+def test_the_reference_passes_generated_scenarios(api: str, corpus: Corpus) -> None:
+    reference = resolve("reference", corpus=corpus).adapter
+    found = search(reference, corpus, api, 12, seed=1)
+    assert found.failure is None, found.failure and failure_text(found, "reference", 1)
+    assert found.examples == 12
+
+
+def test_a_planted_stream_bug_is_shrunk_to_a_case_that_reruns_by_its_id(
+    corpus: Corpus, tmp_path: Path, pytester: pytest.Pytester
+) -> None:
+    found = search(PLANTED, corpus, "mistral-chat", 200, out=tmp_path / "out")
+    assert found.failure is not None and found.first is not None and found.written is not None
+    assert found.failure.codes == ("roundtrip/id-altered", "stream/id-lost")
+    document = found.failure.document
+    # The smallest scenario that still fails so: one turn of two calls, nothing else drawn away from the plainest.
+    assert [len(t.get("calls", ())) for t in document["turns"]] == [2, 0]
+    assert size(document) < size(found.first)
+    case, cassette = found.written
+    written = yaml.safe_load(case.read_text(encoding="utf-8"))
+    assert written == json.loads(json.dumps(document))
+    assert cassette.read_text(encoding="utf-8").startswith("provenance:")
+
+    # The printed command, run as printed, reruns that case alone and fails with the same codes.
+    pytester.makepyfile(planted="from tests.test_generated import PLANTED\n")
+    text = failure_text(found, "planted.py:PLANTED", 0, base=tmp_path)
+    command = re.search(r"^  (pytest .*)$", text, re.MULTILINE)
+    assert command is not None, text
+    args = command.group(1).split()[1:]
+    args = [a.replace("--conformance-cases=", f"--conformance-cases={tmp_path}/") for a in args]
+    result = pytester.runpytest_subprocess(*args, "--conformance-report=r.json", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    results = json.loads((pytester.path / "r.json").read_text())
+    [judged] = [c for c in results["cases"] if c["outcome"] == "fail"]
+    assert judged["id"] == document["id"]
+    assert sorted({v["code"] for v in judged["violations"] if v["severity"] == "error"}) == list(found.failure.codes)
+
+
+def test_the_same_seed_draws_the_same_scenarios(corpus: Corpus) -> None:
+    first = search(PLANTED, corpus, "mistral-chat", 200, seed=7)
+    again = search(PLANTED, corpus, "mistral-chat", 200, seed=7)
+    assert first.failure is not None and again.failure is not None
+    assert first.failure.document == again.failure.document and first.examples == again.examples
+
+
+def test_a_failure_is_kept_by_its_codes(corpus: Corpus, tmp_path: Path) -> None:
+    reference = resolve("reference", corpus=corpus).adapter
+    plain = _drawn("mistral-chat", corpus)
+    assert codes_of(judge(reference, corpus, plain, tmp_path, "default")) == ("pass",)
+    assert codes_of(judge(PLANTED, corpus, plain, tmp_path, "default")) == ("roundtrip/id-altered", "stream/id-lost")
+
+
+def test_the_plugin_runs_generated_scenarios_per_api_only_when_asked(pytester: pytest.Pytester) -> None:
+    asked = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference",
+        "--conformance-api=gemini",
+        "--conformance-generated=3",
+        "--conformance-seed=5",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+    )
+    asked.stdout.fnmatch_lines(["*conformance-generated::gemini PASSED*"])
+    assert asked.ret == 0
+    plain = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "--conformance-api=gemini", "-p", "no:cacheprovider", "-v"
+    )
+    assert "conformance-generated" not in plain.stdout.str() and plain.ret == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--conformance-generated=many"], "--conformance-generated: 'many' is not a whole number"),
+        (["--conformance-generated=-1"], "--conformance-generated: -1 is less than 0"),
+        (["--conformance-generated=2", "--conformance-seed=x"], "--conformance-seed: 'x' is not a whole number"),
+    ],
+)
+def test_bad_generation_options_are_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+    result = pytester.runpytest_subprocess("--conformance-adapter=reference", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+def test_generation_without_hypothesis_names_the_extra(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("import sys\nsys.modules['hypothesis'] = None  # as if it were not installed\n")
+    result = pytester.runpytest_subprocess("--conformance-adapter=reference", "--conformance-generated=2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pip install 'toolcall-conformance[[]generated[]]'*"])
+
+
+def test_the_plugin_finds_the_planted_bug_in_the_isolated_worker(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(planted="from tests.test_generated import PLANTED\n")
+    result = pytester.runpytest_subprocess(
+        "--conformance-adapter=planted.py:PLANTED",
+        "--conformance-api=mistral-chat",
+        "--conformance-generated=100",
+        "-k",
+        "generated",
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*mistral-chat: a generated scenario fails with roundtrip/id-altered, stream/id-lost (seed 0:*",
+            "*shrunk: * calls, * bytes of case file -> 2 calls, * bytes",
+            "*pytest --conformance-adapter=planted.py:PLANTED --conformance-cases=*/cases "
+            "conformance::mistral-chat/generated-*",
+            "*ran: isolated, in a worker process*",
+        ]
+    )
