@@ -101,6 +101,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                 continue
             if args.verbose or result.outcome not in ("pass", "skip"):
                 print(f"{result.case_id}: {result.outcome.upper()}" + (f": {result.summary}" if result.summary else ""))
+            if args.show_requests and result.requests is not None:  # every outcome's, not only a failure's
+                print(f"{result.case_id}: the requests sent\n{requests_text(result.requests)}", end="\n\n", flush=True)
             for line in warning_lines([result]):
                 print(line, flush=True)
     except KeyboardInterrupt:
@@ -376,7 +378,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for line in report.notes:
             print(f"  note: {line}")
         for api, violation in report.violations:
-            print(violation_text(violation, api))
+            print(violation_text(violation, api, report.quote(violation)))
         if report.errors and status == EXIT_OK:
             status = EXIT_FOUND
     return status
@@ -662,7 +664,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--show-requests",
         action="store_true",
-        help="print every request the adapter sent in a failing case beside the recorded one",
+        help="print every request the adapter sent in each case beside the recorded one",
     )
     common(run)
     run.set_defaults(func=cmd_run)

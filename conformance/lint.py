@@ -18,6 +18,7 @@ from conformance.engine.conversations import Conversation, split
 from conformance.engine.dialects.base import DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.faults import describe
+from conformance.engine.quoting import Quote, quotes_for
 from conformance.engine.rules import CheckContext, check
 from conformance.engine.turn_end import asks_client
 from conformance.engine.violations import Violation
@@ -35,6 +36,13 @@ class LintReport:
     notes: list[str] = field(default_factory=list)  # what the responses showed: HTTP errors, stream oddities
     violations: list[tuple[str, Violation]] = field(default_factory=list)  # (api, violation)
     conversations: int = 0
+    # Each violation's provider error in this cassette's terms (its own ids and positions), by the
+    # violation's identity, where it differs from the report the corpus quotes.
+    quotes: dict[int, Quote] = field(default_factory=dict)
+
+    def quote(self, violation: Violation) -> Quote | None:
+        """The violation's provider error told with this cassette's ids, as a run tells it."""
+        return self.quotes.get(id(violation))
 
     @property
     def errors(self) -> list[tuple[str, Violation]]:
@@ -64,13 +72,12 @@ def runs_of(conversation: Conversation) -> tuple[int, ...]:
     return tuple(runs)
 
 
-def check_conversation(conversation: Conversation, corpus: Corpus, profile: str = "default") -> list[Violation]:
-    """The rules over one conversation; raises DialectError for what its dialect cannot read."""
+def conversation_context(conversation: Conversation, corpus: Corpus, profile: str = "default") -> CheckContext:
+    """What the rules need to judge one conversation of a recording."""
     names = frozenset(c.name for c in conversation.served_calls() if c.name)
-    ctx = CheckContext(
+    return CheckContext(
         corpus=corpus, dialect=conversation.dialect, profile=profile, tool_names=names, runs=runs_of(conversation)
     )
-    return list(check(exchange_of(conversation), ctx))
 
 
 def violation_key(api: str, v: Violation) -> tuple[str, str, str, str, str]:
@@ -90,8 +97,9 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
     seen: set[tuple[str, str, str, str, str]] = set()
     for conversation in found.conversations:
         where = f"{conversation.api} interactions {conversation.indices}"
+        exchange = exchange_of(conversation)
         try:
-            violations = check_conversation(conversation, corpus, profile)
+            violations = list(check(exchange, conversation_context(conversation, corpus, profile)))
         except DialectError as exc:
             report.unreadable.append(f"{where}: {exc}")
             continue
@@ -100,12 +108,15 @@ def lint(cassette: Cassette, corpus: Corpus, profile: str = "default") -> LintRe
             continue
         report.conversations += 1
         checked.setdefault(conversation.api, set()).update(conversation.indices)
-        for v in violations:
+        quotes = quotes_for(violations, exchange)
+        for i, v in enumerate(violations):
             # Branches share their first turns: a fault there is reported once.
             key = violation_key(conversation.api, v)
             if key not in seen:
                 seen.add(key)
                 report.violations.append((conversation.api, v))
+                if i in quotes:
+                    report.quotes[id(v)] = quotes[i]
     report.checked = {api: len(indices) for api, indices in checked.items()}
     return report
 

@@ -334,7 +334,7 @@ class ConformanceItem(pytest.Item):
 
     def runtest(self) -> None:
         from conformance.connectors.codec import short_traceback
-        from conformance.engine.outcomes import CaseResult
+        from conformance.engine.outcomes import FAILING, CaseResult
         from conformance.running.known_bugs import run_case
 
         plugin = self.session_plugin
@@ -354,6 +354,11 @@ class ConformanceItem(pytest.Item):
         if plugin.baseline is not None:
             plugin.baseline.apply(result)
         self.user_properties.append((_PROPERTY, json.dumps(result.to_json())))
+        if result.requests is not None and result.outcome not in FAILING:
+            # --conformance-show-requests on a case that did not fail: pytest shows it with -rP.
+            from conformance.engine.requests_view import requests_text
+
+            self.add_report_section("call", "requests", requests_text(result.requests))
         if result.outcome == "skip":
             pytest.skip(result.summary)
         if result.outcome == "xfail":

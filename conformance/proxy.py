@@ -37,8 +37,10 @@ from conformance.corpus.loading import Corpus
 from conformance.engine.conversations import Conversation, Splitter
 from conformance.engine.dialects.base import DialectError
 from conformance.engine.faults import describe
+from conformance.engine.quoting import quotes_for
+from conformance.engine.rules import check
 from conformance.engine.violations import Violation
-from conformance.lint import check_conversation, violation_key
+from conformance.lint import conversation_context, exchange_of, violation_key
 from conformance.recordings.bounds import MAX_BODY_BYTES
 from conformance.recordings.cassette import CassetteError, parse_cassette
 from conformance.recordings.encodings import EncodingError, accept_encoding, open_body
@@ -116,13 +118,14 @@ class Recorder:
         self._append(item)
         index = self.recorded
         self.recorded += 1
+        where = f"exchange {index + 1}"  # counted from 1, as the summary counts exchanges
         try:  # recorded now: whatever judging it does, the client is answered
             interaction = parse_cassette("interactions:\n" + item, str(self.cassette)).interactions[0]
-            self._lint(index, self._splitter.add(replace(interaction, index=index)))
+            self._lint(where, self._splitter.add(replace(interaction, index=index)))
         except CassetteError as exc:
-            self.fault(f"exchange {index}", f"recorded, but cannot be read back: {exc}")
+            self.fault(where, f"recorded, but cannot be read back: {exc}")
         except Exception as exc:
-            self.fault(f"exchange {index}", f"recorded, but the suite failed while judging it: {describe(exc)}")
+            self.fault(where, f"recorded, but the suite failed while judging it: {describe(exc)}")
 
     def _append(self, item: str) -> None:
         first = self.recorded == 0
@@ -139,28 +142,31 @@ class Recorder:
         finally:
             os.close(fd)
 
-    def _lint(self, index: int, ended: Conversation | Any) -> None:
+    def _lint(self, where: str, ended: Conversation | Any) -> None:
         if not isinstance(ended, Conversation):
             if ended.api is not None:  # a body of a known API it cannot read; side requests go unchecked
-                self.fault(f"exchange {index}", ended.reason)
+                self.fault(where, ended.reason)
             return
+        exchange = exchange_of(ended)
         try:
-            violations = check_conversation(ended, self.corpus, self.profile)
+            violations = list(check(exchange, conversation_context(ended, self.corpus, self.profile)))
         except DialectError as exc:
-            self.fault(f"exchange {index}", str(exc))
+            self.fault(where, str(exc))
             return
         except Exception as exc:  # a rule that fails on what it was given must not end the session
-            self.fault(f"exchange {index}", f"the suite failed while checking this conversation: {describe(exc)}")
+            self.fault(where, f"the suite failed while checking this conversation: {describe(exc)}")
             return
         from conformance.reports.textreport import violation_text
 
-        for violation in violations:
+        # The provider's error texts quoted with this recording's own ids, not the public report's.
+        quotes = quotes_for(violations, exchange)
+        for i, violation in enumerate(violations):
             key = violation_key(ended.api, violation)
             if key in self._seen:
                 continue
             self._seen.add(key)
             self.found.append(Found(ended.api, violation))
-            self.report(f"exchange {index}: {ended.api}\n{violation_text(violation, ended.api)}")
+            self.report(f"{where}: {ended.api}\n{violation_text(violation, ended.api, quotes.get(i))}")
 
     def fault(self, where: str, message: str) -> None:
         """What went wrong with one exchange: reported for it, counted by the exit status."""

@@ -453,3 +453,50 @@ class SecondIdInChunkDropped(MistralChatCodec):
                 event = {**event, "data": data}
             trimmed.append(event)
         return super().decode_stream(trimmed)
+
+
+class HistoryDropped(Wrapped):
+    """The conversation handed in (calls made and answered before this run) never reaches the provider:
+    the first request holds only its user and system turns, and later ones add what this run said."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.handed: int | None = None  # how many messages the first request was given
+
+    def given(self, conversation: Conversation) -> Conversation:
+        messages = conversation["messages"]
+        if self.handed is None:
+            self.handed = len(messages)
+        kept = [m for m in messages[: self.handed] if m["role"] in ("user", "system")]
+        conversation["messages"] = [*kept, *messages[self.handed :]]
+        return conversation
+
+
+class ToolsDropped(OpenAIChatCodec):
+    """The request goes out without the tools the application was given."""
+
+    def encode(self, conversation: Any) -> dict[str, Any]:
+        body = dict(super().encode(conversation))
+        body.pop("tools", None)
+        return body
+
+
+class StreamCallsDropped(OpenAIChatCodec):
+    """A streamed response's calls are never reassembled: only its text comes out."""
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        message = super().decode_stream(events)
+        message["parts"] = [p for p in message["parts"] if p["type"] != "tool_call"]
+        return message
+
+
+class OutputsQuotesStripped(Wrapped):
+    """Every `"` is stripped from each output (LlamaIndex.TS's tool messages): the output is all
+    there, altered in form, under its own call's id."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for results in client_results(conversation):
+            for part in results:
+                output = part["output"]
+                part["output"] = (output if isinstance(output, str) else json.dumps(output)).replace('"', "")
+        return conversation

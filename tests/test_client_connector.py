@@ -85,7 +85,11 @@ def test_a_request_the_provider_rejects_gets_the_providers_error(corpus: Corpus)
 def test_unplayed_interactions_are_reported(corpus: Corpus) -> None:
     def stops_after_the_first_response(loop: ToolLoop) -> None:
         client = openai.OpenAI(base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
-        client.chat.completions.create(model=loop.model, messages=[{"role": "user", "content": loop.prompt}])
+        tools: Any = [
+            {"type": "function", "function": {"name": t["name"], "parameters": t["parameters"]}} for t in loop.tools
+        ]
+        messages: Any = [{"role": "user", "content": loop.prompt}]
+        client.chat.completions.create(model=loop.model, messages=messages, tools=tools)
 
     result = run_scenario(_client(stops_after_the_first_response), corpus.scenarios["openai-chat/one-call"], corpus)
     assert result.outcome == "fail"

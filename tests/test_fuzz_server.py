@@ -112,7 +112,8 @@ def test_a_burst_of_256_clients_is_answered_without_one_failure(served: tuple[Sc
 def test_turns_past_the_recording_are_counted_not_kept(served: tuple[ScenarioServer, Listing]) -> None:
     server, listing = served
     session = next(server.server.sessions())
-    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 1000}]}).encode()
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 1000}], "tools": tools}).encode()
     for _ in range(50):
         _raw(server.server, _post(_path(listing), body, "Connection: close"))
     assert session.sent == 50
@@ -294,7 +295,8 @@ def test_a_recorded_date_header_is_the_only_date_sent(corpus: Corpus) -> None:
         listing = server.add(scenario)
         host, port = server.server.address
         connection = http.client.HTTPConnection(host, port, timeout=10)
-        body = json.dumps({"messages": [{"role": "user", "content": [{"text": "x"}]}]})
+        tools = {"tools": [{"toolSpec": {"name": "get_current_weather", "inputSchema": {"json": {"type": "object"}}}}]}
+        body = json.dumps({"messages": [{"role": "user", "content": [{"text": "x"}]}], "toolConfig": tools})
         path = urlsplit(listing.base_url).path + "/model/amazon.nova-micro-v1:0/converse"
         connection.request("POST", path, body=body, headers={"content-type": "application/json"})
         answer = connection.getresponse()

@@ -212,6 +212,9 @@ def test_a_late_request_of_a_finished_case_is_not_a_turn_of_the_case_served_now(
         assert "openai-chat/parallel-same-tool" in refused.value.read().decode()
         # The provider's own path still reaches the one scenario served.
         root = listing.base_url.split("/openai-chat/")[0]
-        asked = {**body, "messages": [{"role": "user", "content": second.prompt}]}
+        from conformance.clients.official_sdks.common import chat_tool
+
+        tools = [chat_tool(t) for t in second.tools]  # the provider calls only the tools a request declares
+        asked = {**body, "messages": [{"role": "user", "content": second.prompt}], "tools": tools}
         answer = _post(f"{root}/v1/chat/completions", asked)
         assert answer["choices"][0]["message"]["tool_calls"]

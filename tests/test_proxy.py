@@ -141,8 +141,8 @@ def test_the_proxy_forwards_records_scrubbed_and_reports_each_violation_as_it_oc
         _conversation(base, key, rename_second_id=True)
         # Printed when the second exchange happened, while the proxy still runs.
         assert process.stdout is not None
-        first = process.stdout.readline()
-        assert first.startswith("exchange 1: openai-chat"), first
+        first = process.stdout.readline()  # numbered from 1, as the summary counts
+        assert first.startswith("exchange 2: openai-chat"), first
         assert process.poll() is None
         code, rest = _stop(process)
     finally:

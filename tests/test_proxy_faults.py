@@ -282,7 +282,7 @@ def test_a_fault_in_one_exchange_is_told_for_it_and_the_later_ones_are_still_jud
     _post(connection, "/v1/chat/completions", json.dumps({"model": "gpt-4o", "messages": history}).encode())
     code, out, err = proxy.stop()
     assert out.count(": fault: ") == 3, out
-    assert "exchange 1: openai-chat" in out and "get_weather" in out, out
+    assert "exchange 2: openai-chat" in out and "get_weather" in out, out
     assert "2 exchange(s) recorded" in out and "3 fault(s)" in out and code == 2, (code, out)
     assert len(load_cassette(cassette)) == 2
     assert "Traceback" not in err, err

@@ -29,8 +29,10 @@ from buggy import (
     ResultsByPosition,
     ResultsTwice,
     SessionUniqueIds,
+    StreamCallsDropped,
     StreamEveryDeltaNewCall,
     StreamIdDropped,
+    ToolsDropped,
     adapter,
 )
 
@@ -63,6 +65,8 @@ CASES = [
     ("decode/unstable-id", DecodeFreshUuid(), "openai-chat/one-call"),
     ("stream/id-lost", StreamIdDropped(), "openai-chat/streamed-parallel-calls"),
     ("stream/calls-merged", SingleStreamedCall(), "openai-chat/streamed-parallel-calls"),
+    ("decode/call-missing", StreamCallsDropped(), "openai-chat/streamed-parallel-calls"),
+    ("format/tools-dropped", ToolsDropped(), "openai-chat/one-call"),
     ("stream/call-split", StreamEveryDeltaNewCall(), "openai-chat/streamed-parallel-calls"),
 ]
 
@@ -84,6 +88,15 @@ def test_every_code_has_a_buggy_codec() -> None:
     for path in sorted(Path(__file__).parent.glob("test_rules_*.py")):
         covered |= {c[0] for c in importlib.import_module(path.stem).CASES}
     assert covered == set(CODES)
+
+
+def test_a_stream_whose_calls_were_all_dropped_is_not_said_to_be_merged(corpus: Corpus) -> None:
+    result = run_scenario(
+        adapter(StreamCallsDropped()), corpus.scenarios["openai-chat/streamed-parallel-calls"], corpus
+    )
+    assert "stream/calls-merged" not in {v.code for v in result.violations}
+    [missing] = [v for v in result.violations if v.code == "decode/call-missing"]
+    assert "dropped every one" in missing.message and "merged" in missing.message
 
 
 def test_pattern_limit_applies_to_ids_sent(corpus: Corpus) -> None:

@@ -19,6 +19,7 @@ from buggy import (
     HistoryArgumentsDropped,
     NamesEmptied,
     OutputsInJsonText,
+    OutputsQuotesStripped,
     OutputsRotated,
     PlaceholderInJsonText,
     PlaceholderOutputs,
@@ -59,6 +60,7 @@ def _family() -> list[tuple[str, Any, str]]:
         cases += [
             ("pairing/output-lost", _mutant(PlaceholderOutputs, api), f"{api}/{one}"),
             ("pairing/output-lost", _mutant(EmptyOutputs, api), f"{api}/{one}"),
+            ("pairing/output-reformatted", _mutant(OutputsQuotesStripped, api), f"{api}/{one}"),
             ("pairing/by-position", _mutant(OutputsRotated, api), f"{api}/{parallel}"),
             ("decode/arguments-mismatch", _mutant(ArgumentsEmptied, api), f"{api}/{one}"),
             ("decode/arguments-mismatch", _mutant(ArgumentsSwapped, api), f"{api}/{parallel}"),
@@ -102,6 +104,15 @@ def test_buggy_codec_trips_rule_and_reference_does_not(code: str, codec: Any, sc
     reference = run_scenario(REFERENCE, scenario, corpus, profile="strict")
     assert reference.outcome == "pass"
     assert reference.violations == []
+
+
+@pytest.mark.parametrize("api", sorted(SCENARIOS))
+def test_an_output_altered_in_form_is_a_warning_not_a_lost_output(api: str, corpus: Corpus) -> None:
+    scenario = corpus.scenarios[f"{api}/{SCENARIOS[api][0]}"]
+    result = run_scenario(_adapter(_mutant(OutputsQuotesStripped, api), api), scenario, corpus)
+    assert "pairing/output-lost" not in {v.code for v in result.violations}
+    assert {v.severity for v in result.violations if v.code == "pairing/output-reformatted"} == {"warning"}
+    assert result.outcome == "pass", result.summary
 
 
 def test_a_placeholder_is_reported_once_per_result_not_as_another_calls_output(corpus: Corpus) -> None:

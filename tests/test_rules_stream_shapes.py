@@ -173,7 +173,7 @@ CASES = [
     ("stream/arguments-garbled", FragmentsToLatestCall(), "openai-chat/streamed-interleaved-parallel-calls"),
     ("roundtrip/arguments-altered", FragmentsToLatestCall(), "openai-chat/streamed-interleaved-parallel-calls"),
     ("stream/call-split", IndexAsPosition(), "openai-chat/streamed-indices-from-one"),
-    ("stream/calls-merged", NameOnlyFromOpeningDelta(), "openai-chat/streamed-name-after-arguments"),
+    ("decode/call-missing", NameOnlyFromOpeningDelta(), "openai-chat/streamed-name-after-arguments"),
     ("roundtrip/call-lost", NameOnlyFromOpeningDelta(), "openai-chat/streamed-name-after-arguments"),
     (
         "stream/arguments-garbled",

@@ -141,7 +141,8 @@ class ToolLoop:
     api_key: str = REPLAY_API_KEY
     outputs: Sequence[tuple[str, Mapping[str, Any], str]] = ()  # (name, arguments, canned output)
     # The provider's own tools the scenario's responses use, as a request declares them (`{"type":
-    # "code_execution_20250825", "name": "code_execution"}`, `{"type": "web_search"}`): a client
+    # "code_execution_20250825", "name": "code_execution"}`, `{"type": "web_search"}`), and the client
+    # built-ins the recorded request declared (`{"type": "computer_use_preview", ...}`, `{"type": "shell"}`): a client
     # declares them beside `tools`, whose function tools carry `allowed_callers` where code calls them.
     # A request that leaves one out cannot be served the recorded turn: the case is a `skip`.
     server_tools: list[dict[str, Any]] = field(default_factory=list)
@@ -222,11 +223,26 @@ def tool_loop(
         tools=[dict(t) for t in scenario.tools],  # type: ignore[misc]
         base_url=base_url or DEFAULT_BASE_URLS[scenario.api],
         outputs=[(c.name, c.arguments, c.output) for t in scenario.turns for c in t.client_calls],
-        server_tools=[dict(t) for t in scenario.server_tools],
+        server_tools=[*(dict(t) for t in scenario.server_tools), *_client_built_ins(scenario, recorded)],
         recorded_tools=_recorded_tools(recorded),
         settings=recorded_settings(recorded, scenario.api),
         scenario_id=scenario.id,
     )
+
+
+def _client_built_ins(scenario: Scenario, recorded: Cassette | None) -> list[dict[str, Any]]:
+    """The client-executed built-ins the recorded request declared (Responses `computer_use_preview`,
+    `local_shell`, `shell`, `apply_patch`, `tool_search`), as it declared them: without one the
+    provider never calls it, so a client declares them beside its function tools as it does the
+    scenario's server tools."""
+    from conformance.engine.called_tools import CLIENT_BUILT_IN_TYPES
+
+    have = {t.get("type") for t in scenario.server_tools}
+    return [
+        dict(t)
+        for t in _recorded_tools(recorded)
+        if isinstance(t, dict) and t.get("type") in CLIENT_BUILT_IN_TYPES and t.get("type") not in have
+    ]
 
 
 def _recorded_tools(recorded: Cassette | None) -> list[Any]:

@@ -239,3 +239,16 @@ def refusal_reason(api: str, missing: Sequence[Use], response: str) -> str:
     what = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
     them = "it" if len(named) == 1 else "them"
     return f"the client's request declared {what}; the recorded {response} uses {them} ({missing[0].path})"
+
+
+def unserved_reason(api: str, served: Served, body: Any, recorded: Any, response: str) -> str | None:
+    """Why a request could not have been served the recorded response, or None: a server tool or
+    caller it did not declare, or a tool of its own that the response calls and the request leaves
+    out (`recorded` is the recorded request, which says which tools the response needed)."""
+    from conformance.engine.called_tools import needed, refusal
+
+    missing = undeclared(api, served, declared_by_request(api, body))
+    if missing:
+        return refusal_reason(api, missing, response)
+    calls = needed(api, served, body, recorded)
+    return refusal(calls, response) if calls else None

@@ -66,6 +66,8 @@ def _relabel(skeletons: dict[str, Any], labels: dict[str, str]) -> dict[str, Any
                     if field in entry
                 },
             }
+            if isinstance(entry, dict)
+            else entry
             for entry in messages
         ]
         if isinstance(messages, list)
@@ -117,6 +119,62 @@ def label_minted(
     return _relabel(expected, recorded), _relabel(sent, mine)
 
 
+Key = int | str
+
+
+def _message_key(entry: Any) -> Any:
+    """What tells a message apart when two histories are lined up: its role and the tools it calls,
+    never its ids (which are what the diff is there to show)."""
+    if not isinstance(entry, dict):
+        return repr(entry)
+    return (entry.get("role"), tuple(c.get("name") for c in _items(entry, "calls")), len(_items(entry, "results")))
+
+
+def aligned(expected: Any, sent: Any) -> tuple[Any, Any, list[Key]]:
+    """Both message lists lined up by message (difflib's longest matching blocks), not by position,
+    with None in the gaps, and the place each slot is shown at: `2` for a message at the same place in
+    both, `"2 (sent as 3)"`, `"2 (not sent)"`, `"sent 3 (not recorded)"`. An extra message (an empty
+    assistant turn) then reads as one message added, not as every later message changed."""
+    if not isinstance(expected, list) or not isinstance(sent, list):
+        return expected, sent, []
+    from difflib import SequenceMatcher
+
+    matcher = SequenceMatcher(
+        None, [_message_key(e) for e in expected], [_message_key(e) for e in sent], autojunk=False
+    )
+    left: list[Any] = []
+    right: list[Any] = []
+    places: list[Key] = []
+    for _, i1, i2, j1, j2 in matcher.get_opcodes():
+        paired = min(i2 - i1, j2 - j1)  # a replaced block's messages are compared place by place
+        for k in range(paired):
+            i, j = i1 + k, j1 + k
+            left.append(expected[i])
+            right.append(sent[j])
+            places.append(i if i == j else f"{i} (sent as {j})")
+        for i in range(i1 + paired, i2):
+            left.append(expected[i])
+            right.append(None)
+            places.append(f"{i} (not sent)")
+        for j in range(j1 + paired, j2):
+            left.append(None)
+            right.append(sent[j])
+            places.append(f"sent {j} (not recorded)")
+    return left, right, places
+
+
+def _keyed(skeletons: dict[str, Any], places: dict[str, list[Key]]) -> dict[str, Any]:
+    """Aligned lists as mappings from each slot's place to its message, gaps left out."""
+    out: dict[str, Any] = {}
+    for key, messages in skeletons.items():
+        where = places.get(key)
+        if not isinstance(messages, list) or not where:
+            out[key] = messages
+            continue
+        out[key] = {place: entry for place, entry in zip(where, messages, strict=True) if entry is not None}
+    return out
+
+
 def request_diff(exchange: Exchange, dialect: Dialect, issued: Collection[str] = ()) -> str | None:
     """deepdiff's account of the id skeletons that differ, or None when they agree. `issued`: ids a
     provider issued before the exchange (a history begun on another API), which are not minted."""
@@ -134,8 +192,11 @@ def request_diff(exchange: Exchange, dialect: Dialect, issued: Collection[str] =
         return None
     grammar = GRAMMARS.get(dialect.api)
     accepts = grammar.accepts if grammar is not None else (lambda _: True)
+    places: dict[str, list[Key]] = {}
+    for key in expected:
+        expected[key], sent[key], places[key] = aligned(expected[key], sent[key])
     expected, sent = label_minted(expected, sent, {*issued, *_served_ids(exchange)}, accepts)
-    diff = DeepDiff(expected, sent, verbose_level=2)
+    diff = DeepDiff(_keyed(expected, places), _keyed(sent, places), verbose_level=2)
     if not diff:
         return None
     text: str = diff.pretty()

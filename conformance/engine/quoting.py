@@ -139,3 +139,11 @@ def quotes_for(violations: Sequence[Violation], exchange: Exchange) -> dict[int,
         if quote is not None:
             found[i] = quote
     return found
+
+
+def told_for(violation: Violation, sent: Any) -> str:
+    """The violation's provider error as the provider would word it to this request: with the
+    request's own ids and positions where the quoted report had its own."""
+    verbatim = violation.provider_error or ""
+    quote = adapt(verbatim, violation.location, sent, violation.received)
+    return quote.text if quote is not None else verbatim

@@ -63,5 +63,48 @@ def requests_text(requests: Sequence[dict[str, Any]]) -> str:
             # The recorded body as the lines it changes: the two bodies share most of their lines.
             lines.append(f"  request[{turn}] as recorded (- as sent, + as recorded):")
             diff = difflib.unified_diff(_pretty(entry.get("sent"), ""), _pretty(recorded, ""), lineterm="", n=2)
-            lines += [f"    {line}" for line in list(diff)[2:]]
+            lines += [f"    {line}" for line in _formatting_marked(list(diff)[2:])]
     return "\n".join(lines)
+
+
+_ARGUMENT_KEYS = frozenset({"arguments", "input", "args"})
+FORMATTING = "  (formatting only: the same arguments, spaced otherwise)"
+
+
+def _arguments_in(line: str) -> Any:
+    """The arguments a pretty-printed line holds as a JSON text (`"arguments": "{\"a\": 1}"`), read;
+    None for any other line."""
+    text = line[1:].strip().removesuffix(",")
+    try:
+        field = json.loads("{" + text + "}")
+    except ValueError:
+        return None
+    if not isinstance(field, dict) or len(field) != 1:
+        return None
+    key, value = next(iter(field.items()))
+    if key not in _ARGUMENT_KEYS or not isinstance(value, str):
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
+def _formatting_marked(diff: list[str]) -> list[str]:
+    """The diff with each removed and added pair of lines that hold the same arguments, spaced
+    otherwise (`{"a": 1}` against `{"a":1}`), shown once, marked as formatting: whitespace inside an
+    `arguments` string is no change of the call."""
+    out: list[str] = []
+    i = 0
+    while i < len(diff):
+        line = diff[i]
+        after = diff[i + 1] if i + 1 < len(diff) else ""
+        if line.startswith("-") and after.startswith("+"):
+            sent = _arguments_in(line)
+            if sent is not None and sent == _arguments_in(after):
+                out.append(f"~{line[1:]}{FORMATTING}")
+                i += 2
+                continue
+        out.append(line)
+        i += 1
+    return out

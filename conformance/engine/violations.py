@@ -85,6 +85,13 @@ CODES: dict[str, Code] = {
             "or an empty text in its place, and never the output of another call of the same tool.",
         ),
         Code(
+            "pairing/output-reformatted",
+            "warning",
+            "A result carries its call's output, altered in form",
+            "Send the output as the tool returned it: its quotes, escapes and spacing are part of it, and "
+            "the model reads JSON it can parse.",
+        ),
+        Code(
             "pairing/calls-unanswered",
             "error",
             "The client stopped after a response that asked it for calls, and never sent their results",
@@ -176,6 +183,13 @@ CODES: dict[str, Code] = {
             "A request whose history holds tool calls or results declares no tools",
             "Send the tool definitions with every request whose history holds calls or results, even one "
             "where the model should call none (tool_choice none keeps it from calling them).",
+        ),
+        Code(
+            "format/tools-dropped",
+            "error",
+            "A request leaves out a tool the client was given, which the response calls",
+            "Declare every tool of the application in every request of its loop, under the name the "
+            "model is to call it by; the provider calls no tool the request leaves out.",
         ),
         Code(
             "decode/empty-id",

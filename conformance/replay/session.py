@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.corpus.loading import Scenario
-from conformance.engine.declarations import declared_by_request, refusal_reason, undeclared
+from conformance.engine.declarations import unserved_reason
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.forced_choice import forced_past
+from conformance.engine.quoting import told_for
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette
@@ -55,6 +57,9 @@ class ClientRun:
     # Why the client's own request could not have been served the recorded turn (a server tool or a
     # caller it did not declare); the replay answered an error instead.
     undeclared: str | None = None
+    # Why the conversation ended at a request that forces a tool call the recorded final answer does not
+    # make (tool_choice "required" where the recording answers in text); the replay answered an error.
+    forced_end: str | None = None
     # What the client's tools were called with (name, arguments), when its tools are the suite's;
     # None when the suite cannot see them (a client answering calls with outputs of its own).
     tools_ran: list[tuple[str | None, Any]] | None = None
@@ -92,6 +97,7 @@ class ReplaySession:
         self.extra: list[str] = []
         self.unservable: str | None = None
         self.undeclared: str | None = None
+        self.forced_end: str | None = None
         self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
@@ -123,6 +129,8 @@ class ReplaySession:
             return self.transport.side_answer(route, request, self.scenario.model, self._earlier())
         if self.undeclared is not None:  # the conversation cannot go on past a turn the client could not get
             return self._undeclared_answer()
+        if self.forced_end is not None:
+            return self._forced_answer()
         raw = request.json()
         try:
             body = self.transport.reconstruct(raw, self._earlier())
@@ -151,10 +159,12 @@ class ReplaySession:
             return self.transport.error(400, f"The request body is not {_an(self.scenario.api)} request: {exc}")
         if refusal is not None:
             return refusal
-        missing = undeclared(self.scenario.api, self.served(index), declared_by_request(self.scenario.api, body))
-        if missing:
-            self.undeclared = refusal_reason(self.scenario.api, missing, f"response[{index}]")
+        self.undeclared = self._unserved(index, body)
+        if self.undeclared is not None:
             return self._undeclared_answer()
+        self.forced_end = self._forced(index, body)
+        if self.forced_end is not None:
+            return self._forced_answer()
         interaction = self.recorded.interactions[index]
         try:
             return render(self.transport, interaction.response, self.served(index), route)
@@ -177,7 +187,21 @@ class ReplaySession:
         if not here:
             return None
         self.refused.extend(here)
-        return self.transport.error(400, here[0].provider_error or "")
+        return self.transport.error(400, told_for(here[0], self.turns[index].body))
+
+    def _unserved(self, index: int, body: Any) -> str | None:
+        """Why the request just sent could not have been served the recorded turn, if it could not."""
+        recorded = _json(self.recorded.interactions[index].request.body)
+        return unserved_reason(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
+
+    def _forced(self, index: int, body: Any) -> str | None:
+        """Why the recorded turn cannot answer a request that forces a tool call, if it cannot."""
+        recorded = _json(self.recorded.interactions[index].request.body)
+        return forced_past(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
+
+    def _forced_answer(self) -> Answer:
+        # No provider text either: under a forced choice the provider answers with a call, not an error.
+        return self.transport.error(400, f"The replay cannot serve the recorded turn: {self.forced_end}.")
 
     def _undeclared_answer(self) -> Answer:
         # Not the provider's own text: no provider serves a tool the request did not declare, and what
@@ -220,6 +244,7 @@ class ReplaySession:
                 unservable=self.unservable,
                 unsupported=unsupported,
                 undeclared=self.undeclared,
+                forced_end=self.forced_end,
             )
 
 

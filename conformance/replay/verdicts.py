@@ -35,6 +35,7 @@ def scenario_context(corpus: Corpus, scenario: Scenario, profile: str) -> CheckC
         tool_names=frozenset(t["name"] for t in scenario.tools),
         expected_calls=calls,
         runs=_runs(scenario),
+        prior_calls=tuple(c for t in scenario.history.turns for c in t.calls) if scenario.history else (),
         model=scenario.model,
     )
 
@@ -106,6 +107,8 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
         return result
     if run.undeclared is not None:
         return _undeclared(scenario, run.undeclared, result)
+    if run.forced_end is not None:
+        return _forced_end(run.forced_end, result)
     errors = result.errors
     notes: list[str] = []
     if run.refused:
@@ -116,7 +119,13 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
     past_blank = _asked_past_a_blank_end(run)
     if past_blank is not None:
         notes.append(past_blank)
-    if run.fault is not None and not run.refused and past_blank is None:
+    past_end = _asked_past_the_end(scenario, run) if past_blank is None else None
+    if past_end is not None:
+        notes.append(past_end)
+        result.outcome = "fail"
+        if run.fault is not None:  # what it made of the replay's 400 for that request
+            notes.append(f"the client then raised {describe(run.fault)}")
+    if run.fault is not None and not run.refused and past_blank is None and past_end is None:
         summary = describe(run.fault)
         if run.malformed:  # the body itself is what went wrong, before what the client made of the 400
             summary = f"{summary}, after the replay answered 400 to {listed(run.malformed)}"
@@ -130,6 +139,8 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
                 violations=result.violations,
                 summary=f"the client raised {summary}",
                 detail=getattr(run.fault, "detail", "") or short_traceback(run.fault),
+                quotes=result.quotes,
+                requests=result.requests,
             )
     if run.sent < run.recorded and run.fault is None:
         ended = _loop_ended(scenario, run)
@@ -142,9 +153,6 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
             if stopped is not None:
                 result.violations.append(stopped)
                 result.summary = _errors_summary(result.errors)
-    if run.sent > run.recorded and past_blank is None:
-        notes.append(f"the client sent {run.sent} requests; the recording holds {run.recorded}")
-        result.outcome = "fail"
     if run.extra:
         notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
@@ -166,6 +174,22 @@ def _asked_past_a_blank_end(run: ClientRun) -> str | None:
         f"the recording ends on a blank answer (response[{run.recorded - 1}]) and the client asked again; "
         "what the provider answered next is not recorded, so that request was not played"
     )
+
+
+def _asked_past_the_end(scenario: Scenario, run: ClientRun) -> str | None:
+    """What a client did that sent more requests than the recording holds, when it did: asked again
+    after the final answer (the last response asks nothing of it: the provider had answered, and a
+    tool loop ends there), or sent past the recording otherwise. Either is the client's doing, and
+    one outcome whether it then raised on the replay's 400 or swallowed it."""
+    if run.sent <= run.recorded:
+        return None
+    played = run.exchange.turns
+    if len(played) == run.recorded and played and asks_client(scenario.api, played[-1].served) is None:
+        return (
+            f"the client asked again after the final answer (response[{run.recorded - 1}]): "
+            f"it sent {run.sent} requests; the recording holds {run.recorded}"
+        )
+    return f"the client sent {run.sent} requests; the recording holds {run.recorded}"
 
 
 def _stopped_with_calls(run: ClientRun, ctx: CheckContext) -> Violation | None:
@@ -213,3 +237,11 @@ def _undeclared(scenario: Scenario, reason: str, result: CaseResult) -> CaseResu
         result.summary = f"{result.summary}; then {reason}, and the replay stopped there"
         return result
     return CaseResult(scenario.id, scenario.api, "skip", summary=reason)
+
+
+def _forced_end(reason: str, result: CaseResult) -> CaseResult:
+    """A client whose request forced a tool call where the recording answers in text: the conversation
+    ends at that request, as the case says. Every request it sent, that one included, is judged; what
+    it made of the replay's refusal is not its verdict, as no provider text was recorded for it."""
+    result.summary = "; ".join(part for part in (result.summary, reason) if part)
+    return result

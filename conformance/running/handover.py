@@ -189,6 +189,7 @@ def client_run(
         exchange=exchange,
         refused=refused,
         undeclared=undeclared_turn(exchange, refused) if replayed else None,
+        forced_end=forced_turn(exchange) if replayed else None,
         recorded=len(recorded.interactions),
         sent=sent,
         fault=None if fault is None else described(fault, "fault"),
@@ -225,15 +226,29 @@ def refusals(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
 def undeclared_turn(exchange: Exchange, refused: list[Violation]) -> str | None:
     """Why the replay could not serve a recorded turn to the request sent for it (a server tool or
     caller the request did not declare), worked out from the bodies as the replay works it out."""
-    from conformance.engine.declarations import declared_by_request, refusal_reason, undeclared
+    from conformance.engine.declarations import unserved_reason
 
     skipped = {v.location.split(".", 1)[0] for v in refused}  # answered with the provider's error first
     for turn in exchange.turns:
         if f"request[{turn.index}]" in skipped:
             continue
-        missing = undeclared(exchange.api, turn.served, declared_by_request(exchange.api, turn.request))
-        if missing:
-            return refusal_reason(exchange.api, missing, f"response[{turn.index}]")
+        reason = unserved_reason(
+            exchange.api, turn.served, turn.request, turn.expected_request, f"response[{turn.index}]"
+        )
+        if reason is not None:
+            return reason
+    return None
+
+
+def forced_turn(exchange: Exchange) -> str | None:
+    """Why the conversation ended at a request that forces a tool call the recorded final answer does
+    not make, worked out from the bodies as the replay works it out."""
+    from conformance.engine.forced_choice import forced_past
+
+    for turn in exchange.turns:
+        reason = forced_past(exchange.api, turn.served, turn.request, turn.expected_request, f"response[{turn.index}]")
+        if reason is not None:
+            return reason
     return None
 
 

@@ -12,6 +12,7 @@ from conformance.engine.dialects import dialect_for
 from conformance.engine.exchange import Exchange
 from conformance.engine.rules import (
     continuation,
+    declared,
     decoding,
     determinism,
     idformat,
@@ -20,6 +21,9 @@ from conformance.engine.rules import (
     shape,
     tool_definitions,
     turns,
+)
+from conformance.engine.rules import (
+    history as prior_history,
 )
 from conformance.engine.rules.alignment import echoes
 from conformance.engine.rules.context import CheckContext, dedupe
@@ -77,6 +81,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(roundtrip.check_request(ctx, turn.index, history, echoed))
         if position == 0:
             known.add(history.calls())  # the history the exchange began with
+            found.extend(prior_history.check_first_request(ctx, turn.index, history))
         else:
             found.extend(roundtrip.unserved(ctx, history, echoed, known))
         known.add(turn.served.calls)
@@ -85,6 +90,7 @@ def _check(exchange: Exchange, ctx: CheckContext) -> list[Violation]:
         found.extend(shape.check_request(ctx, turn.request, history))
         found.extend(tool_definitions.check_request(ctx, turn.request, history, f"request[{turn.index}]"))
         found.extend(turns.check_request(ctx, exchange, turn.index, turn.request))
+        found.extend(declared.check_turn(ctx, turn))
         found.extend(determinism.check_turn(ctx, turn, history))
     if exchange.decoded:
         found.extend(decoding.check(ctx, exchange))

@@ -78,6 +78,8 @@ class CheckContext:
     # sessions: the run each served response belongs to (a new run starts with a new user prompt).
     # A memory may forget an earlier run's calls, each with its results; never the current run's.
     runs: tuple[int, ...] = ()
+    # the calls of the history the conversation began with (a scenario's `history:` block)
+    prior_calls: tuple[ExpectedCall, ...] = ()
     # client runs: what the client's tools were called with (name, arguments). A result can only be
     # held to its tool's output when the tool ran; None (codec runs) holds every call to it.
     tools_ran: tuple[tuple[str | None, Any], ...] | None = None

@@ -50,14 +50,17 @@ def check(ctx: CheckContext, exchange: Exchange, prefix: str = "") -> list[Viola
         stream = turn.served.stream
         truth_ids = [c.call_id for c in truth]
         if len(decoded) < len(truth):
-            code = "stream/calls-merged" if stream else "decode/call-missing"
-            what = "reassembled into" if stream else "decoded as"
+            # A stream reassembled into no call at all merged nothing: its calls were dropped.
+            merged = stream and bool(decoded)
+            code = "stream/calls-merged" if merged else "decode/call-missing"
+            what = f"but was {'reassembled into' if stream else 'decoded as'} {len(decoded)}"
+            if stream and not merged:
+                what = "but the stream's reassembly dropped every one: no call came out, none was merged"
             out.append(
                 ctx.violation(
                     code,
                     where,
-                    f"The response carries {len(truth)} calls ({', '.join(str(c.name) for c in truth)}) "
-                    f"but was {what} {len(decoded)}.",
+                    f"The response carries {len(truth)} calls ({', '.join(str(c.name) for c in truth)}) {what}.",
                     expected=truth_ids,
                     received=[d.get("call_id") for d in decoded],
                 )

@@ -75,6 +75,19 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
         if not ctx.tool_ran(own):
             continue  # the client never ran a tool for it (no such tool, no name): it had no output to lose
         shown = content if len(content) <= 80 else f"{content[:77]}..."
+        if reformatted(result.output, own.output):
+            out.append(
+                ctx.violation(
+                    "pairing/output-reformatted",
+                    result.path,
+                    f"The result sent under {label!r} carries the output its tool returned "
+                    f"({call.name} {_shown_arguments(own.arguments)}) altered in form: it carries {shown!r}.",
+                    wire_type=result.wire_type,
+                    expected=own.output,
+                    received=content,
+                )
+            )
+            continue
         out.append(
             ctx.violation(
                 "pairing/output-lost",
@@ -87,6 +100,20 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
             )
         )
     return out
+
+
+# What a client may change of an output's form and keep its content: quotes, escapes, spacing, case.
+_FORM = str.maketrans("", "", "\"'`\\ \t\r\n")
+_MIN_FORM = 3  # a shorter output's content is found by chance in any text
+
+
+def reformatted(value: Any, text: str) -> bool:
+    """Whether a result's text holds the canned output with only its form changed (every quote
+    stripped, a JSON object printed as a language's own literal, re-spaced), not another text."""
+    wanted = text.translate(_FORM).lower()
+    if len(wanted) < _MIN_FORM:
+        return False
+    return any(wanted in node.translate(_FORM).lower() for node in _strings(value))
 
 
 def _shown_arguments(arguments: Any) -> str:

@@ -1,0 +1,146 @@
+"""Nothing is served that the provider could not have sent: a call to a tool the request does not declare.
+
+The provider calls only the tools a request declares (a function or custom tool by name, a client
+built-in by its tool type). A client that leaves one out is not served the recorded call; a client
+that was handed the tool and left it out is a finding (`format/tools-dropped`); a tool declared under
+another name, or a built-in the client does not offer, makes the case a `skip` that says why.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from conformance.clients.official_sdks.common import chat_tool
+from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.corpus.loading import Corpus
+from conformance.engine.called_tools import declared_tools, needed
+from conformance.engine.wire import Served, WireCall
+from conformance.running.runner import RunOptions, run_scenario
+
+Declare = Callable[[ToolLoop], list[dict[str, Any]]]
+
+
+def _post(url: str, body: Any) -> Any:
+    headers = {"content-type": "application/json", "authorization": "Bearer x"}
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def chat_loop(declare: Declare) -> Callable[[ToolLoop], None]:
+    def run(loop: ToolLoop) -> None:
+        messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+        for _ in range(8):
+            body: dict[str, Any] = {"model": loop.model, "messages": messages}
+            tools = declare(loop)
+            if tools:
+                body["tools"] = tools
+            message = _post(f"{loop.base_url}/chat/completions", body)["choices"][0]["message"]
+            messages.append(message)
+            calls = message.get("tool_calls") or []
+            if not calls:
+                return
+            for call in calls:
+                name = call["function"]["name"].rsplit("-", 1)[-1]
+                output = loop.call_tool(name, json.loads(call["function"]["arguments"] or "{}"))
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+
+    return run
+
+
+def _adapter(fn: Callable[[ToolLoop], None], api: str = "openai-chat") -> ClientAdapter:
+    return ClientAdapter(name="declarations", version="0", clients={api: fn})
+
+
+def _run(corpus: Corpus, fn: Callable[[ToolLoop], None], scenario: str, replay: str = "in-process") -> Any:
+    api = scenario.split("/", 1)[0]
+    return run_scenario(_adapter(fn, api), corpus.scenarios[scenario], corpus, options=RunOptions(replay=replay))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("replay", ["in-process", "server"])
+def test_a_chat_loop_that_sends_no_tools_fails_with_its_own_code(corpus: Corpus, replay: str) -> None:
+    result = _run(corpus, chat_loop(lambda loop: []), "openai-chat/one-call", replay)
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"format/tools-dropped"}
+    assert result.errors[0].location == "request[0].tools"
+    assert "declared no tool get_weather" in result.summary
+
+
+def test_a_chat_loop_that_sends_no_tools_passes_nothing_that_needs_them(corpus: Corpus) -> None:
+    """Every openai-chat scenario whose responses call a tool: before, such a loop passed 26 of them."""
+    no_tools = chat_loop(lambda loop: [])
+    judged = 0
+    calling = (s for s in corpus.scenarios.values() if s.api == "openai-chat" and any(t.client_calls for t in s.turns))
+    for scenario in sorted(s.id for s in calling):
+        result = _run(corpus, no_tools, scenario)
+        if result.outcome == "skip":
+            continue  # only a codec can be handed it
+        judged += 1
+        assert result.outcome != "pass", (scenario, result.summary)
+        assert "format/tools-dropped" in {v.code for v in result.errors}, (scenario, result.summary)
+    assert judged >= 25
+
+
+def test_a_loop_that_declares_its_tools_still_passes(corpus: Corpus) -> None:
+    result = _run(corpus, chat_loop(lambda loop: [chat_tool(t) for t in loop.tools]), "openai-chat/one-call")
+    assert result.outcome == "pass", result.summary
+
+
+def test_a_tool_declared_under_another_name_is_a_skip_that_says_so(corpus: Corpus) -> None:
+    def prefixed(loop: ToolLoop) -> list[dict[str, Any]]:
+        return [chat_tool({**t, "name": f"tools-{t['name']}"}) for t in loop.tools]
+
+    result = _run(corpus, chat_loop(prefixed), "openai-chat/one-call")
+    assert result.outcome == "skip", result.summary
+    assert "get_weather only as tools-get_weather" in result.summary
+    assert not result.violations
+
+
+def test_a_built_in_the_request_leaves_out_is_not_served(corpus: Corpus) -> None:
+    def responses_loop(loop: ToolLoop) -> None:
+        tools = [{"type": "function", "name": t["name"], "parameters": t.get("parameters", {})} for t in loop.tools]
+        _post(f"{loop.base_url}/responses", {"model": loop.model, "input": loop.prompt, "tools": tools})
+
+    result = _run(corpus, responses_loop, "openai-responses/computer-use")
+    assert result.outcome == "skip", result.summary
+    assert "no computer_use_preview tool" in result.summary
+
+
+def _served(*calls: WireCall) -> Served:
+    return Served(stream=False, calls=calls, text="", payload={})
+
+
+def test_what_a_request_declares_is_read_in_every_layout() -> None:
+    assert declared_tools("openai-chat", {"tools": [{"type": "function", "function": {"name": "a"}}]}).names == {"a"}
+    assert declared_tools("openai-chat", {"tools": [{"type": "custom", "custom": {"name": "c"}}]}).names == {"c"}
+    assert declared_tools("anthropic-messages", {"tools": [{"type": "bash_20250124", "name": "bash"}]}).names == {
+        "bash"
+    }
+    gemini = {"tools": [{"functionDeclarations": [{"name": "a"}, {"name": "b"}]}, {"function_declarations": []}]}
+    assert declared_tools("gemini", gemini).names == {"a", "b"}
+    bedrock = {"toolConfig": {"tools": [{"toolSpec": {"name": "a"}}]}}
+    assert declared_tools("bedrock-converse", bedrock).names == {"a"}
+    responses = {"tools": [{"type": "namespace", "name": "ns", "tools": [{"type": "function", "name": "f"}]}]}
+    assert "f" in declared_tools("openai-responses", responses).names
+    assert declared_tools("openai-responses", {"tools": [{"type": "shell"}]}).kinds == {"shell"}
+
+
+def test_only_what_the_recorded_request_declared_is_needed() -> None:
+    call = WireCall("c1", "get_weather", "{}", "openai-chat/ChatCompletionMessageToolCall", "response[0].x")
+    recorded = {"tools": [{"type": "function", "function": {"name": "get_weather"}}]}
+    assert [n.name for n in needed("openai-chat", _served(call), {}, recorded)] == ["get_weather"]
+    # A name the recorded request never declared (a model's invention) binds no client to it.
+    assert needed("openai-chat", _served(call), {}, {"tools": []}) == []
+    # Unknown recorded request, or an API whose tools live outside the request: nothing is needed.
+    assert needed("openai-chat", _served(call), {}, None) == []
+    assert needed("azure-foundry", _served(call), {}, recorded) == []
+    renamed = {"tools": [{"type": "function", "function": {"name": "tools__get_weather"}}]}
+    assert needed("openai-chat", _served(call), renamed, recorded)[0].renamed == "tools__get_weather"
+    shell = WireCall("c2", "shell_call", {}, "openai-responses/FunctionShellCall", "response[0].output[0]")
+    found = needed("openai-responses", _served(shell), {"tools": []}, {"tools": [{"type": "shell"}]})
+    assert found and found[0].missing() == "no shell tool"
