@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.connectors.supervisor import STDERR_LINE, Fault, Supervisor
+from conformance.corpus.loading import Corpus
 
 # A child that answers each command with {"seq": N, "ok": true}, after doing what `before` says.
 TEMPLATE = """
@@ -185,3 +186,79 @@ def test_the_child_is_gone_after_stop(tmp_path: Path) -> None:
     assert process is not None
     supervisor.stop()
     assert process.poll() is not None
+
+
+# --- what a harness says reaches the terminal as text; what the suite holds does not reach it ------
+
+
+def _unruly(behaviour: str) -> str:
+    return f"{sys.executable} {Path(__file__).resolve().parent / 'harnesses' / 'unruly.py'} {behaviour}"
+
+
+def test_a_harness_cannot_drive_the_terminal(corpus: Corpus) -> None:
+    from conformance.connectors.harness import HarnessAdapter
+    from conformance.reports.textreport import case_text
+    from conformance.running.runner import RunOptions, run_scenario
+
+    harness = HarnessAdapter(_unruly("control"))
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(timeout=30))
+    finally:
+        harness.close()
+    printed = case_text(result, harness.name) + harness.name + result.summary
+    assert result.outcome == "error"
+    for character in ("\x1b", "\x07", "\r", "\u202e"):
+        assert character not in printed and character not in harness.name
+    assert "\\x1b]0;owned\\x07" in harness.name and "\\u202e" in result.summary
+    assert "at line 1" in result.detail and "\nat line 2" in result.detail  # a stack trace keeps its lines
+
+
+def test_a_harness_is_not_given_the_suites_credentials(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.connectors.harness import HarnessAdapter
+    from conformance.running.runner import RunOptions, run_scenario
+
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "SOME_VENDOR_TOKEN"):
+        monkeypatch.setenv(name, "sk-the-suites-own")
+    harness = HarnessAdapter(_unruly("environment"))
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(timeout=30))
+    finally:
+        harness.close()
+    assert result.summary.endswith("credentials: "), result.summary
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="child subreapers are Linux's")
+def test_a_daemon_a_harness_leaves_does_not_outlive_it(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It forks twice, calls setsid and closes its streams: in no group, session or pipe of the harness."""
+    from conformance.connectors.harness import HarnessAdapter
+    from conformance.running.runner import RunOptions, run_scenario
+
+    pid_file = tmp_path / "daemon.pid"
+    monkeypatch.setenv("UNRULY_PID_FILE", str(pid_file))
+    harness = HarnessAdapter(_unruly("daemon"))
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(timeout=30))
+        assert result.outcome == "pass", result.summary
+        deadline = time.monotonic() + 10
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the daemon never started"
+            time.sleep(0.05)
+        daemon = int(pid_file.read_text())
+        assert _alive(daemon)
+    finally:
+        harness.close()
+    deadline = time.monotonic() + 10
+    while _alive(daemon) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(daemon):
+        os.kill(daemon, signal.SIGKILL)
+        pytest.fail("the daemon outlived the harness")

@@ -140,12 +140,22 @@ def test_requests_beyond_the_loopback_are_refused_as_the_cases_error() -> None:
     assert "refused http://192.0.2.1" in ran["errored"]["message"]
 
 
+def test_connections_below_fetch_reach_the_loopback_only(tools_url: tuple[str, list[dict[str, Any]]]) -> None:
+    url, _ = tools_url
+    (_, ran), _, _ = _converse(START, {"cmd": "run", "seq": 1, "case": _case("below-fetch", url)})
+    seen = json.loads(ran["output"])
+    assert len(seen["outside"]) == 5 and all(
+        "allows connections to the replay on 127.0.0.1 only" in s for s in seen["outside"]
+    )
+    assert seen["inside"] == "answered 501"  # the stand-in answers GET so: the connection was made
+
+
 def test_a_line_that_is_not_a_command_is_logged_and_the_loop_goes_on() -> None:
     answers, stderr, status = _converse(
-        START, "not json", {"cmd": "bogus"}, {"cmd": "run", "seq": 1, "case": _case("x")}
+        START, "not json", "null", "[1]", "7", {"cmd": "bogus"}, {"cmd": "run", "seq": 1, "case": _case("x")}
     )
     assert [a.get("seq") for a in answers] == [None, 1] and status == 0
-    assert "not a JSON command" in stderr and "unknown command" in stderr
+    assert "not a JSON command" in stderr and "unknown command" in stderr and "not a command object" in stderr
 
 
 def test_stop_ends_the_harness_without_an_answer_and_so_does_eof() -> None:

@@ -289,3 +289,37 @@ def test_a_failure_of_the_suites_own_code_in_the_worker_is_an_error_not_the_adap
     monkeypatch.setattr(codec, "answers", broken)  # how the suite answers a decoded call
     answer = _codec_run(resolve_adapter("reference"), corpus, corpus.scenarios["openai-chat/one-call"], {})
     assert set(answer) == {"error"} and "the suite failed in the worker" in answer["error"]
+
+
+@pytest.mark.parametrize("spec", ["forging:WRITES_ON_EVERY_PIPE", "forging:WRITES_WITH_THE_NONCE"])
+def test_an_adapter_that_writes_the_workers_answers_cannot_blame_the_corpus(
+    spec: str, worker: Worker, corpus: Corpus
+) -> None:
+    """Its answers blame the corpus for every message; whether they are refused as not the worker's (no
+    nonce) or checked against the recordings (the nonce read out of the worker), the case is the
+    adapter's error, and the next adapter in the same worker is judged as ever."""
+    scenario = corpus.scenarios["openai-chat/parallel-different-tools"]
+    forged = run_scenario(IsolatedAdapter(spec, worker), scenario, corpus)
+    assert forged.outcome == "error", forged.summary
+    assert not forged.summary.startswith("the corpus is at fault"), forged.summary
+    assert "the adapter's process blamed the suite" in forged.summary or "wrote on the worker's answer pipe" in (
+        forged.summary
+    )
+    honest = run_scenario(IsolatedAdapter("forging:FORGED_NOTHING", worker), scenario, corpus)
+    assert honest.outcome == "fail" and "roundtrip/id-altered" in {v.code for v in honest.errors}
+
+
+def test_a_worker_blaming_a_corpus_that_is_at_fault_is_believed(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.running.isolation import _corpus_claim
+    from conformance.running.runner import CorpusError
+
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    claimed = _corpus_claim("made up", scenario, corpus)
+    assert claimed.outcome == "error" and "the adapter's process blamed the suite" in claimed.summary
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(corpus.cassette_path(scenario).read_text().replace("interactions:", "exchanges:"))
+    monkeypatch.setattr(corpus, "cassette_path", lambda _: broken)
+    with pytest.raises(CorpusError, match="not a vcrpy cassette"):
+        _corpus_claim("whatever the worker says", scenario, corpus)

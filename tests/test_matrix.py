@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import resource
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -205,20 +209,83 @@ def test_check_names_a_stale_file_and_writes_nothing(
     elif change == "delete":
         stale = out / "badges" / "mylib.svg"
         stale.unlink()
-    else:
+    else:  # the badge of a column an earlier report had
+        gone = _write(tmp_path / "gone.json", _every_outcome(corpus), name="gone", revision=corpus.revision())
+        assert main(["matrix", str(source), str(gone), "--output", str(out)]) == 0
         stale = out / "badges" / "gone.svg"
-        stale.write_text("<svg/>", encoding="utf-8")
+        assert stale.is_file()
     before = _tree(out)
     capsys.readouterr()
     assert main([*args, "--check"]) == 1
     printed = capsys.readouterr().out
     why = {"edit": "differs from", "delete": "missing from", "extra badge": "not part of"}[change]
     assert f"{stale}: {why} what `conformance matrix {source}" in printed
-    assert str(out / HTML_FILE) not in printed
+    assert (str(out / HTML_FILE) in printed) == (change == "extra badge")
     assert _tree(out) == before
     assert main(args) == 0  # writing puts it right, removing a badge no column has
     assert main([*args, "--check"]) == 0
     assert not (out / "badges" / "gone.svg").exists()
+
+
+def test_only_badges_the_report_wrote_are_removed(corpus: Corpus, tmp_path: Path) -> None:
+    source = _write(tmp_path / "mylib.json", _every_outcome(corpus), revision=corpus.revision())
+    out = tmp_path / "out"
+    (out / "badges").mkdir(parents=True)
+    mine = out / "badges" / "build-status.svg"  # someone else's, in the same folder
+    mine.write_text("<svg>mine</svg>", encoding="utf-8")
+    args = ["matrix", str(source), "--output", str(out)]
+    assert main(args) == 0
+    assert main([*args, "--check"]) == 0
+    assert main(args) == 0
+    assert mine.read_text(encoding="utf-8") == "<svg>mine</svg>"
+
+
+def _results_main(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["matrix", str(path), "--output", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+    return err
+
+
+def test_a_deeply_nested_results_file_is_one_refusal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"format": "toolcall-conformance/results", "cases": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert "nests deeper than 100 levels" in _results_main(deep, tmp_path, capsys)
+
+
+def test_a_device_as_results_is_refused_unread(tmp_path: Path) -> None:
+    def limited() -> None:  # a regression reads /dev/zero until it is out of memory: not the test's memory
+        resource.setrlimit(resource.RLIMIT_AS, (768 * 1024 * 1024,) * 2)
+
+    command = [sys.executable, "-m", "conformance.cli", "matrix", "/dev/zero", "--output", str(tmp_path / "out")]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, preexec_fn=limited)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert "/dev/zero: [results] cannot be read: a character device, not a regular file" in run.stderr
+
+
+def test_an_adapter_name_of_any_length_gets_a_badge(corpus: Corpus, tmp_path: Path) -> None:
+    name = "a" * 256
+    source = _write(tmp_path / "long.json", _every_outcome(corpus), name=name, revision=corpus.revision())
+    assert main(["matrix", str(source), "--output", str(tmp_path / "out")]) == 0
+    (badge,) = (tmp_path / "out" / "badges").iterdir()
+    assert len(badge.name) <= 68
+
+
+@pytest.mark.parametrize(
+    "name", ["<img src=x onerror=alert(1)>", "x</td><script>alert(1)</script>", "a]( javascript:alert(1))", "```"]
+)
+def test_adapter_names_reach_the_markdown_as_text(name: str, corpus: Corpus, tmp_path: Path) -> None:
+    source = _write(tmp_path / "r.json", _every_outcome(corpus), name=name, revision=corpus.revision())
+    assert main(["matrix", str(source), "--output", str(tmp_path / "out")]) == 0
+    markdown = (tmp_path / "out" / MARKDOWN_FILE).read_text(encoding="utf-8")
+    # Outside the summaries' code block (shown as text, whatever it holds), nothing of the name is markup.
+    before, rest = markdown.split("### Summary\n\n", 1)
+    fence = rest.split("text\n", 1)[0]
+    assert fence == ("````" if "```" in name else "```")
+    outside = before + rest.split("\n" + fence + "\n", 1)[1]
+    assert "<img" not in outside and "<script" not in outside and "</td>" not in outside
+    links = re.findall(r"(?<!\\)\]\(([^)]*)\)", outside)  # a `](` the Markdown did not escape opens a link
+    assert all(link.startswith("badges/") or link == HTML_FILE for link in links), links
 
 
 # The bundled run

@@ -27,6 +27,7 @@ from conformance.connectors.handoff import with_first_leg
 from conformance.connectors.supervisor import Fault, Supervisor
 from conformance.corpus.loading import BugCase, Corpus, Scenario
 from conformance.engine.outcomes import CaseResult
+from conformance.engine.printable import printable
 from conformance.replay.continued import HANDOFFS
 
 if TYPE_CHECKING:
@@ -89,12 +90,14 @@ class HarnessAdapter:
             hello={"cmd": "start", "version": PROTOCOL_VERSION},
             check_greeting=_check_started,
             start_timeout=start_timeout,
+            reap=True,  # what the harness starts ends with it, however it detached
         )
         greeting = self.supervisor.greet()
         if isinstance(greeting, Fault):
             self._server.stop()
             raise AdapterSpecError(greeting.detail())
-        self.implementation: dict[str, Any] = dict(greeting["implementation"])
+        # What the harness says of itself is printed as the run's title, its results' name, the matrix's column.
+        self.implementation: dict[str, Any] = _printable_values(greeting["implementation"])
         self._seq = itertools.count(1)
 
     @property
@@ -183,10 +186,12 @@ class HarnessAdapter:
             summary = f"the harness answered {json.dumps(answer)[:200]}, which is no answer to run: {wrong}"
             return CaseResult(scenario.id, scenario.api, "error", summary=summary)
         if "skipped" in answer:
-            return CaseResult(scenario.id, scenario.api, "skip", summary=f"the harness declares: {answer['skipped']}")
+            declared = printable(str(answer["skipped"]))
+            return CaseResult(scenario.id, scenario.api, "skip", summary=f"the harness declares: {declared}")
         fault = None
         if "errored" in answer:
-            fault = HarnessFailed(answer["errored"]["message"], answer["errored"].get("detail", ""))
+            errored = answer["errored"]
+            fault = HarnessFailed(printable(errored["message"]), printable(errored.get("detail", "")))
         # The requests are kept: run_scenario drops them unless --show-requests asked for them.
         return server.verdict(scenario.id, fault, ran=True, show_requests=True)
 
@@ -196,10 +201,33 @@ class HarnessAdapter:
         self._server.stop()
 
 
+def _printable_values(value: Any) -> Any:
+    """The harness's own words, every string of them neutralised for a terminal (names on one line)."""
+    if isinstance(value, str):
+        return printable(value, one_line=True)
+    if isinstance(value, dict):
+        return {printable(str(k), one_line=True): _printable_values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable_values(v) for v in value]
+    return value
+
+
+# Parts of a variable's name (split at `_`) that say it holds a credential.
+_CREDENTIAL_PARTS = {"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"}
+
+
+def _credential(name: str) -> bool:
+    from conformance.recordings.recording import CREDENTIAL_VARIABLES
+
+    return name.upper() in CREDENTIAL_VARIABLES or bool(_CREDENTIAL_PARTS & set(name.upper().split("_")))
+
+
 def _sealed_environment(proxy: str) -> dict[str, str]:
-    """The harness's environment: the suite's own, with every standard proxy variable naming the replay
-    server (Node 24's fetch reads them with NODE_USE_ENV_PROXY), loopback exempted."""
-    env = dict(os.environ)
+    """The harness's environment: the suite's own without its credentials (a harness is handed the
+    replay's key in each case; a provider's real key has nothing to do there), with every standard proxy
+    variable naming the replay server (Node 24's fetch reads them with NODE_USE_ENV_PROXY), loopback
+    exempted."""
+    env = {name: value for name, value in os.environ.items() if not _credential(name)}
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         env[name] = env[name.lower()] = proxy
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"

@@ -15,7 +15,9 @@ A child cannot stall the suite or fill its memory: an answer nested past the JSO
 an answer to an earlier command (a child that answers twice) is dropped rather than taken for the
 next one, a child that exits while something it started still holds its output is a crash at once,
 stopping kills whatever holds the child's pipes even in a session of its own (`setsid`), and only
-the first few KiB of each stderr line are kept.
+the first few KiB of each stderr line are kept. With `reap`, the child runs under
+conformance.connectors.reaper, a child subreaper: what it starts is killed with it even when it
+left the group, the session and the pipes alike (a daemon that forks twice and closes its streams).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -42,6 +45,7 @@ MAX_LINE = 64 * 1024 * 1024  # one answer; a child printing more without a newli
 STDERR_LINE = 4096  # what is kept of one stderr line: a 300 MB line once took the suite to 3.8 GB
 STDERR_LINES = 60
 EXIT_GRACE = 1.0  # after the child exits, how long an answer still in its pipe may take to arrive
+REAPER_GRACE = 7.0  # how long a reaper may take to kill what its child started (its own bound is 5 s)
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,10 @@ class Supervisor:
         hello: Mapping[str, Any] | None = None,
         check_greeting: Callable[[dict[str, Any]], str | None] | None = None,
         start_timeout: float = 60.0,
+        reap: bool = False,
     ) -> None:
-        self.argv = list(argv)
+        self.reap = reap
+        self.argv = [sys.executable, "-m", "conformance.connectors.reaper", *argv] if reap else list(argv)
         # Sent after every start; the answer (checked by `check_greeting`, which names what is wrong)
         # is kept as `greeting`.
         self.hello = dict(hello) if hello is not None else None
@@ -333,6 +339,13 @@ class Supervisor:
                     process.stdin.close()
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=grace)
+        if self.reap and process.poll() is None:
+            # The reaper kills what the child started, wherever it went, before the group is killed
+            # (the reaper killed first, its orphans would go to init).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=REAPER_GRACE)
         # The whole group: whatever the child started goes with it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)

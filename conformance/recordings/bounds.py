@@ -28,6 +28,11 @@ INFLATION_FACTOR = 100
 INFLATION_FLOOR = 4 * 1024 * 1024
 MAX_INTEGER_DIGITS = 1000  # an integer's digits in a case or cassette: far past any JSON number a provider sends
 MAX_DEPTH = 100  # nesting of a YAML document, of a JSON body, of what an adapter returns
+# Nodes a YAML file may hold (scalars, collections, aliases; every document of it together): the
+# largest recorded cassette beside the corpus holds under a thousand; each node costs the parser a
+# few microseconds and the reader a Python object, so this bound keeps any file's read to about a
+# second, however its bytes were packed (a gzipped cassette inflates a hundredfold within its ratio).
+MAX_NODES = 100_000
 # YAML aliases may repeat a node, but the document they stand for stays within this many
 # nodes and scalar characters: ten times the text, and never less than a mebibyte.
 EXPANSION_FACTOR = 10

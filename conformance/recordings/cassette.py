@@ -152,7 +152,9 @@ def _not_json(value: Any) -> Any:
     raise BodyError(f"holds {type(value).__name__} data, which JSON cannot carry")
 
 
-def _as_bytes(value: Any, what: str) -> bytes:
+def body_bytes(value: Any, what: str) -> bytes:
+    """A recorded body's bytes: text, `!!binary`, or JSON-shaped data (pydantic-ai's `parsed_body`)
+    written as JSON within MAX_DEPTH."""
     if value is None:
         return b""
     if isinstance(value, bytes):
@@ -172,11 +174,11 @@ def _as_bytes(value: Any, what: str) -> bytes:
 
 def _request_body(raw: Mapping[str, Any]) -> bytes:
     if "parsed_body" in raw:
-        return _as_bytes(raw["parsed_body"], "the request's parsed_body")
+        return body_bytes(raw["parsed_body"], "the request's parsed_body")
     body = raw.get("body")
     if isinstance(body, Mapping) and "string" in body:  # older vcrpy request form
         body = body["string"]
-    return _as_bytes(body, "the request body")
+    return body_bytes(body, "the request body")
 
 
 class BodyBudget:
@@ -214,8 +216,12 @@ def _decompress(body: bytes, encoding: str | None, budget: BodyBudget) -> bytes:
 
 def _status(raw: Mapping[str, Any]) -> int:
     status_raw = raw.get("status", {})
-    code = status_raw.get("code", 200) if isinstance(status_raw, Mapping) else status_raw
-    if isinstance(code, str) and code.strip().isdigit():
+    return status_code(status_raw.get("code", 200) if isinstance(status_raw, Mapping) else status_raw)
+
+
+def status_code(code: Any) -> int:
+    """A recorded status (a number, or its digits) that is an HTTP status code."""
+    if isinstance(code, str) and code.strip().isdigit() and len(code.strip()) <= 3:
         code = int(code)
     if isinstance(code, bool) or not isinstance(code, int) or not 100 <= code <= 599:
         raise BodyError(f"the response status {str(code)[:40]!r} is not an HTTP status code (100 to 599)")
@@ -226,10 +232,10 @@ def _response(raw: Mapping[str, Any], budget: BodyBudget) -> HttpResponse:
     headers = _headers(raw.get("headers"), "the response")
     status = _status(raw)
     if "parsed_body" in raw:
-        body = _as_bytes(raw["parsed_body"], "the response's parsed_body")
+        body = body_bytes(raw["parsed_body"], "the response's parsed_body")
     else:
         body_raw = raw.get("body", {})
-        body = _as_bytes(body_raw.get("string") if isinstance(body_raw, Mapping) else body_raw, "the response body")
+        body = body_bytes(body_raw.get("string") if isinstance(body_raw, Mapping) else body_raw, "the response body")
     body = _decompress(body, _header(headers, "content-encoding"), budget)
     return HttpResponse(status=status, headers=headers, body=body)
 
@@ -245,13 +251,13 @@ def recorded_exchange(
     if not 100 <= status <= 599:
         raise BodyError(f"the response status {status} is not an HTTP status code (100 to 599)")
     headers = _headers(response_headers, "the response")
-    body = _decompress(_as_bytes(response_body, "the response body"), _header(headers, "content-encoding"), budget)
+    body = _decompress(body_bytes(response_body, "the response body"), _header(headers, "content-encoding"), budget)
     return (
         HttpRequest(
             method=method.upper(),
             uri=uri,
             headers=_headers(request_headers, "the request"),
-            body=_as_bytes(request_body, "the request body"),
+            body=body_bytes(request_body, "the request body"),
         ),
         HttpResponse(status=status, headers=headers, body=body),
     )
@@ -270,16 +276,21 @@ def _request(raw: Mapping[str, Any]) -> HttpRequest:
     )
 
 
+def yaml_refusal(exc: YamlError, path: str) -> CassetteError:
+    """A recording's YAML that cannot be read, as a cassette's error (located by line)."""
+    message = exc.message.removeprefix("invalid YAML: ")
+    where = f" (line {exc.line})" if exc.line else ""
+    prefix = "invalid YAML" if exc.message.startswith("invalid YAML") else "cannot read"
+    return CassetteError(path, f"{prefix}{where}: {message.removeprefix('cannot read: ')}")
+
+
 def load_cassette_data(text: str | bytes, path: str = "<cassette>") -> Any:
     """A cassette file's YAML as plain data, within the bounds; a CassetteError (located) when it is not YAML.
     Other recorders' YAML (go-vcr's) is read this way too, then shaped by its own reader."""
     try:
         return load_data(text, path)
     except YamlError as exc:
-        message = exc.message.removeprefix("invalid YAML: ")
-        where = f" (line {exc.line})" if exc.line else ""
-        prefix = "invalid YAML" if exc.message.startswith("invalid YAML") else "cannot read"
-        raise CassetteError(path, f"{prefix}{where}: {message.removeprefix('cannot read: ')}") from None
+        raise yaml_refusal(exc, path) from None
 
 
 def parse_cassette(text: str | bytes, path: str = "<cassette>") -> Cassette:

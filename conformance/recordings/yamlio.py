@@ -31,6 +31,7 @@ from conformance.recordings.bounds import (
     EXPANSION_FLOOR,
     MAX_DEPTH,
     MAX_INTEGER_DIGITS,
+    MAX_NODES,
     BoundsError,
     read_file,
 )
@@ -44,10 +45,11 @@ except ImportError:  # PyYAML built without libyaml; tests/test_yaml_fallback.py
 class YamlError(Exception):
     """A YAML document that cannot be read, with the file and line it concerns."""
 
-    def __init__(self, path: Path | str, line: int | None, message: str) -> None:
+    def __init__(self, path: Path | str, line: int | None, message: str, bound: bool = False) -> None:
         self.path = str(path)
         self.line = line
         self.message = message
+        self.bound = bound  # the suite's own bound refused it (not the YAML parser)
         where = f"{self.path}:{line}" if line else self.path
         super().__init__(f"{where}: {message}")
 
@@ -87,6 +89,10 @@ _C_COMPOSER_DEPTH = 512
 _PURE_COMPOSER_DEPTH = 200
 _PLAIN_TAGS_KEPT = 65_536  # distinct plain scalars whose resolved tag is remembered, across documents
 _PLAIN_TAG_TEXT = 100  # and only short ones (keys and the like): the memory kept stays small
+# A YAML node takes at least half a character of text (`[:,:]` is a sequence of two mappings, each
+# of an empty key and value: seven nodes in five characters); a shorter text cannot pass MAX_NODES,
+# and a longer one is composed from events here, where nodes are counted as they come.
+_TEXT_WITHIN_NODES = MAX_NODES // 2
 # A conservative bound on nesting, read from the text without parsing it: every level opens a
 # flow collection, or starts to the right of its parent (a block sequence may share its parent
 # key's column), or follows a compact indicator (`- - x`, `? - x`) on the same line. So a text
@@ -121,10 +127,15 @@ def _children(node: Node) -> Iterator[Node]:
             yield value
 
 
-def _check_graph(root: Node, text_length: int, max_depth: int) -> None:
-    """Refuse a node graph deeper than `max_depth`, recursive, or whose aliases expand it beyond
-    EXPANSION_FACTOR times its text: measured once per node, without expanding anything."""
-    limit = max(EXPANSION_FACTOR * text_length, EXPANSION_FLOOR)
+def _expansion_limit(text_length: int) -> int:
+    return max(EXPANSION_FACTOR * text_length, EXPANSION_FLOOR)
+
+
+def _check_graph(root: Node, text_length: int, max_depth: int, spent: int = 0) -> int:
+    """Refuse a node graph deeper than `max_depth`, recursive, or whose aliases expand it (with the
+    `spent` of the file's earlier documents) beyond EXPANSION_FACTOR times its text: measured once
+    per node, without expanding anything. Returns what the graph stands for, in nodes and characters."""
+    limit = _expansion_limit(text_length)
     depth: dict[int, int] = {}
     size: dict[int, int] = {}
     open_nodes: set[int] = set()
@@ -140,7 +151,7 @@ def _check_graph(root: Node, text_length: int, max_depth: int) -> None:
             open_nodes.discard(key)
             if depth[key] > max_depth:
                 raise _BoundsError(None, None, f"nests deeper than {max_depth} levels", node.start_mark)
-            if size[key] > limit:
+            if spent + size[key] > limit:
                 raise _BoundsError(
                     None, None, f"aliases expand the document beyond {limit} nodes and characters", node.start_mark
                 )
@@ -154,6 +165,11 @@ def _check_graph(root: Node, text_length: int, max_depth: int) -> None:
                 raise _BoundsError(None, None, "an alias refers to a node that contains it", child.start_mark)
             if id(child) not in depth:
                 stack.append((child, False))
+    return size[id(root)]
+
+
+def _too_many_nodes(mark: Any) -> _BoundsError:
+    return _BoundsError(None, None, f"holds more than {MAX_NODES} nodes", mark)
 
 
 # Per set of implicit resolvers: the tag resolved for each plain scalar's text (bounded).
@@ -192,14 +208,18 @@ class _Bounded:
     # Case files hold JSON data; a cassette's YAML is read as its recorder wrote it.
     json_numbers_only = False
     lined = False  # read into LineDict and LineList (case files, whose problems are located)
+    # Per read, over every document of the text: the nodes it may still hold, and what its
+    # documents' aliases have expanded to so far.
+    nodes_left = MAX_NODES
+    expanded = 0
 
     def get_single_node(self) -> Node | None:
         text = self.bounded_text
         native = _CParser is not None and isinstance(self, _CParser)
         composer_limit = _C_COMPOSER_DEPTH if native else min(self.max_depth, _PURE_COMPOSER_DEPTH)
-        if _may_nest_beyond(text, composer_limit):
-            # Checks the depth as it goes, and sees every alias: a document without one is a tree,
-            # no bigger than its text, with nothing left to check.
+        if len(text) > _TEXT_WITHIN_NODES or _may_nest_beyond(text, composer_limit):
+            # Counts the nodes and checks the depth as it goes, and sees every alias: a document
+            # without one is a tree, no bigger than its text, with nothing left to check.
             node, aliased = self._single_node_from_events()
             check = aliased
         else:
@@ -209,6 +229,21 @@ class _Bounded:
         if node is not None and check:
             _check_graph(node, len(text), self.max_depth)
         return node
+
+    def get_all_data(self) -> list[Any]:
+        """Every document of the stream, composed from events (libyaml's composer and the parser's
+        events do not share their place in the stream), within bounds that hold for all of the
+        stream's documents together."""
+        loader: Any = self
+        loader.get_event()  # the stream start
+        documents = []
+        while not loader.check_event(yaml.StreamEndEvent):
+            node, aliased = self._document_from_events()
+            if aliased:
+                self.expanded += _check_graph(node, len(self.bounded_text), self.max_depth, self.expanded)
+            documents.append(loader.construct_document(node))
+        loader.get_event()
+        return documents
 
     def construct_object(self, node: Node, deep: bool = False) -> Any:
         # PyYAML's scalar constructors trust the text an explicit tag stands on: `!!int twelve`,
@@ -244,9 +279,7 @@ class _Bounded:
         node = None
         aliased = False
         if not loader.check_event(yaml.StreamEndEvent):
-            loader.get_event()  # the document start
-            node, aliased = self._compose_from_events()
-            loader.get_event()  # the document end
+            node, aliased = self._document_from_events()
         if not loader.check_event(yaml.StreamEndEvent):
             event = loader.get_event()
             raise yaml.composer.ComposerError(
@@ -254,6 +287,13 @@ class _Bounded:
             )
         loader.get_event()
         return node, aliased
+
+    def _document_from_events(self) -> tuple[Node, bool]:
+        loader: Any = self
+        loader.get_event()  # the document start
+        composed = self._compose_from_events()
+        loader.get_event()  # the document end
+        return composed
 
     def _compose_from_events(self) -> tuple[Node, bool]:
         """PyYAML's Composer.compose_node, with the recursion turned into a stack; and whether an
@@ -272,6 +312,10 @@ class _Bounded:
             start: Any = event.start_mark  # a C parser's marks are of its own class
             end: Any = event.end_mark
             node: Node
+            if kind_of_event not in closing:
+                self.nodes_left -= 1
+                if self.nodes_left < 0:
+                    raise _too_many_nodes(start)
             if kind_of_event is yaml.ScalarEvent and event.anchor is None:
                 # Most events: a scalar without an anchor (handled in full below otherwise).
                 tag = event.tag
@@ -369,13 +413,27 @@ def _build_plain(loader: Any, lined: bool = False) -> Any:
     key_lines: list[int] = []  # lined: per open mapping, the line of the key waiting for its value
     mapping, sequence = (LineDict, LineList) if lined else (dict, list)
 
+    nodes_left = loader.nodes_left
+    # A plain scalar's value by its tag and text: numbers, booleans and null repeat (`0`, `true`), and
+    # are immutable; constructing one costs PyYAML microseconds and a node it keeps to the end.
+    known: dict[tuple[str, str], Any] = {}
+
     def construct(tag: str, event: Any) -> Any:
+        text = event.value
+        if tag == _INT_TAG and text.isascii() and text.isdigit() and text[0] != "0" and len(text) < MAX_INTEGER_DIGITS:
+            return int(text)  # a decimal, as PyYAML reads it, within the bound on digits
+        plain = event.implicit[0] and len(text) <= _PLAIN_TAG_TEXT
+        if plain and (tag, text) in known:
+            return known[tag, text]
+        node = ScalarNode(tag, text, event.start_mark, event.end_mark, style=event.style)
         try:
-            return loader.construct_object(
-                ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style), deep=True
-            )
+            value = loader.construct_object(node, deep=True)
         except yaml.YAMLError:
             raise _Unusual from None
+        loader.constructed_objects.pop(node, None)  # no alias can name it: the document holds none
+        if plain and len(known) < _PLAIN_TAGS_KEPT:
+            known[tag, text] = value
+        return value
 
     get_event()  # the stream start
     if loader.check_event(yaml.StreamEndEvent):
@@ -385,6 +443,9 @@ def _build_plain(loader: Any, lined: bool = False) -> Any:
         event = get_event()
         kind = type(event)
         if kind is scalar_event:
+            nodes_left -= 1
+            if nodes_left < 0:
+                raise _too_many_nodes(event.start_mark)
             if event.anchor is not None:
                 raise _Unusual
             tag = event.tag
@@ -408,6 +469,9 @@ def _build_plain(loader: Any, lined: bool = False) -> Any:
                 raise _Unusual  # a collection as a mapping key
             if len(open_collections) >= max_depth:
                 raise _BoundsError(None, None, f"nests deeper than {max_depth} levels", event.start_mark)
+            nodes_left -= 1
+            if nodes_left < 0:
+                raise _too_many_nodes(event.start_mark)
             opened: Any = mapping() if kind is mapping_start else sequence()
             if lined:
                 opened.lines = {} if kind is mapping_start else []
@@ -562,41 +626,55 @@ def _pure_twin(loader_class: type[Any]) -> type[Any]:
 _PURE_TWINS: dict[type[Any], type[Any]] = {}
 
 
-def _load(text: str | bytes, path: Path | str, loader_class: type[Any], plain: bool = False) -> Any:
+def _load(
+    text: str | bytes, path: Path | str, loader_class: type[Any], plain: bool = False, documents: bool = False
+) -> Any:
+    # libyaml reads UTF-8 bytes where they lie, and copies a str into UTF-8 first: handed the bytes
+    # (once they are known to decode), a file of tens of megabytes is not held a third time.
+    source: str | bytes = text
     if isinstance(text, bytes):
         text = _decode(text, path)
+        if text and source[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            source = text
+    if _CParser is None or not issubclass(loader_class, _CParser):
+        source = text
     try:
-        return _load_with(text, path, loader_class, plain)
-    except YamlError:
+        return _load_with(text, path, loader_class, plain, documents, source)
+    except YamlError as exc:
         # A YAML parser may refuse deep nesting itself before the suite's bound is reached: libyaml's
         # scanner reads a whole run of opening brackets before the first event (a bracket may open a
         # key), and refuses 1,000 of them. The suite's bound is the one to report, so a text that may
         # nest beyond it is read again by the pure-Python parser, bounded where it counts levels; its
         # verdict (the suite's bound, or the same syntax error) is the one reported.
         bound: int = loader_class.max_depth
-        if _CParser is None or not issubclass(loader_class, _CParser) or not _may_nest_beyond(text, bound):
+        native = _CParser is not None and issubclass(loader_class, _CParser)
+        if exc.bound or not native or not _may_nest_beyond(text, bound):
             raise
         twin = _PURE_TWINS.get(loader_class) or _PURE_TWINS.setdefault(loader_class, _pure_twin(loader_class))
-        return _load_with(text, path, twin, plain)
+        return _load_with(text, path, twin, plain, documents, text)
 
 
-def _load_with(text: str, path: Path | str, loader_class: type[Any], plain: bool) -> Any:
-    loader = loader_class(text)
+def _load_with(
+    text: str, path: Path | str, loader_class: type[Any], plain: bool, documents: bool, source: str | bytes
+) -> Any:
+    loader = loader_class(source)
     loader.bounded_text = text
     try:
+        if documents:
+            return loader.get_all_data()
         if plain:
             try:
                 return _build_plain(loader, lined=loader_class.lined)
             except _Unusual:
                 loader.dispose()
-                loader = loader_class(text)
+                loader = loader_class(source)
                 loader.bounded_text = text
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         problem = exc.problem or str(exc)
-        raise YamlError(path, line, f"invalid YAML: {problem}") from None
+        raise YamlError(path, line, f"invalid YAML: {problem}", isinstance(exc, _BoundsError)) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow, located by its index
         line = text.count("\n", 0, exc.position) + 1
         shown = f"#x{exc.character:04x}" if isinstance(exc.character, int) else repr(exc.character)
@@ -617,6 +695,13 @@ def load_text(text: str | bytes, path: Path | str = "<string>") -> Any:
 def load_data(text: str | bytes, path: Path | str = "<string>") -> Any:
     """Parse one YAML document into plain dicts and lists (`!!binary` is bytes), within the same bounds."""
     return _load(text, path, _PlainLoader, plain=True)
+
+
+def load_all_data(text: str | bytes, path: Path | str = "<string>") -> list[Any]:
+    """Every document of a YAML stream (`---` between them), as `load_data` reads one; the bounds
+    hold for the whole stream, not each document."""
+    documents: list[Any] = _load(text, path, _PlainLoader, documents=True)
+    return documents
 
 
 def read_text(path: Path) -> str:

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
 from conformance.engine.outcomes import OUTCOMES, CaseResult, counts, judged
+from conformance.engine.printable import printable
 from conformance.engine.quoting import Quote
 from conformance.engine.violations import Violation
 from conformance.engine.wording import plural
@@ -38,12 +39,14 @@ _LONG_WORD = re.compile(rf"\S{{{LONGEST_WORD + 1},}}")
 
 
 def clip(text: str, limit: int = LONGEST_WORD) -> str:
-    """`text` with every run of more than `limit` non-space characters cut to its start and its length."""
+    """`text` with every run of more than `limit` non-space characters cut to its start and its length,
+    and every character a terminal would act on shown as its escape (printable)."""
 
     def cut(match: re.Match[str]) -> str:
         word = match.group(0)
         return f"{word[: limit // 2]}…[{len(word):,} characters]"
 
+    text = printable(text)
     return _LONG_WORD.sub(cut, text) if len(text) > limit else text
 
 

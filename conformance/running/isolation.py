@@ -15,6 +15,11 @@ while this process judges: neither waits for the other. A posted case is answere
 would have been asked then; a crash is the case's whose answer it cut off, and the cases posted
 after it are asked again, of a new worker, in their turns. Nothing the worker hands over is a
 verdict, so an adapter that patches the suite's objects in its own process cannot change one.
+
+Nor is the worker's word taken where it blames the suite: code in the worker's process can write
+anything the worker could (conformance.running.worker_process), so a worker that answers "the corpus
+is at fault" is checked here, where the adapter cannot reach, by reading the case's recordings; if
+they read, the case is an error of the adapter's.
 """
 
 from __future__ import annotations
@@ -140,7 +145,7 @@ class IsolatedAdapter:
             answer = self.ask({"cmd": "codec", "case": scenario.id, **self._carried})
         self._post_then()
         if "corpus" in answer:
-            raise CorpusError(str(answer["corpus"]))
+            return _corpus_claim(answer["corpus"], scenario, corpus)
         if "fault" in answer:
             return fault_result(scenario, codec_fault(answer["fault"]))
         dialect = dialect_for(scenario.api)
@@ -212,7 +217,7 @@ class IsolatedAdapter:
         }
         answer = self.ask({"cmd": "client", "case": scenario.id, "options": settings, **self._carried})
         if "corpus" in answer:
-            raise CorpusError(str(answer["corpus"]))
+            return _corpus_claim(answer["corpus"], scenario, corpus)
         if "raised" in answer:
             fault = described(answer["raised"], "raised")
             summary = f"the adapter raised {fault.description}"
@@ -258,6 +263,39 @@ class IsolatedAdapter:
             summary = f"{crash.description}, which would have ended the run as a success with no report"
             raise ProcessLost("crash", summary, crash.detail)
         return answer
+
+
+def _recordings_problem(scenario: Scenario, corpus: Corpus) -> str | None:
+    """What is wrong with the case's recordings, read as the worker reads them to play the case
+    (the cassette, the history's, each response through its dialect); None when they read."""
+    path = corpus.cassette_path(scenario)
+    try:
+        dialect = dialect_for(scenario.api)
+        for interaction in load_cassette(path):
+            dialect.served(interaction.response, f"response[{interaction.index}]")
+        history = scenario.history
+        if history is not None and history.cassette:
+            path = corpus.find_cassette(history.cassette)
+            history_dialect = dialect_for(history.api)
+            for interaction in load_cassette(path):
+                history_dialect.served(interaction.response, f"history.response[{interaction.index}]")
+    except (CassetteError, StreamError, DialectError, ValueError) as exc:
+        return f"{scenario.id}: cassette {path}: {exc}"
+    return None
+
+
+def _corpus_claim(claim: Any, scenario: Scenario, corpus: Corpus) -> CaseResult:
+    """The worker says the corpus is at fault: so it is if the recordings fail to read here too (in
+    this process's words); else the adapter's code made its process say so, and the case is its error."""
+    problem = _recordings_problem(scenario, corpus)
+    if problem is not None:
+        raise CorpusError(problem)
+    shown = str(claim)[:200]
+    summary = (
+        f"the adapter's worker process said the corpus is at fault ({shown!r}), but the case's recordings "
+        "read here: the adapter's process blamed the suite"
+    )
+    return CaseResult(scenario.id, scenario.api, "error", summary=summary)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ Whatever the adapter does (`sys.exit`, `os._exit`, a segfault, a hang inside C c
 the suite's time limit), the suite's own process goes on: the supervisor turns it into the case's
 outcome and starts a new worker for the next case. Messages are JSON lines on stdin and on the
 original stdout; everything else written to stdout, by Python or C code, goes to stderr, so an
-adapter that prints cannot corrupt them. The messages are the suite's own (not the harness protocol):
+adapter that prints cannot corrupt them. Every command after `start` carries a `nonce` that its
+answer echoes (not shown below): a line on the answers' pipe without it is not the worker's. The
+messages are the suite's own (not the harness protocol):
 
     -> {"cmd": "start", "cases": [DIR], "cassettes": [DIR], "path": [DIR]}   <- {"ready": true}
        (the corpus at those directories is read once the first adapter is identified)
@@ -62,10 +64,15 @@ def serve(inp: IO[str], out: IO[str]) -> None:
         message = json.loads(line)
         command = message.get("cmd")
         seq = message.get("seq")
+        nonce = message.get("nonce")
+
+        def say(answer: dict[str, Any], nonce: Any = nonce) -> None:
+            _say(out, {**answer, "nonce": nonce} if nonce is not None else answer)
+
         if command == "start":
             sys.path[:0] = [p for p in message.get("path", []) if p not in sys.path]
             roots = ([Path(p) for p in message.get("cases", [])], [Path(p) for p in message.get("cassettes", [])])
-            _say(out, {"ready": True, "pid": os.getpid()})
+            say({"ready": True, "pid": os.getpid()})
             continue
         if command == "stop":
             return
@@ -75,13 +82,13 @@ def serve(inp: IO[str], out: IO[str]) -> None:
                 adapters[spec] = resolve_adapter(spec)
             adapter = adapters[spec]
         except AdapterSpecError as exc:
-            _say(out, {"seq": seq, "error": str(exc)})
+            say({"seq": seq, "error": str(exc)})
             continue
         except BaseException as exc:  # importing the adapter ran its code
-            _say(out, {"seq": seq, "error": f"importing {spec!r} raised {type(exc).__name__}: {safe_text(exc)}"})
+            say({"seq": seq, "error": f"importing {spec!r} raised {type(exc).__name__}: {safe_text(exc)}"})
             continue
         if command == "identify":
-            _say(out, {"seq": seq, **_identify(adapter)})
+            say({"seq": seq, **_identify(adapter)})
         if corpus is None and not problem:
             # Read once the adapter is identified (the parent collects the cases meanwhile), from the
             # snapshot the parent has just used; a corpus with problems is said when a case asks for it.
@@ -94,7 +101,7 @@ def serve(inp: IO[str], out: IO[str]) -> None:
         if command == "identify":
             continue
         if corpus is None:
-            _say(out, {"seq": seq, "error": problem})
+            say({"seq": seq, "error": problem})
             continue
         run = _codec_run if command == "codec" else _client_run
         if isinstance(message.get("document"), dict):
@@ -104,13 +111,13 @@ def serve(inp: IO[str], out: IO[str]) -> None:
 
             scenario = typed_scenario(message["document"], Path(str(message.get("path"))))
             carried = corpus_with(corpus, scenario, Path(str(message.get("cassettes"))))
-            _say(out, {"seq": seq, **run(adapter, carried, scenario, message)})
+            say({"seq": seq, **run(adapter, carried, scenario, message)})
             continue
         if message.get("case") not in corpus.scenarios:
-            _say(out, {"seq": seq, "error": f"the worker has no scenario {message.get('case')!r}"})
+            say({"seq": seq, "error": f"the worker has no scenario {message.get('case')!r}"})
             continue
         scenario = corpus.scenarios[message["case"]]
-        _say(out, {"seq": seq, **run(adapter, corpus, scenario, message)})
+        say({"seq": seq, **run(adapter, corpus, scenario, message)})
 
 
 def _identify(adapter: Any) -> dict[str, Any]:

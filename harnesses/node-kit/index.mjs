@@ -7,8 +7,9 @@
 //
 // Import it before the library: on import it keeps stdout for the protocol alone and sends
 // everything else printed there (console.log, a library's own process.stdout.write) to stderr, and
-// it lets `fetch` reach 127.0.0.1 only.
+// it lets every connection (`fetch`, `node:http`, `node:https`, `node:net`) reach this machine only.
 import { readFileSync } from "node:fs";
+import net from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -30,6 +31,36 @@ globalThis.fetch = async (input, init) => {
   if (!LOOPBACK.has(url.hostname)) throw new Error(`the harness allows requests to the replay on 127.0.0.1 only; refused ${url.origin}`);
   if (TRACE) process.stderr.write(`>> ${init?.method ?? input?.method ?? "GET"} ${url}\n${typeof init?.body === "string" ? init.body + "\n" : ""}`);
   return networkFetch(input, init);
+};
+
+// Below fetch, every TCP connection (node:http and node:https agents, node:net, undici's own sockets,
+// TLS on top of them) is opened by net.Socket's connect: one that names a host beyond the loopback
+// fails as a refused connection would, before any name is looked up. A Unix socket path is local.
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+const loopback = (host) => LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+function connectHost(args) {
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0]; // net's own normalized [options, cb]
+  if (first !== null && typeof first === "object") {
+    if (first.path !== undefined && first.port === undefined) return null;
+    // A lookup of the caller's own may resolve even "localhost" anywhere: only an address is taken as said.
+    if (typeof first.lookup === "function" && !net.isIP(first.host ?? "")) return `${first.host ?? "localhost"} (looked up by the caller)`;
+    return String(first.host ?? "localhost");
+  }
+  if (typeof first === "number" || (typeof first === "string" && /^\d+$/.test(first))) {
+    return typeof args[1] === "string" ? args[1] : "localhost";
+  }
+  return null; // a path: a Unix socket
+}
+const socketConnect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function connect(...args) {
+  const host = connectHost(args);
+  if (host !== null && !loopback(host)) {
+    const refused = new Error(`the harness allows connections to the replay on 127.0.0.1 only; refused ${host}`);
+    refused.code = "ECONNREFUSED";
+    process.nextTick(() => this.destroy(refused));
+    return this;
+  }
+  return socketConnect.apply(this, args);
 };
 
 /** A recorded declaration's keys in camelCase (`max_uses` -> `maxUses`), at every depth: the shape the
@@ -161,6 +192,10 @@ export async function serve({ root, implementation, run, describe = defaultDescr
       command = JSON.parse(line);
     } catch {
       log(`not a JSON command, ignored: ${line.slice(0, 200)}`);
+      continue;
+    }
+    if (command === null || typeof command !== "object" || Array.isArray(command)) {
+      log(`not a command object, ignored: ${line.slice(0, 200)}`);
       continue;
     }
     if (command.cmd === "start") {

@@ -4,11 +4,16 @@ Each sends the tool's name back as the call's id (a `roundtrip/id-altered` on ev
 call), and, the first time its code runs, rewrites the suite's own objects in that process: the
 result's JSON, the rules, the verdict functions and the client run's record of what was sent.
 Isolated, none of this may change a verdict; `FORGED_NOTHING` is the same bug without the forgery,
-for comparison.
+for comparison. The last two write the worker's answers themselves, blaming the corpus.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from conformance import CodecAdapter
@@ -86,3 +91,55 @@ def forging_client(loop: ToolLoop) -> None:
 
 
 CLIENT_FORGES_ITS_VERDICT = ClientAdapter(name="forging-client", version="0", clients={"openai-chat": forging_client})
+
+
+# --- adapters that write the worker's answers themselves ------------------------------------------
+
+
+def _frames(nonce: str | None = None, seq: int | None = None) -> str:
+    """An answer blaming the corpus: for one message, echoing its nonce, or for each of the first
+    messages a worker is sent."""
+    lines = []
+    for number in [seq] if seq is not None else range(1, 12):
+        frame: dict[str, Any] = {"seq": number, "corpus": "the corpus is at fault, not the adapter"}
+        if nonce is not None:
+            frame["nonce"] = nonce
+        lines.append(json.dumps(frame) + "\n")
+    return "".join(lines)
+
+
+def _write_on_every_pipe() -> None:
+    """Writes on every pipe the process holds: the worker's answers among them, whatever their number."""
+    for fd in range(3, 256):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                os.write(fd, _frames().encode())
+
+
+def _write_with_the_workers_nonce() -> None:
+    """Reads the command it runs in (its nonce) and the worker's answer stream out of the worker's
+    frames, and answers that command itself, and every other it can name, before the worker does."""
+    frame = sys._getframe()
+    while frame is not None and not {"nonce", "out", "seq"} <= frame.f_locals.keys():
+        frame = frame.f_back
+    assert frame is not None, "the worker's frame was not found"
+    out = frame.f_locals["out"]
+    out.write(_frames(frame.f_locals["nonce"], frame.f_locals["seq"]) + _frames())
+    out.flush()
+
+
+class BlamesTheCorpus(NameAsIdHonest):
+    def __init__(self, forge: Callable[[], None]) -> None:
+        self.blame = forge
+
+    def encode(self, conversation: Conversation) -> dict[str, Any]:
+        self.blame()
+        return super().encode(conversation)
+
+
+WRITES_ON_EVERY_PIPE = CodecAdapter(
+    name="forging", version="0", codecs={"openai-chat": BlamesTheCorpus(_write_on_every_pipe)}
+)
+WRITES_WITH_THE_NONCE = CodecAdapter(
+    name="forging", version="0", codecs={"openai-chat": BlamesTheCorpus(_write_with_the_workers_nonce)}
+)

@@ -5,8 +5,11 @@ minimal Python harness's tool loop.
 
 BEHAVIOUR happens on the case CASE_ID (every case when none is given): crash (exit 3), segfault,
 hang, garbage, exit-early (exit 0 without answering), wrong-seq, bad-answer, skip, error, nothing
-(answer ok without sending a request), stderr (log noise on stderr, then behave). At start:
-start-crash, start-garbage, start-version (protocol 99), start-bad (no apis).
+(answer ok without sending a request), stderr (log noise on stderr, then behave), control (a name
+and an error full of terminal escapes), environment (an error naming the credential variables it
+was given), daemon (leaves a grandchild that forks twice, calls setsid, closes its streams and
+sleeps, its pid written to $UNRULY_PID_FILE, then behaves). At start: start-crash, start-garbage,
+start-version (protocol 99), start-bad (no apis).
 """
 
 from __future__ import annotations
@@ -31,8 +34,12 @@ def say(message: object) -> None:
     sys.stdout.flush()
 
 
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[1A\r\u202e"  # window title, clear screen, line up, reordering
+
+
 def started() -> dict[str, object]:
-    implementation = {"name": "unruly", "language": "python", "version": "0", "apis": ["openai-chat"]}
+    name = f"unruly{ESCAPES}" if BEHAVIOUR == "control" else "unruly"
+    implementation = {"name": name, "language": "python", "version": "0", "apis": ["openai-chat"]}
     return {"version": 1, "implementation": implementation}
 
 
@@ -80,6 +87,22 @@ for line in sys.stdin:
         if BEHAVIOUR == "error":
             say({"seq": seq, "errored": {"message": "TypeError: x is undefined", "detail": "at loop (run.mjs:12)"}})
             continue
+        if BEHAVIOUR == "control":
+            say({"seq": seq, "errored": {"message": f"boom{ESCAPES}", "detail": f"at line 1{ESCAPES}\nat line 2"}})
+            continue
+        if BEHAVIOUR == "environment":
+            held = sorted(name for name in os.environ if "KEY" in name or "TOKEN" in name or "SECRET" in name)
+            say({"seq": seq, "errored": {"message": "credentials: " + ",".join(held)}})
+            continue
+        if BEHAVIOUR == "daemon" and os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.closerange(0, 1024)
+                Path(os.environ["UNRULY_PID_FILE"]).write_text(str(os.getpid()))
+                time.sleep(300)
+            os._exit(0)
+        if BEHAVIOUR == "daemon":
+            os.wait()
         if BEHAVIOUR == "nothing":
             say({"seq": seq, "ok": True})
             continue

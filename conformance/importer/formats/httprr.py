@@ -11,10 +11,20 @@ import re
 from pathlib import Path
 
 from conformance.recordings.bounds import BoundsError, read_file
-from conformance.recordings.cassette import Cassette, CassetteError, HttpRequest, HttpResponse, Interaction
+from conformance.recordings.cassette import (
+    Cassette,
+    CassetteError,
+    HttpRequest,
+    HttpResponse,
+    Interaction,
+    status_code,
+)
 
 MAGIC = b"httprr trace v1\n"
 _SIZES = re.compile(rb"(\d+) (\d+)\n")
+# A size longer than this cannot fit in a file within the bounds (and past 4,300 digits Python
+# refuses to read it as a number at all).
+_SIZE_DIGITS = 12
 _BLANK = re.compile(rb"\r?\n\r?\n")
 
 
@@ -38,15 +48,21 @@ def _head_and_body(raw: bytes, what: str) -> tuple[list[str], dict[str, tuple[st
 
 
 def _unchunk(body: bytes) -> bytes:
-    out = b""
-    while body:
-        size_line, _, rest = body.partition(b"\r\n")
-        size = int(size_line.split(b";")[0].strip() or b"0", 16)
+    # Read in place, by offset: each chunk costs its own bytes, however many chunks there are.
+    out = bytearray()
+    at = 0
+    while at < len(body):
+        end = body.find(b"\r\n", at)
+        end = len(body) if end < 0 else end
+        size_text = body[at:end].split(b";")[0].strip()
+        if len(size_text) > _SIZE_DIGITS:
+            raise ValueError(f"a chunk size of {len(size_text)} digits")
+        size = int(size_text or b"0", 16)
         if size == 0:
             break
-        out += rest[:size]
-        body = rest[size + 2 :]
-    return out
+        out += body[end + 2 : end + 2 + size]
+        at = end + 2 + size + 2
+    return bytes(out)
 
 
 def parse(data: bytes, path: str) -> Cassette:
@@ -58,6 +74,10 @@ def parse(data: bytes, path: str) -> Cassette:
         sizes = _SIZES.match(data, at)
         if sizes is None:
             raise CassetteError(path, f"byte {at}: expected a record's `N M` sizes line", len(interactions))
+        if max(len(sizes.group(1)), len(sizes.group(2))) > _SIZE_DIGITS:
+            raise CassetteError(
+                path, f"byte {at}: a record's size has more than {_SIZE_DIGITS} digits", len(interactions)
+            )
         n, m = int(sizes.group(1)), int(sizes.group(2))
         start = sizes.end()
         if start + n + m > len(data):
@@ -66,7 +86,7 @@ def parse(data: bytes, path: str) -> Cassette:
             first, req_headers, req_body = _head_and_body(data[start : start + n], "the request")
             status_line, resp_headers, resp_body = _head_and_body(data[start + n : start + n + m], "the response")
             method, uri = first[0], first[1]
-            status = int(status_line[1])
+            status = status_code(status_line[1])
         except (ValueError, IndexError) as exc:
             raise CassetteError(path, f"unreadable record: {exc}", len(interactions)) from None
         interactions.append(

@@ -16,6 +16,7 @@ from typing import Any
 
 from conformance.importer.formats.text import read_text
 from conformance.recordings import eventstream
+from conformance.recordings.bounds import BoundsError, parse_json
 from conformance.recordings.cassette import Cassette, CassetteError, HttpRequest, HttpResponse, Interaction
 
 _CHAT = "/v1/chat/completions"
@@ -67,10 +68,13 @@ def _api(path: Path) -> tuple[str, str, str | None]:
     return found
 
 
-def _bedrock_frames(chunks: list[dict[str, object]]) -> bytes:
+def _bedrock_frames(chunks: list[Any], path: Path) -> bytes:
     """Bedrock's stream chunks framed as the event stream they came in (`{"contentBlockDelta": {...}}`)."""
     frames = b""
-    for chunk in chunks:
+    for number, chunk in enumerate(chunks, 1):
+        if not isinstance(chunk, dict) or not chunk:
+            shape = '`{"messageStart": {...}}`'
+            raise CassetteError(str(path), f"stream chunk {number} is not an event name and its payload ({shape})")
         (name, payload), *_ = chunk.items()
         headers = {":event-type": name, ":content-type": "application/json", ":message-type": "event"}
         frames += eventstream.encode(headers, json.dumps(payload).encode("utf-8"))
@@ -83,13 +87,14 @@ def load(path: Path) -> Cassette:
     streamed = path.name.endswith(".chunks.txt")
     try:
         if streamed:
-            chunks = [json.loads(line) for line in text.splitlines() if line.strip()]
+            lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+            chunks = [parse_json(line, f"line {n}") for n, line in lines]
         else:
-            json.loads(text)
-    except ValueError as exc:
-        raise CassetteError(str(path), f"a fixture line is not JSON: {exc}") from None
+            parse_json(text, "the fixture")
+    except BoundsError as exc:
+        raise CassetteError(str(path), str(exc)) from None
     if streamed and "bedrock" in base:
-        body, content_type = _bedrock_frames(chunks), "application/vnd.amazon.eventstream"
+        body, content_type = _bedrock_frames(chunks, path), "application/vnd.amazon.eventstream"
     elif streamed:
         body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode("utf-8")
         content_type = "text/event-stream"

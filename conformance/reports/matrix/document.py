@@ -40,6 +40,10 @@ VIOLATION_FIELDS = (
 )
 
 
+# A column's key names its badge file: an adapter's name may be of any length, a file's name not.
+_KEY_LENGTH = 64
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-") or "adapter"
 
@@ -331,7 +335,7 @@ def _labelled(groups: Sequence[Group], corpus: Corpus) -> list[list[tuple[str, s
         ordered = _order(group.columns, corpus)
         labelled = []
         for label, column in zip(_labels(ordered), ordered, strict=True):
-            base = slug(label)
+            base = slug(label)[:_KEY_LENGTH].strip("-") or "adapter"
             key, n = base, 1
             while key in taken:
                 n += 1

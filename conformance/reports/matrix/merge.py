@@ -7,7 +7,6 @@ other revision after it, each in its own group.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 from conformance.corpus.problems import InputError, Problem
 from conformance.engine.outcomes import OUTCOMES
+from conformance.recordings.bounds import BoundsError, parse_json, read_file
 from conformance.running.results import FORMAT
 
 
@@ -134,9 +134,13 @@ def load(paths: Sequence[Path], sources: Sequence[str] | None = None) -> list[Co
     for i, path in enumerate(paths):
         source = sources[i] if sources else path.as_posix()
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            problems.append(Problem(source, None, "results", f"cannot be read: {exc}"))
+            # Bounded: a device or FIFO is refused unread, a file past the size bound or JSON nested past
+            # the depth bound is refused before anything walks it.
+            document = parse_json(read_file(path), "the results file")
+        except BoundsError as exc:
+            problems.append(
+                Problem(source, None, "results", f"cannot be read: {str(exc).removeprefix('cannot read: ')}")
+            )
             continue
         found = _problems(document, source)
         problems += [Problem(source, None, "results", message) for message in found]

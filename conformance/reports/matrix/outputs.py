@@ -1,7 +1,9 @@
 """Every file of the matrix report, rendered, written, or checked against what is on disk.
 
 The report is `matrix.md`, `matrix.json`, `matrix.html` and one badge per adapter under `badges/`. A
-badge on disk that the report no longer has is stale too: writing removes it, checking names it.
+badge on disk that the report no longer has is stale too, if the report wrote it: writing removes it,
+checking names it. What the report wrote is what the `matrix.json` already there lists; any other
+file under `badges/` is someone else's, and left alone.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from conformance.recordings.bounds import BoundsError, parse_json, read_file
 from conformance.reports.matrix import BADGE_DIR, HTML_FILE, JSON_FILE, MARKDOWN_FILE
 from conformance.reports.matrix.badges import adapter_badge
 from conformance.reports.matrix.render_html import render_html
@@ -41,12 +44,28 @@ def render_files(doc: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+def _written_before(directory: Path) -> set[str]:
+    """The badges the report already in `directory` lists (relative POSIX paths under BADGE_DIR)."""
+    try:
+        doc = parse_json(read_file(directory / JSON_FILE), JSON_FILE)
+        columns = [c for group in doc["groups"] for c in group["columns"]]
+        named = {c["badge"] for c in columns if isinstance(c, dict) and isinstance(c.get("badge"), str)}
+    except (BoundsError, KeyError, TypeError):
+        return set()  # no report there, or not one this command wrote: nothing of it is known to be ours
+    return {name for name in named if Path(name).parent.as_posix() == BADGE_DIR and name.endswith(".svg")}
+
+
 def _leftovers(directory: Path, rendered: Mapping[str, str]) -> list[Path]:
-    """Badges on disk that the report does not have."""
+    """Badges on disk that the report wrote before and no longer has."""
     folder = directory / BADGE_DIR
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.glob("*.svg") if p.relative_to(directory).as_posix() not in rendered)
+    ours = _written_before(directory)
+    return sorted(
+        p
+        for p in folder.glob("*.svg")
+        if p.relative_to(directory).as_posix() in ours - rendered.keys() and p.is_file() and not p.is_symlink()
+    )
 
 
 def stale_files(directory: Path, rendered: Mapping[str, str]) -> list[tuple[Path, str]]:
@@ -64,6 +83,7 @@ def stale_files(directory: Path, rendered: Mapping[str, str]) -> list[tuple[Path
 
 def write_files(directory: Path, rendered: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
     """Write every file (only those whose bytes change), remove leftover badges: (written, removed)."""
+    removed = _leftovers(directory, rendered)  # read from the report on disk before it is rewritten
     written = []
     for name, text in sorted(rendered.items()):
         path = directory / name
@@ -73,7 +93,6 @@ def write_files(directory: Path, rendered: Mapping[str, str]) -> tuple[list[Path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         written.append(path)
-    removed = _leftovers(directory, rendered)
     for path in removed:
         path.unlink()
     return written, removed

@@ -7,6 +7,7 @@ expected failure's link, the failure's summary. Violations and diffs are in `mat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -16,9 +17,26 @@ from conformance.reports.matrix.layout import NOT_RUN
 
 
 def md_cell(value: Any) -> str:
+    """Text from a results file (an adapter's name, a failure's summary) as one table cell: on one line,
+    its Markdown escaped, and no HTML (a renderer that passes HTML through would run `<img onerror>`)."""
     if value is None:
         return ""
-    return " ".join(str(value).split()).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    text = " ".join(str(value).split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    for special in ("\\", "|", "*"):
+        text = text.replace(special, "\\" + special)
+    return text.replace("](", "\\](")  # no inline link or image: `[text](url)` needs an unescaped `](`
+
+
+def _alt(value: Any) -> str:
+    """A cell's text as an image's alternative text, which a `]` would end."""
+    return md_cell(value).replace("[", "\\[").replace("]", "\\]")
+
+
+def _fenced(lines: Sequence[str]) -> list[str]:
+    """Lines in a code block whose fence no line of theirs can close (a name holding three backticks)."""
+    longest = max((len(run) for line in lines for run in re.findall("`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}text", *lines, fence]
 
 
 def _table(header: Sequence[str], body: Iterable[Sequence[str]]) -> list[str]:
@@ -182,14 +200,14 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
             "",
             *_versions(group, h),
         ]
-    out += [f"{h} Summary", "", "```text", *(c["summary"] for c in columns), "```", ""]
+    out += [f"{h} Summary", "", *_fenced([c["summary"] for c in columns]), ""]
     out += _coverage(columns, h)
     for c in columns:
         if "failure" in c:
             # the end of the failing step's log, so that the cause is read here, not dug out of a CI run;
-            # fenced with four backticks, which a log's own three cannot close
+            # fenced so that no line of the log can close it
             out += [f"{md_cell(c['label'])}: {c['failure']['stage']} failed; the end of its log:", ""]
-            out += ["````text", *c["failure"]["log"].splitlines(), "````", ""]
+            out += [*_fenced(c["failure"]["log"].splitlines()), ""]
     out += [
         f"{h} Outcomes",
         "",
@@ -213,7 +231,7 @@ def _group(group: Mapping[str, Any], level: int) -> list[str]:
                 str(c["counts"]["total"]),
                 str(c["absent"]),
                 str(sum(n["cases"] for n in c["not_served"])),
-                f"![{md_cell(c['label'])}]({c['badge']})" if c["badge"] else "",
+                f"![{_alt(c['label'])}]({c['badge']})" if c["badge"] else "",
             ]
             for c in columns
         ],

@@ -109,6 +109,15 @@ func TestRunAnswersOkSkippedErroredAndRecoversPanics(t *testing.T) {
 	}
 }
 
+func TestUnknownCommandsAreIgnored(t *testing.T) {
+	run := func(ctx context.Context, c *Case) (string, error) { return "done", nil }
+	answers := serveLines(t, run, `{"cmd": "start", "version": 1}`, `{"cmd": "ping", "seq": 7}`, `null`, `{}`,
+		runLine(1, map[string]any{"id": "x"}), `{"cmd": "stop"}`)
+	if len(answers) != 2 || answers[1]["seq"] != float64(1) || answers[1]["ok"] != true {
+		t.Fatalf("want started and the run's answer, got %v", answers)
+	}
+}
+
 func TestEmptyOutputIsStillOk(t *testing.T) {
 	answers := serveLines(t, func(context.Context, *Case) (string, error) { return "", nil }, runLine(1, map[string]any{"prompt": "x"}))
 	if answers[0]["ok"] != true || answers[0]["output"] != "" {
