@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 UNITS = ROOT / "harnesses" / "units.yaml"
+COLUMNS = ROOT / "scripts" / "columns.json"  # the matrix's column groups, each with its build command
 VERIFIED = ROOT / ".ci" / "harnesses-verified.yaml"
 
 
@@ -58,19 +60,25 @@ class Planned:
     built: bool
 
 
-def load_manifest(path: Path = UNITS) -> Manifest:
+def load_manifest(path: Path = UNITS, columns: Path = COLUMNS) -> Manifest:
+    """The units; a unit that names column `groups` is built by those groups' own build commands, so
+    that CI and the matrix workflow build a harness the same way."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    units = {
-        name: Unit(
+    groups = json.loads(columns.read_text(encoding="utf-8"))["groups"] if columns.exists() else {}
+    units = {}
+    for name, entry in data["units"].items():
+        unknown = [g for g in entry.get("groups", ()) if g not in groups]
+        if unknown:
+            raise SystemExit(f"{path}: {name} names no column group {', '.join(unknown)} of {columns}")
+        install = (*entry.get("install", ()), *(groups[g]["build"] for g in entry.get("groups", ())))
+        units[name] = Unit(
             name=name,
             toolchain=str(entry["toolchain"]),
             paths=tuple(entry["paths"]),
-            install=tuple(entry["install"]),
+            install=install,
             tests=tuple(entry["tests"]),
             cold_minutes=float(entry["cold_minutes"]),
         )
-        for name, entry in data["units"].items()
-    }
     unknown = [name for name in data["sample"] if name not in units]
     if unknown:
         raise SystemExit(f"{path}: the sample names no unit {', '.join(unknown)}")

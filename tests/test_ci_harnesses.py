@@ -4,6 +4,7 @@ always, then the sample within the budget; and a manifest that leaves no harness
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -131,6 +132,11 @@ def test_every_harness_and_harness_test_module_belongs_to_a_unit() -> None:
         if re.search(r"\bunit=\"", m.read_text(encoding="utf-8")) or "installed(" in m.read_text(encoding="utf-8")
     }
     assert modules and modules <= tested, sorted(modules - tested)
+    # Every group of the matrix's fan-out that builds a harness is built by some unit in CI too.
+    groups = json.loads((ROOT / "scripts" / "columns.json").read_text(encoding="utf-8"))["groups"]
+    builds = {command for unit in manifest.units.values() for command in unit.install}
+    unbuilt = [g for g, group in groups.items() if group["toolchain"] != "python" and group["build"] not in builds]
+    assert not unbuilt, unbuilt
 
 
 def test_the_committed_stamps_name_units_of_the_manifest() -> None:
