@@ -180,7 +180,10 @@ def _actionlint() -> str | None:
 def test_the_workflow_files_pass_actionlint() -> None:
     tool = _actionlint()
     if tool is None:
-        pytest.skip("actionlint is not installed: go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12")
+        missing = "actionlint is not installed: go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
+        if os.environ.get("CONFORMANCE_WORKFLOW_JOBS"):  # CI installs it and runs this with the jobs
+            pytest.fail(missing, pytrace=False)
+        pytest.skip(missing)
     done = subprocess.run([tool, "-no-color"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
 
