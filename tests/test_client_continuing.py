@@ -65,7 +65,8 @@ def test_a_restored_history_is_handed_in_the_neutral_model_and_as_the_recording_
     assert loop.runs == [None]  # the first run continues the history, without a message of its own
     assert loop.history_api == "openai-chat"
     assert loop.history_wire == json.loads(recorded.interactions[0].request.body or b"")["messages"]
-    assert loop.history[0] == {"role": "user", "parts": [{"type": "text", "text": scenario.prompt}]}
+    # The recording's conversation begins with the assistant's calls (its prompt is empty): so does the history.
+    assert [m["role"] for m in loop.history_wire][:1] == [m["role"] for m in loop.history][:1] == ["assistant"]
     calls = [p for m in loop.history for p in m["parts"] if p["type"] == "tool_call"]
     assert [c["call_id"] for c in calls] == [c.id for t in scenario.history.turns for c in t.calls]  # type: ignore[union-attr]
 
@@ -79,6 +80,12 @@ def test_a_history_from_another_api_is_handed_in_that_apis_wire_form(corpus: Cor
     assert [b["id"] for b in blocks if b["type"] == "tool_use"] == ids
     assert {b["tool_use_id"] for b in blocks if b["type"] == "tool_result"} == set(ids)
     assert neutral_history(scenario)[1]["role"] == "assistant"
+
+
+def test_a_history_recorded_without_a_user_message_is_restored_without_an_empty_one(corpus: Corpus) -> None:
+    scenario = corpus.scenarios["openai-chat/recorded/openllmetry-chat-tool-calls-history"]
+    assert scenario.prompt == ""
+    assert [m["role"] for m in neutral_history(scenario)] == ["assistant", "tool"]
 
 
 def test_a_session_is_handed_as_the_message_that_begins_each_run(corpus: Corpus) -> None:

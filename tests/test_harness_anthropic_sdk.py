@@ -53,11 +53,31 @@ def test_other_apis_are_skipped_with_the_reason(harness: HarnessAdapter, corpus:
     assert outcome == "skip" and "Anthropic Messages API only" in summary
 
 
+CONTINUED = (
+    "anthropic-messages/recorded/openllmetry-tools-history",  # a restored history of MessageParams
+    "anthropic-messages/recorded/mirascope-web-search-tool",  # two runs, server tool blocks kept
+    "anthropic-messages/recorded/mirascope-web-search-tool-stream",
+)
+
+
+@pytest.mark.parametrize("scenario_id", CONTINUED)
+def test_the_tool_runner_continues_conversations(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_what_the_sdk_cannot_continue_is_skipped_with_the_reason(harness: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = verdict(harness, corpus, "anthropic-messages/from-kimi")
+    assert outcome == "skip" and "no form for a conversation begun on kimi-chat" in summary
+    outcome, summary, _ = verdict(harness, corpus, "anthropic-messages/session-repair-interrupted")
+    assert outcome == "skip" and "is_error result" in summary
+
+
 def test_the_whole_history_every_turn_passes_too(corpus: Corpus) -> None:
     """By default the runner continues a server-held thread with only the new messages; with
     --full-history (`thread: false`) it sends every turn in full, and the calls pair the same way."""
     with started(HARNESS, "--full-history") as full:
         assert "thread: false" in full.implementation["notes"]
-        for scenario_id in ("anthropic-messages/three-turn-chain", "anthropic-messages/parallel-same-tool"):
+        for scenario_id in ("anthropic-messages/three-turn-chain", "anthropic-messages/parallel-same-tool", *CONTINUED):
             outcome, summary, _ = verdict(full, corpus, scenario_id)
             assert outcome == "pass", summary

@@ -53,6 +53,33 @@ def test_empty_served_ids_go_back_empty(harness: HarnessAdapter, corpus: Corpus)
     assert {v.code for v in result.errors} == {"roundtrip/empty-id", "pairing/orphan-result", "pairing/missing-result"}
 
 
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history of MessageData
+        "openai-chat/session-memory-window",  # three runs on one conversation
+        "openai-chat/from-anthropic",  # a hand-off: the first leg on the Anthropic plugin, then compat-oai
+        "gemini/from-anthropic",
+    ],
+)
+def test_genkit_continues_conversations(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    result = run(harness, corpus, scenario_id)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
+
+
+def test_a_gemini_call_without_an_id_cannot_go_on_to_anthropic(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, Genkit (JavaScript) 9: the Google plugin reads an id-less call without a ref,
+    and the Anthropic plugin refuses a tool request without one."""
+    result = run(harness, corpus, "anthropic-messages/from-gemini-idless")
+    assert result.outcome == "error"
+    assert "Tool request ref is required" in result.summary
+
+
+def test_a_run_cut_off_in_a_tool_is_skipped_with_what_genkit_lacks(harness: HarnessAdapter, corpus: Corpus) -> None:
+    result = run(harness, corpus, "anthropic-messages/session-repair-interrupted")
+    assert result.outcome == "skip" and "only when the loop ends" in result.summary
+
+
 def test_calls_streamed_at_one_index_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:
     """compat-oai takes the final message from openai's ChatCompletionStream, which merges deltas by
     index; two whole calls at index 0 become one call whose arguments do not parse."""

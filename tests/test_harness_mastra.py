@@ -104,3 +104,29 @@ def test_gemini_is_skipped_because_the_router_cannot_be_pointed_elsewhere(
 ) -> None:
     outcome, summary, _ = verdict(harness, corpus, "gemini/one-call")
     assert outcome == "skip" and "cannot point Google at another base URL" in summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history of ModelMessages
+        "openai-chat/session-memory-window",  # three runs on one message list
+        "openai-responses/session-previous-response-id",
+        "openai-chat/from-anthropic",  # a hand-off: the first leg on an Anthropic agent, then OpenAI Chat
+    ],
+)
+def test_the_agent_continues_conversations(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_a_kimi_historys_ids_reach_anthropic_as_they_are(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M7: the bundled @ai-sdk/anthropic writes each call's id as it is."""
+    outcome, summary, codes = verdict(harness, corpus, "anthropic-messages/from-kimi")
+    assert outcome == "fail", summary
+    assert "format/id-pattern" in codes
+
+
+def test_a_run_cut_off_in_a_tool_is_skipped_with_what_mastra_lacks(harness: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = verdict(harness, corpus, "anthropic-messages/session-repair-interrupted")
+    assert outcome == "skip" and "only when the run ends" in summary

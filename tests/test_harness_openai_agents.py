@@ -86,3 +86,25 @@ def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: Harne
     assert outcome == "skip" and "no `local_shell` tool" in summary
     outcome, summary, _ = verdict(harness, corpus, "anthropic-messages/one-call")
     assert outcome == "skip" and "Chat Completions and Responses APIs only" in summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history of input items
+        "openai-chat/session-memory-window",  # three runs, each on the last run's result.history
+        "openai-responses/session-previous-response-id",
+        "openai-chat/from-openai-responses",  # a hand-off: the first leg on OpenAIResponsesModel
+    ],
+)
+def test_the_runner_continues_conversations(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_a_chat_turn_goes_on_to_responses_under_the_completions_id(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, A4: the Chat Completions model stores each call item under the completion's id
+    (`chatcmpl-...`), which the Responses converter sends as the item's id."""
+    outcome, summary, codes = verdict(harness, corpus, "openai-responses/from-chat-history")
+    assert outcome == "fail", summary
+    assert codes == {"format/id-pattern"}

@@ -40,12 +40,15 @@ def interrupted_calls(scenario: Scenario) -> list[tuple[str, Mapping[str, Any]]]
 
 def neutral_history(scenario: Scenario) -> list[Message]:
     """The restored conversation in the neutral model: the prompt, then the history's turns with their
-    results, as the origin API's decoder gives them (the codec path plays the same messages)."""
+    results, as the origin API's decoder gives them (the codec path plays the same messages). A
+    recording whose conversation begins without a user message (an empty prompt) is restored without
+    one: an empty user message is no part of it, and libraries refuse an empty text part."""
     from conformance.connectors.codec import prior_messages
 
     if scenario.history is None:
         return []
-    return [user(scenario.prompt), *prior_messages(scenario)]
+    first = [user(scenario.prompt)] if scenario.prompt else []
+    return [*first, *prior_messages(scenario)]
 
 
 def wire_history(scenario: Scenario, recorded: Cassette | None) -> list[Any]:

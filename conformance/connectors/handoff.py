@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from conformance.corpus.loading import Scenario
 from conformance.engine.outcomes import CaseResult
+from conformance.replay.continued import FIRST_LEG
 
 
 def first_leg(scenario: Scenario) -> Scenario | None:
@@ -26,7 +27,7 @@ def first_leg(scenario: Scenario) -> Scenario | None:
         return None
     return replace(
         scenario,
-        id=f"{scenario.id}/first-leg",
+        id=f"{scenario.id}{FIRST_LEG}",
         api=history.api,
         model=history.model or scenario.model,
         cassette=history.cassette,

@@ -17,6 +17,14 @@ HISTORY = "history"  # a conversation restored from its saved messages
 SESSIONS = "sessions"  # successive runs on one client, a run cut off before its tool answered
 HANDOFFS = "handoffs"  # a cross-provider history played as a first leg on its own API (connectors/handoff.py)
 CAPABILITIES = frozenset({HISTORY, SESSIONS, HANDOFFS})
+# A hand-off's first leg is served as a scenario of its own under this id suffix (connectors/handoff.py).
+FIRST_LEG = "/first-leg"
+
+
+def is_first_leg(scenario_id: str) -> bool:
+    """Whether the scenario is a hand-off's first leg: its last calls' results go to the next API, so
+    the replay plays no closing answer after them."""
+    return scenario_id.endswith(FIRST_LEG)
 
 
 class RunInterrupted(BaseException):  # not an Exception: a library's `except Exception` must not swallow it

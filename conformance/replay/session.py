@@ -34,6 +34,7 @@ from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette
 from conformance.replay.closing import closing_interaction
+from conformance.replay.continued import is_first_leg
 from conformance.replay.render import render
 from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
@@ -105,8 +106,9 @@ class ReplaySession:
         self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
-        # What is played: the recording, then the suite's closing answer where it ends on calls.
-        closing = closing_interaction(scenario.id, recorded, dialect, transport)
+        # What is played: the recording, then the suite's closing answer where it ends on calls (except
+        # on a hand-off's first leg, whose calls' results go on to the next API).
+        closing = None if is_first_leg(scenario.id) else closing_interaction(scenario.id, recorded, dialect, transport)
         self.interactions = (*recorded.interactions, *((closing,) if closing is not None else ()))
 
     @classmethod

@@ -7,7 +7,7 @@
 //   conformance run --harness 'node harnesses/anthropic-sdk/run.mjs --full-history'
 //
 // The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
-import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
+import { installedVersions, runsOf, serve } from "@toolcall-conformance/harness-kit";
 
 const { default: Anthropic } = await import("@anthropic-ai/sdk");
 const { betaTool } = await import("@anthropic-ai/sdk/helpers/beta/json-schema");
@@ -68,13 +68,59 @@ function text(message) {
   return (message?.content ?? []).filter((block) => block.type === "text").map((block) => block.text).join("");
 }
 
+// Each run of the session goes on in the same conversation: the SDK's message thread
+// (`client.beta.messages.thread`) begun with the restored messages, each run's user message appended
+// and a tool runner run over the thread, whose replies and tool results become part of its history;
+// with `--full-history`, the runner's own `params.messages` and its final reply, sent whole each run.
+async function continued(c, client, declared, body, headers) {
+  const settings = { max_iterations: MAX_ITERATIONS, stream: c.stream };
+  let messages = structuredClone(c.history_wire ?? []);
+  if (!FULL_HISTORY) {
+    const thread = client.beta.messages.thread({ max_tokens: 1024, ...body, model: c.model, messages, tools: declared.tools }, { headers });
+    let final;
+    for (const prompt of runsOf(c)) {
+      if (prompt !== null) thread.append({ role: "user", content: prompt });
+      final = await thread.toolRunner(settings).runUntilDone();
+    }
+    return { output: text(final) };
+  }
+  let final;
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) messages = [...messages, { role: "user", content: prompt }];
+    const runner = client.beta.messages.toolRunner(
+      { max_tokens: 1024, ...body, model: c.model, messages, tools: declared.tools, ...settings, thread: false },
+      { headers },
+    );
+    final = await runner.runUntilDone();
+    // Once the loop has ended, the runner's messages hold its final reply.
+    messages = [...runner.params.messages];
+    if (messages.at(-1)?.role !== "assistant") messages.push({ role: "assistant", content: final.content });
+  }
+  return { output: text(final) };
+}
+
 async function run(c, { callTool }) {
   if (c.api !== "anthropic-messages") return { skipped: UNSUPPORTED[c.api] ?? ONLY_ANTHROPIC };
+  if (c.history?.length && c.history_api !== "anthropic-messages") {
+    return {
+      skipped:
+        `the Anthropic SDK keeps a conversation as Messages API messages only: it has no form for a conversation ` +
+        `begun on ${c.history_api}, and no way to continue one on another provider`,
+    };
+  }
+  if (c.interrupted?.length) {
+    return {
+      skipped:
+        "the tool runner answers a tool that throws with an is_error result and goes on (runRunnableTool, " +
+        "lib/tools/BetaRunnableTool.mjs): a run cannot be cut off before its tool answers",
+    };
+  }
   const declared = declareTools(c, callTool);
   if (declared.skip) return { skipped: declared.skip };
   const client = new Anthropic({ apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 });
   const body = Object.fromEntries(Object.entries(c.settings?.body ?? {}).filter(([key]) => !CONVERSATION.has(key)));
   const headers = Object.fromEntries(Object.entries(c.settings?.headers ?? {}).filter(([name]) => name.toLowerCase() === "anthropic-beta"));
+  if (c.history?.length || runsOf(c).length > 1) return continued(c, client, declared, body, headers);
   const runner = client.beta.messages.toolRunner(
     {
       max_tokens: 1024,
@@ -104,6 +150,7 @@ function implementation() {
     apis: ["anthropic-messages"],
     unsupported: UNSUPPORTED,
     homepage: "https://github.com/anthropics/anthropic-sdk-typescript",
+    continues: ["history", "sessions"],
     notes:
       "client.beta.messages.toolRunner with betaTool tools; streams each turn when the case streams; " +
       (FULL_HISTORY ? "the whole history every turn (thread: false)" : "the runner's default server-held thread"),

@@ -8,7 +8,7 @@
 // The protocol itself is the shared harness kit's. Genkit and the provider SDKs log through console
 // and process.stdout; the kit, imported first, keeps stdout for the protocol before any of them is
 // loaded.
-import { callTool, installedVersions, serve } from "@toolcall-conformance/harness-kit";
+import { callTool, installedVersions, runsOf, serve } from "@toolcall-conformance/harness-kit";
 
 // Genkit stops a loop after `maxTurns` model calls with tool requests (5 by default); recordings may
 // hold longer chains, and the replay already answers a turn past the end with an error.
@@ -147,18 +147,8 @@ function serialized() {
   };
 }
 
-async function run(c) {
-  const served = SERVED[c.api];
-  if (!served) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
-  const custom = c.tools.find((t) => t.type === "custom");
-  if (custom) {
-    return {
-      skipped: `Genkit tools take JSON input against a schema; it cannot declare the free-form custom tool '${custom.name}'`,
-    };
-  }
-  const ai = genkit({ plugins: [served.plugin(c)] });
-  const inTurn = serialized();
-  const tools = c.tools.map((t) =>
+function defineTools(ai, c, inTurn) {
+  return c.tools.map((t) =>
     ai.defineTool(
       {
         name: t.name,
@@ -168,21 +158,125 @@ async function run(c) {
       (input) => inTurn(() => callTool(c.tools_url, t.name, input, null)),
     ),
   );
-  const options = {
-    model: served.model(c),
-    prompt: c.prompt,
-    tools,
-    maxTurns: MAX_TURNS,
-    config: served.config(c),
-  };
+}
+
+function options(c, tools, input) {
+  const made = { model: SERVED[c.api].model(c), tools, maxTurns: MAX_TURNS, config: SERVED[c.api].config(c), ...input };
   const choice = toolChoice(c);
-  if (choice) options.toolChoice = choice;
-  if (!c.stream) return { output: (await ai.generate(options)).text };
-  const { stream, response } = ai.generateStream(options);
+  if (choice) made.toolChoice = choice;
+  return made;
+}
+
+// One run of Genkit's tool loop; its text and the whole conversation after it (`response.messages`,
+// the request's messages, every turn of the loop and the last reply).
+async function generated(ai, c, made) {
+  if (!c.stream) {
+    const response = await ai.generate(made);
+    return { text: response.text, messages: response.messages };
+  }
+  const { stream, response } = ai.generateStream(made);
   for await (const _chunk of stream) {
     // Genkit reassembles the stream itself; the chunks are only drained.
   }
-  return { output: (await response).text };
+  const done = await response;
+  return { text: done.text, messages: done.messages };
+}
+
+// A restored history: the saved conversation as Genkit stores one, its MessageData (a model turn's
+// `toolRequest` parts under the call's id as `ref`, a tool turn's `toolResponse` parts under the same
+// `ref`), provider-neutral, so that one begun on another provider continues on this model. A call saved
+// without an id (Gemini before ids) has no `ref`, as Genkit reads one; Gemini's thought signature goes
+// in the part's metadata, where the Google plugin keeps it.
+function restoredMessages(c) {
+  const messages = [];
+  for (const message of c.history ?? []) {
+    const parts = message.parts ?? [];
+    if (message.role === "user" || message.role === "system") {
+      messages.push({ role: message.role, content: [{ text: parts.map((p) => p.text ?? "").join("") }] });
+    } else if (message.role === "assistant") {
+      // A turn's empty text (a call's `content: null`) is no part of Genkit's, as its plugins read one.
+      const content = parts.filter((part) => part.type !== "text" || part.text).map((part) => {
+        if (part.type === "text") return { text: part.text };
+        const signature = part.extra?.thoughtSignature ?? part.extra?.thought_signature;
+        return {
+          toolRequest: { name: part.name, input: part.arguments ?? {}, ...(part.call_id ? { ref: part.call_id } : {}) },
+          ...(signature ? { metadata: { thoughtSignature: signature } } : {}),
+        };
+      });
+      messages.push({ role: "model", content });
+    } else if (message.role === "tool") {
+      const content = parts.map((part) => ({
+        toolResponse: { name: part.name ?? "", output: String(part.output ?? ""), ...(part.call_id ? { ref: part.call_id } : {}) },
+      }));
+      messages.push({ role: "tool", content });
+    }
+  }
+  return messages;
+}
+
+// A hand-off across providers: the conversation begins on each leg's model, its tool requests returned
+// to the application (`returnToolRequests`) and answered by it with the tools' own results, for the
+// leg's steps, as Genkit's guide on handling tool calls yourself shows; the messages then go on to the
+// case's model in the same Genkit instance, which holds both providers' plugins.
+async function firstLegs(ai, c, tools) {
+  let messages = [{ role: "user", content: [{ text: c.prompt }] }];
+  for (const leg of c.legs) {
+    if (!SERVED[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    const legCase = { ...c, ...leg, stream: false, server_tools: [] };
+    for (let step = 0; step < leg.steps; step++) {
+      const response = await ai.generate(options(legCase, tools, { messages, returnToolRequests: true }));
+      messages = response.messages;
+      const results = [];
+      for (const request of response.toolRequests) {
+        const { name, ref, input } = request.toolRequest;
+        const output = await callTool(leg.tools_url, name, input, ref ?? null);
+        results.push({ toolResponse: { name, output, ...(ref ? { ref } : {}) } });
+      }
+      if (results.length) messages = [...messages, { role: "tool", content: results }];
+    }
+  }
+  return { messages };
+}
+
+// Each run of the session continues the same conversation: the run's user message appended to the
+// messages Genkit returned, the loop run on them (`messages`), as Genkit's chat guides keep a history.
+async function run(c) {
+  const served = SERVED[c.api];
+  if (!served) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
+  const custom = c.tools.find((t) => t.type === "custom");
+  if (custom) {
+    return {
+      skipped: `Genkit tools take JSON input against a schema; it cannot declare the free-form custom tool '${custom.name}'`,
+    };
+  }
+  if (c.interrupted?.length) {
+    return {
+      skipped:
+        "Genkit returns a run's messages only when the loop ends: a run cut off before its tool answered leaves " +
+        "no messages of that run to continue (an interrupt is a tool's own, declared with defineInterrupt)",
+    };
+  }
+  const legApis = (c.legs ?? []).map((leg) => leg.api).filter((api) => SERVED[api] && api !== c.api);
+  const ai = genkit({ plugins: [served.plugin(c), ...legApis.map((api) => SERVED[api].plugin({ ...c, ...c.legs.find((l) => l.api === api) }))] });
+  const tools = defineTools(ai, c, serialized());
+  if (!c.history?.length && !c.legs?.length && runsOf(c).length === 1) {
+    return { output: (await generated(ai, c, options(c, tools, { prompt: c.prompt }))).text };
+  }
+  let messages;
+  if (c.legs?.length) {
+    // The leg's tool requests are returned to the harness, which answers them from the leg's replay.
+    const handed = await firstLegs(ai, c, tools);
+    if (handed.skipped) return handed;
+    messages = handed.messages;
+  } else {
+    messages = restoredMessages(c);
+  }
+  let output = "";
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) messages = [...messages, { role: "user", content: [{ text: prompt }] }];
+    ({ text: output, messages } = await generated(ai, c, options(c, tools, { messages })));
+  }
+  return { output };
 }
 
 function implementation() {
@@ -194,6 +288,7 @@ function implementation() {
     apis: Object.keys(SERVED),
     unsupported: UNSUPPORTED,
     homepage: "https://genkit.dev",
+    continues: ["history", "sessions", "handoffs"],
   };
 }
 

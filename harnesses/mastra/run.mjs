@@ -7,7 +7,9 @@
 //   conformance run --harness 'node harnesses/mastra/run.mjs'
 //
 // The protocol itself is the shared harness kit's; this file holds Mastra's tool loop only.
-import { camelKeys, installedVersions, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
+import { randomUUID } from "node:crypto";
+
+import { callTool as askReplay, camelKeys, installedVersions, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
 
 // Mastra sends usage telemetry and refreshes its model registry over the network by default.
 process.env.MASTRA_TELEMETRY_DISABLED = "1";
@@ -207,33 +209,125 @@ function callSettings(c) {
   return settings;
 }
 
-async function run(c, { callTool }) {
-  const model = MODELS[c.api];
-  if (!model) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
-  const declared = declareTools(c, callTool);
-  if (declared.skip) return { skipped: declared.skip };
-  const agent = new Agent({
-    id: "conformance",
-    name: "conformance",
-    instructions: "",
-    model: model(c),
-    tools: declared.tools,
-  });
-  const options = { maxSteps: MAX_STEPS, ...callSettings(c) };
+function makeAgent(c, tools) {
+  return new Agent({ id: "conformance", name: "conformance", instructions: "", model: MODELS[c.api](c), tools });
+}
+
+function runOptions(c, maxSteps) {
+  const options = { maxSteps, ...callSettings(c) };
   const choice = toolChoice(c);
   if (choice) options.toolChoice = choice;
+  return options;
+}
+
+// One run of the agent's loop on `input` (a prompt, or the conversation's messages); its text and the
+// messages the run added (`response.messages`, the AI SDK ModelMessages of every step).
+async function runOnce(c, agent, input, options) {
   if (!c.stream) {
-    const result = await agent.generate(c.prompt, options);
+    const result = await agent.generate(input, options);
     if (result.error) throw result.error;
-    return { output: result.text ?? "" };
+    return { text: result.text ?? "", messages: result.response?.messages ?? [] };
   }
-  const stream = await agent.stream(c.prompt, options);
+  const stream = await agent.stream(input, options);
   let failure;
   for await (const chunk of stream.fullStream) {
     if (chunk.type === "error") failure ??= chunk.payload?.error ?? chunk.error ?? chunk;
   }
   if (failure) throw failure instanceof Error ? failure : new Error(JSON.stringify(failure).slice(0, 1000));
-  return { output: (await stream.text) ?? "" };
+  const response = await stream.response;
+  return { text: (await stream.text) ?? "", messages: response?.messages ?? [] };
+}
+
+// A restored history: the saved conversation as the AI SDK ModelMessages Mastra's agents take as
+// their input (MessageListInput), provider-neutral, so that one begun on another provider continues
+// on this agent's model. A call saved without an id (Gemini before ids) is stored under a minted id,
+// and its result, which comes in the same order, under the same id.
+function restoredMessages(c) {
+  const messages = [];
+  let minted = [];
+  for (const message of c.history ?? []) {
+    const parts = message.parts ?? [];
+    if (message.role === "user" || message.role === "system") {
+      messages.push({ role: message.role, content: parts.map((p) => p.text ?? "").join("") });
+    } else if (message.role === "assistant") {
+      minted = [];
+      const content = parts.map((part) => {
+        if (part.type === "text") return { type: "text", text: part.text };
+        const id = part.call_id || randomUUID();
+        if (!part.provider_executed) minted.push(id);
+        return {
+          type: "tool-call",
+          toolCallId: id,
+          toolName: part.name,
+          input: part.arguments ?? {},
+          ...(part.provider_executed ? { providerExecuted: true } : {}),
+        };
+      });
+      messages.push({ role: "assistant", content });
+    } else if (message.role === "tool") {
+      const content = parts.map((part, i) => ({
+        type: "tool-result",
+        toolCallId: part.call_id || minted[i] || randomUUID(),
+        toolName: part.name ?? "",
+        output: { type: "text", value: String(part.output ?? "") },
+      }));
+      messages.push({ role: "tool", content });
+    }
+  }
+  return messages;
+}
+
+// A hand-off across providers: the conversation begins on an agent on each leg's model, its loop
+// stopped after the leg's steps (`maxSteps`), and the messages it returns go on to the agent on the
+// case's model, as Mastra switches an agent's model over one conversation.
+async function firstLegs(c) {
+  let messages = [{ role: "user", content: c.prompt }];
+  for (const leg of c.legs) {
+    if (!MODELS[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    const legCase = { ...c, ...leg, stream: false, server_tools: [] };
+    const legTool = (name, args, callId) => askReplay(leg.tools_url, name, args, callId);
+    const declared = declareTools(legCase, legTool);
+    if (declared.skip) return { skipped: declared.skip };
+    const outcome = await runOnce(legCase, makeAgent(legCase, declared.tools), messages, runOptions(legCase, leg.steps));
+    messages = [...messages, ...outcome.messages];
+  }
+  return { messages };
+}
+
+// Each run of the session continues the same message list: the run's user message appended, the agent
+// run on the whole list, the messages it returns appended, as an application keeps a conversation
+// without Mastra's memory. A run cut off in a tool returns no messages to continue.
+async function run(c, { callTool }) {
+  const model = MODELS[c.api];
+  if (!model) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
+  const declared = declareTools(c, callTool);
+  if (declared.skip) return { skipped: declared.skip };
+  if (c.interrupted?.length) {
+    return {
+      skipped:
+        "a Mastra agent returns a run's messages only when the run ends: a run cut off before its tool answered " +
+        "leaves none to continue without Mastra's memory (a storage-backed thread), which the harness does not configure",
+    };
+  }
+  const agent = makeAgent(c, declared.tools);
+  const options = runOptions(c, MAX_STEPS);
+  if (!c.history?.length && !c.legs?.length && runsOf(c).length === 1) return { output: (await runOnce(c, agent, c.prompt, options)).text };
+  let messages;
+  if (c.legs?.length) {
+    const handed = await firstLegs(c);
+    if (handed.skipped) return handed;
+    messages = handed.messages;
+  } else {
+    messages = restoredMessages(c);
+  }
+  let output = "";
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) messages.push({ role: "user", content: prompt });
+    const outcome = await runOnce(c, agent, messages, options);
+    messages = [...messages, ...outcome.messages];
+    output = outcome.text;
+  }
+  return { output };
 }
 
 function implementation() {
@@ -245,6 +339,7 @@ function implementation() {
     apis: Object.keys(MODELS),
     unsupported: UNSUPPORTED,
     homepage: "https://mastra.ai",
+    continues: ["history", "sessions", "handoffs"],
     notes: "Agent.generate / Agent.stream with createTool tools, through Mastra's model router",
   };
 }

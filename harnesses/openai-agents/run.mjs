@@ -7,7 +7,9 @@
 //   conformance run --harness 'node harnesses/openai-agents/run.mjs'
 //
 // The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
-import { installedVersions, serve } from "@toolcall-conformance/harness-kit";
+import { randomUUID } from "node:crypto";
+
+import { callTool as askReplay, installedVersions, runsOf, serve } from "@toolcall-conformance/harness-kit";
 
 // The SDK exports traces to OpenAI by default; the suite's traffic stays on 127.0.0.1.
 process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
@@ -234,23 +236,16 @@ async function runOnce(runner, agent, input, stream) {
   return result;
 }
 
-async function run(c, { callTool }) {
-  const makeModel = MODELS[c.api];
-  if (!makeModel) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
-  const declared = declareTools(c, callTool);
-  if (declared.skip) return { skipped: declared.skip };
+function makeAgent(c, callTool, tools, extra = {}) {
   const client = new OpenAI({ apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 });
-  const agent = new Agent({
-    name: "conformance",
-    model: makeModel(client, c.model),
-    tools: declared.tools,
-    modelSettings: modelSettings(c),
-  });
-  const runner = new Runner({ tracingDisabled: true });
-  let result = await runOnce(runner, agent, c.prompt, c.stream);
-  // A tool that needs approval (a hosted MCP server's) interrupts the run; the application approves
-  // or rejects each call on the run's state and runs again, as the SDK's human-in-the-loop guide
-  // shows. The replay says whether to approve ("true").
+  return new Agent({ name: "conformance", model: MODELS[c.api](client, c.model), tools, modelSettings: modelSettings(c), ...extra });
+}
+
+// A tool that needs approval (a hosted MCP server's) interrupts the run; the application approves
+// or rejects each call on the run's state and runs again, as the SDK's human-in-the-loop guide
+// shows. The replay says whether to approve ("true").
+async function runWithApprovals(runner, agent, input, c, callTool) {
+  let result = await runOnce(runner, agent, input, c.stream);
   for (let round = 0; round < MAX_APPROVAL_ROUNDS && result.interruptions?.length; round++) {
     for (const interruption of result.interruptions) {
       const raw = interruption.rawItem ?? {};
@@ -261,7 +256,96 @@ async function run(c, { callTool }) {
     }
     result = await runOnce(runner, agent, result.state, c.stream);
   }
-  return { output: typeof result.finalOutput === "string" ? result.finalOutput : JSON.stringify(result.finalOutput ?? "") };
+  return result;
+}
+
+// A restored history: the saved conversation as the SDK keeps one, its input items (`result.history`:
+// a `function_call` item and a `function_call_result` item under the call's id), which the SDK turns
+// into either API's request, so that one begun on another provider continues here. A call saved
+// without an id (Gemini before ids) is stored under a minted one, and its result, which comes in the
+// same order, under the same id: the items need a callId.
+function restoredItems(c) {
+  const items = [];
+  let minted = [];
+  for (const message of c.history ?? []) {
+    const parts = message.parts ?? [];
+    const text = parts.filter((p) => p.type === "text").map((p) => p.text).join("");
+    if (message.role === "user" || message.role === "system") {
+      items.push({ role: message.role, content: text });
+    } else if (message.role === "assistant") {
+      if (text) items.push({ role: "assistant", status: "completed", content: [{ type: "output_text", text }] });
+      const calls = parts.filter((p) => p.type === "tool_call" && !p.provider_executed);
+      minted = calls.map((p) => p.call_id || `call_${randomUUID().replaceAll("-", "")}`);
+      calls.forEach((p, i) =>
+        items.push({ type: "function_call", callId: minted[i], name: p.name, arguments: JSON.stringify(p.arguments ?? {}), status: "completed" }),
+      );
+    } else if (message.role === "tool") {
+      parts.forEach((p, i) =>
+        items.push({
+          type: "function_call_result",
+          callId: p.call_id || minted[i] || `call_${randomUUID().replaceAll("-", "")}`,
+          name: p.name ?? "",
+          status: "completed",
+          output: { type: "text", text: String(p.output ?? "") },
+        }),
+      );
+    }
+  }
+  return items;
+}
+
+// A hand-off across providers: the conversation begins on an agent of each leg's model that stops
+// after running its tools (`toolUseBehavior: "stop_on_first_tool"`), once per step of the leg; its
+// `result.history` then goes on to the agent of the case's model, as the SDK's guides switch models.
+async function firstLegs(c, runner) {
+  let items = [{ role: "user", content: c.prompt }];
+  for (const leg of c.legs) {
+    if (!MODELS[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    const legCase = { ...c, ...leg, server_tools: [] };
+    const legTool = (name, args, callId) => askReplay(leg.tools_url, name, args, callId);
+    const declared = declareTools(legCase, legTool);
+    if (declared.skip) return { skipped: declared.skip };
+    const agent = makeAgent(legCase, legTool, declared.tools, { toolUseBehavior: "stop_on_first_tool" });
+    for (let step = 0; step < leg.steps; step++) items = (await runOnce(runner, agent, items, legCase.stream)).history;
+  }
+  return { items };
+}
+
+const finalOutput = (result) => (typeof result.finalOutput === "string" ? result.finalOutput : JSON.stringify(result.finalOutput ?? ""));
+
+// Each run of the session goes on with the items of the last (`result.history`), the run's user
+// message appended, as the SDK's guide on managing conversation state shows without a Session.
+async function run(c, { callTool }) {
+  if (!MODELS[c.api]) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
+  const declared = declareTools(c, callTool);
+  if (declared.skip) return { skipped: declared.skip };
+  if (c.interrupted?.length) {
+    return {
+      skipped:
+        "the Runner returns a run's items only when the run ends, and a tool that throws is answered to the model " +
+        "as an error result: a run cut off before its tool answered leaves no items of that run to continue",
+    };
+  }
+  const agent = makeAgent(c, callTool, declared.tools);
+  const runner = new Runner({ tracingDisabled: true });
+  if (!c.history?.length && !c.legs?.length && runsOf(c).length === 1) {
+    return { output: finalOutput(await runWithApprovals(runner, agent, c.prompt, c, callTool)) };
+  }
+  let items;
+  if (c.legs?.length) {
+    const handed = await firstLegs(c, runner);
+    if (handed.skipped) return handed;
+    items = handed.items;
+  } else {
+    items = restoredItems(c);
+  }
+  let result;
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) items = [...items, { role: "user", content: prompt }];
+    result = await runWithApprovals(runner, agent, items, c, callTool);
+    items = result.history;
+  }
+  return { output: finalOutput(result) };
 }
 
 function implementation() {
@@ -273,6 +357,7 @@ function implementation() {
     apis: Object.keys(MODELS),
     unsupported: UNSUPPORTED,
     homepage: "https://openai.github.io/openai-agents-js/",
+    continues: ["history", "sessions", "handoffs"],
     notes: "Runner.run over an Agent; openai-chat through OpenAIChatCompletionsModel, openai-responses through OpenAIResponsesModel",
   };
 }
