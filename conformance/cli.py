@@ -309,17 +309,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT
+    from conformance.connectors.adapters import resolve_reproduction
     from conformance.connectors.harness import bug_harness
+    from conformance.reports.reproduction import Ran, headline, verdict
 
     harness, ran_by = (None, f"{bug.reproduction} (--no-harness)") if args.no_harness else bug_harness(bug, corpus)
     if harness is not None:
         bug = harness.bug
+    adapter = harness.adapter if harness is not None else resolve_reproduction(bug.reproduction)
+    real = harness is not None
+    ran = Ran(adapter.name, adapter.version, real=True) if real else Ran(bug.project, adapter.version, real=False)
     try:
-        result = reproduce(bug, corpus, args.profile, harness.adapter if harness else None)
+        result = reproduce(bug, corpus, args.profile, adapter)
     finally:
         if harness is not None:
             harness.adapter.close()
-    print(f"{bug.id}: {bug.description}")
+    print(headline(bug, ran))
     print(f"  report: {bug.report}")
     for fix in bug.fixes:
         print(f"  fix:    {fix}")
@@ -339,8 +344,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(diff_text(result.diff))
     print()
     print(f"expected: {', '.join(bug.expected)}")
-    verdict = "REPRODUCED" if result.outcome == "pass" else "NOT REPRODUCED"
-    print(f"{verdict}: {result.summary}")
+    print(verdict(ran, result.outcome == "pass", result.summary))
     return EXIT_OK if result.outcome == "pass" else EXIT_FOUND
 
 

@@ -500,3 +500,30 @@ class OutputsQuotesStripped(Wrapped):
                 output = part["output"]
                 part["output"] = (output if isinstance(output, str) else json.dumps(output)).replace('"', "")
         return conversation
+
+
+class FirstCallOfEachChunk(OpenAIChatCodec):
+    """Only a chunk's first tool-call entry is read (`delta.tool_calls[0]`, as LlamaIndex.TS 0.12 reads a
+    stream): two calls that arrive whole in one chunk come out as one, and the second is silently lost."""
+
+    def decode_stream(self, events: list[dict[str, Any]]) -> Message:
+        trimmed = []
+        for event in events:
+            data = event.get("data")
+            if isinstance(data, dict):
+                data = json.loads(json.dumps(data))
+                for choice in data.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    if delta.get("tool_calls"):
+                        delta["tool_calls"] = delta["tool_calls"][:1]
+                event = {**event, "data": data}
+            trimmed.append(event)
+        return super().decode_stream(trimmed)
+
+
+class RepairDisabled(OpenAIChatCodec):
+    """The stored history goes out as it was: a run cut off before its tool answered leaves the call
+    without a tool message in the next run's request."""
+
+    def repair(self, conversation: Conversation) -> Conversation:
+        return conversation

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from conftest import REAL_TRAFFIC, ROOT
 
 from conformance.cli import main
+from conformance.connectors.contract import CodecAdapter
+from conformance.corpus.loading import BugCase, Corpus
+from conformance.engine.neutral import ToolResultPart
+from conformance.reference.openai_chat import OpenAIChatCodec
 
 
 def test_run_prints_the_summary_and_exits_zero(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -52,6 +58,60 @@ def test_reproduce_says_the_adapter_is_a_fallback_without_the_harness_toolchain(
     out = capsys.readouterr().out
     assert "conformance.reproductions.genkit:GENKIT_2224 (a fallback: go is not on PATH" in out
     assert "REPRODUCED" in out
+
+
+def test_reproduce_headline_says_the_python_reproduction_ran_not_the_library(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A stand-in's REPRODUCED must not read like a run of Genkit Go: the headline and the verdict say
+    which library, which version, and that the Python reproduction ran."""
+    assert main(["reproduce", "genkit-3247", "--no-harness"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(
+        "genkit-3247 in genkit-ai/genkit go/plugins/compat_oai before 46594d26 (PR #3248) "
+        "(its Python reproduction, not the library itself): "
+    )
+    assert lines[-1] == (
+        "REPRODUCED in genkit-ai/genkit go/plugins/compat_oai before 46594d26 (PR #3248) by the Python "
+        "reproduction only: reproduces: pairing/missing-result, pairing/orphan-result, roundtrip/id-altered"
+    )
+
+
+class _OutputAsResultId(OpenAIChatCodec):
+    """Genkit Go 0.7.0 as its harness shows it: the served id on the call, the output as tool_call_id."""
+
+    def encode_result(self, part: ToolResultPart) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": part["output"], "content": part.get("name") or ""}
+
+
+class _Released(CodecAdapter):
+    def close(self) -> None:
+        pass
+
+
+def test_reproduce_headline_says_what_the_release_ran_shows(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """genkit-3247's description has both halves of the bug; Genkit Go 0.7.0 shows one. With the
+    library itself running, the headline names it and its version and says what it shows."""
+    import conformance.connectors.harness as harness
+
+    def started(bug: BugCase, corpus: Corpus) -> tuple[harness.BugHarness, str]:
+        released = _Released(name="genkit-go", version="0.7.0", codecs={"openai-chat": _OutputAsResultId()})
+        expected = tuple(bug.data["harness"]["expected"])
+        return harness.BugHarness(released, dataclasses.replace(bug, expected=expected)), "the harness (stub)"  # type: ignore[arg-type]
+
+    monkeypatch.setattr(harness, "bug_harness", started)
+    assert main(["reproduce", "genkit-3247"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        "genkit-3247 in genkit-go 0.7.0 (the library itself): Genkit Go 0.7.0 compat_oai sends the tool's output "
+        "as the tool message's id; the call already carries the served id (PR #3248), so of the two halves only "
+        "the tool message naming no call remains"
+    )
+    assert lines[-1] == (
+        "REPRODUCED in genkit-go 0.7.0 by the library itself: reproduces: pairing/missing-result, pairing/orphan-result"
+    )
 
 
 def test_reproduce_fails_when_the_codes_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

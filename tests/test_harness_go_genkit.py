@@ -118,7 +118,7 @@ def test_reproduce_runs_genkit_itself_for_2224(capsys: pytest.CaptureFixture[str
     assert main(["reproduce", "genkit-2224"]) == 0
     out = capsys.readouterr().out
     assert "reproduction: the harness harnesses/go/run genkit-v1.3.0 (genkit-go 1.3.0)" in out
-    assert "REPRODUCED: reproduces: pairing/duplicate-call-id" in out
+    assert "REPRODUCED in genkit-go 1.3.0 by the library itself: reproduces: pairing/duplicate-call-id" in out
 
 
 def test_reproduce_3247_shows_what_the_release_sends(capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,4 +126,5 @@ def test_reproduce_3247_shows_what_the_release_sends(capsys: pytest.CaptureFixtu
     assert main(["reproduce", "genkit-3247"]) == 0
     out = capsys.readouterr().out
     assert "(genkit-go 0.7.0)" in out
-    assert "REPRODUCED: reproduces: pairing/missing-result, pairing/orphan-result" in out
+    assert out.startswith("genkit-3247 in genkit-go 0.7.0 (the library itself): Genkit Go 0.7.0 compat_oai sends")
+    assert "REPRODUCED in genkit-go 0.7.0 by the library itself: reproduces: pairing/missing-result, " in out

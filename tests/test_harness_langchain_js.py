@@ -59,7 +59,9 @@ def test_gemini_calls_and_results_go_back_without_their_ids(harness: HarnessAdap
     served ids (each functionResponse in a content of its own, which Gemini reads as one turn)."""
     outcome, summary, codes = verdict(harness, corpus, "gemini/ids-results-reversed")
     assert outcome == "fail", summary
-    assert codes == {"roundtrip/empty-id", "pairing/count-mismatch"}  # a split turn, refused by Gemini 3
+    # Each response in a content of its own: refused by Gemini 3 Pro (eino-ext #571), not by the
+    # scenario's gemini-3-flash-preview as far as any report shows, so the ids alone.
+    assert codes == {"roundtrip/empty-id"}
 
 
 def test_gemini_id_less_parallel_responses_in_separate_contents_pass(harness: HarnessAdapter, corpus: Corpus) -> None:

@@ -5,6 +5,7 @@ Each buggy codec overrides one step of the reference codec, the way a real adapt
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -261,14 +262,21 @@ def test_a_minted_id_on_the_call_and_its_results_is_only_the_invented_id_warning
 
 
 @pytest.mark.parametrize(
-    ("scenario_id", "refused"),
-    [("gemini/ids-results-reversed", True), ("gemini/parallel-different-tools", False)],
-    ids=["gemini-3", "gemini-2.5"],
+    ("scenario_id", "model", "refused"),
+    [
+        ("gemini/ids-results-reversed", "gemini-3-pro-preview", True),
+        ("gemini/ids-results-reversed", "gemini-3.1-pro-preview", True),
+        ("gemini/ids-results-reversed", None, False),  # the scenario's gemini-3-flash-preview: no report names it
+        ("gemini/parallel-different-tools", None, False),
+    ],
+    ids=["gemini-3-pro", "gemini-3.1-pro", "gemini-3-flash", "gemini-2.5"],
 )
-def test_consecutive_contents_are_one_turn_only_to_the_models_that_merge_them(
-    scenario_id: str, refused: bool, corpus: Corpus
+def test_responses_split_over_contents_are_refused_only_by_the_models_the_reports_name(
+    scenario_id: str, model: str | None, refused: bool, corpus: Corpus
 ) -> None:
     scenario = corpus.scenarios[scenario_id]
+    if model:
+        scenario = dataclasses.replace(scenario, model=model)
     result = run_scenario(adapter(ResponsesOneContentEach()), scenario, corpus)
     split = [v for v in result.violations if v.code == "pairing/count-mismatch"]
     assert bool(split) is refused, result.violations
@@ -282,29 +290,49 @@ def test_consecutive_contents_are_one_turn_only_to_the_models_that_merge_them(
     assert run_scenario(REFERENCE, scenario, corpus).violations == []
 
 
-@pytest.mark.parametrize(("served_by", "refused"), [("gemini-3-flash-preview", True), ("gemini-2.5-flash", False)])
-def test_without_a_scenario_model_the_served_model_decides(served_by: str, refused: bool, corpus: Corpus) -> None:
-    """Lint knows no scenario: the modelVersion the responses carry names the family."""
+def _split_turn_request(shape: str) -> dict[str, Any]:
+    """A request whose model turn made two calls: `responses-split` is eino-ext #571's (calls in one
+    content, a user content per response), `calls-split` the one gemini-3-flash-preview answered 200
+    (a model content per call, both responses in one user content)."""
+    calls = [{"functionCall": {"id": i, "name": "f", "args": {}}} for i in ("a", "b")]
+    answers = [{"functionResponse": {"id": i, "name": "f", "response": {}}} for i in ("a", "b")]
+    if shape == "responses-split":
+        turn = [{"role": "model", "parts": calls}, {"role": "user", "parts": answers[:1]}]
+        turn.append({"role": "user", "parts": answers[1:]})
+    else:
+        turn = [{"role": "model", "parts": calls[:1]}, {"role": "model", "parts": calls[1:]}]
+        turn.append({"role": "user", "parts": answers})
+    return {"contents": [{"role": "user", "parts": [{"text": "hi"}]}, *turn]}
+
+
+@pytest.mark.parametrize(
+    ("shape", "served_by", "refused"),
+    [
+        ("responses-split", "gemini-3-pro-preview", True),
+        ("responses-split", "gemini-3-flash-preview", False),
+        ("responses-split", "gemini-2.5-flash", False),
+        ("calls-split", "gemini-3-flash-preview", False),
+        ("calls-split", "gemini-3-pro-preview", False),
+    ],
+)
+def test_without_a_scenario_model_the_served_model_decides(
+    shape: str, served_by: str, refused: bool, corpus: Corpus
+) -> None:
+    """Lint knows no scenario: the modelVersion the responses carry names the family. Only the shape
+    the reports show is reported: calls split over model contents went through (recorded 200)."""
     from conformance.engine.dialects import dialect_for
     from conformance.engine.exchange import Exchange, Turn
     from conformance.engine.rules import CheckContext, turns
     from conformance.engine.wire import Served
 
-    call = {"functionCall": {"id": "a", "name": "f", "args": {}}}
-    answer = [{"functionResponse": {"id": i, "name": "f", "response": {}}} for i in ("a", "b")]
-    body = {
-        "contents": [
-            {"role": "user", "parts": [{"text": "hi"}]},
-            {"role": "model", "parts": [call, {"functionCall": {"id": "b", "name": "f", "args": {}}}]},
-            {"role": "user", "parts": answer[:1]},
-            {"role": "user", "parts": answer[1:]},
-        ]
-    }
+    body = _split_turn_request(shape)
     served = Served(False, (), "", {"stream": False, "body": {"modelVersion": served_by}})
     exchange = Exchange("gemini", (Turn(0, {"contents": body["contents"][:1]}, served), Turn(1, body, served)))
     ctx = CheckContext(corpus=corpus, dialect=dialect_for("gemini"))
     found = turns.check_request(ctx, exchange, 1, body)
     assert [v.location for v in found] == (["request[1].contents[3]"] if refused else [])
+    if refused:
+        assert found[0].provider_error_source == "https://github.com/cloudwego/eino-ext/issues/571"
 
 
 def test_a_signature_the_serving_model_did_not_require_is_a_warning_unless_strict(corpus: Corpus) -> None:

@@ -161,6 +161,7 @@ SERVED_BY: dict[str, str] = {
     "openai-chat/streamed-interleaved-parallel-calls": "openrouter",
     "openai-chat/streamed-indices-from-one": "litellm-proxy",
     "openai-chat/streamed-name-after-arguments": "compatible",
+    "openai-chat/streamed-two-calls-one-chunk": "litellm-proxy",
     # A history played on a LiteLLM gateway that served several models (its notes say which).
     "bedrock-converse/from-openai-chat.history": "litellm-gateway",
 }
@@ -344,11 +345,26 @@ def _compatible_response(scenario: Scenario, index: int, server: str) -> tuple[s
         choice = {"index": 0, "delta": delta, "finish_reason": finish_reason, **choice_fields}
         return f"data: {compact({**head, 'choices': [choice]})}\n\n"
 
-    events = [chunk({"role": "assistant", "content": ""})]
-    for piece in split(turn.text or "", 4) if turn.text else []:
-        events.append(chunk({"content": piece}))
-    for entry in tool_call_deltas(turn.calls, stream_shape(scenario)):
-        events.append(chunk({"tool_calls": [entry]}))
+    shape = stream_shape(scenario)
+    if shape.calls_per_event == "all" and turn.calls:
+        # Every call whole, in the one chunk that opens the turn (LiteLLM's stream of a Gemini response,
+        # whose functionCall parts arrive complete and together: BerriAI/litellm#11999).
+        whole = [
+            {
+                "id": c.id,
+                "function": {"arguments": compact(c.arguments), "name": c.name},
+                "type": "function",
+                "index": shape.index(k),
+            }
+            for k, c in enumerate(turn.calls)
+        ]
+        events = [chunk({"role": "assistant", "tool_calls": whole})]
+    else:
+        events = [chunk({"role": "assistant", "content": ""})]
+        for piece in split(turn.text or "", 4) if turn.text else []:
+            events.append(chunk({"content": piece}))
+        for entry in tool_call_deltas(turn.calls, shape):
+            events.append(chunk({"tool_calls": [entry]}))
     events.append(chunk({}, "tool_calls" if turn.calls else "stop"))
     events.append("data: [DONE]\n\n")
     return SSE, "".join(events)

@@ -46,6 +46,20 @@ _ROLES: dict[Any, Role] = {"user": "user", "model": "assistant", "function": "to
 _ENDPOINT = re.compile(r":(?:stream)?generateContent$", re.IGNORECASE)
 
 
+def _kinds(content: Any) -> tuple[str, str]:
+    """A content's role and what function parts it holds ("calls", "responses" or "")."""
+    if not isinstance(content, dict):
+        return ("other", "")
+    role = _ROLES.get(content.get("role", "user"), "other")
+    raw = content.get("parts")
+    parts = [p for p in raw if isinstance(p, dict)] if isinstance(raw, list) else []
+    if any("functionCall" in p or "function_call" in p for p in parts):
+        return (role, "calls")
+    if any("functionResponse" in p or "function_response" in p for p in parts):
+        return (role, "responses")
+    return (role, "")
+
+
 def _field(part: dict[str, Any], camel: str, snake: str) -> tuple[str, Any] | None:
     """The key a part uses for one of its fields, and the value, in either spelling."""
     for key in (camel, snake):
@@ -220,8 +234,9 @@ class Gemini:
             if messages and messages[-1].role == role:
                 # Consecutive contents of one role are one turn to Gemini before 3: it answered 200 to a
                 # model turn followed by three user contents of one functionResponse each, and to two model
-                # contents answered by one user content (recorded traffic). Gemini 3 and later take each
-                # content as a turn: rules.turns reports the split for them (consecutive_contents).
+                # contents answered by one user content (recorded traffic, gemini-3-flash-preview too). Some
+                # Gemini 3 models refused responses split over user contents against calls in one content
+                # (eino-ext #571): rules.turns reports that shape for the models named (split_responses).
                 turn = merged.setdefault(len(messages) - 1, ([*messages[-1].calls], [*messages[-1].results]))
                 turn[0].extend(calls)
                 turn[1].extend(results)
@@ -231,26 +246,30 @@ class Gemini:
             messages[k] = WireMessage(k, messages[k].role, messages[k].path, tuple(calls), tuple(results))
         return History(messages=tuple(messages))
 
-    def consecutive_contents(self, body: Any, where: str = "request") -> list[str]:
-        """The contents holding function calls or responses that follow a content of the same role:
-        one turn to the models that merge them (history reads them so), a turn of their own to those
-        that do not (`model_behaviours` in the FunctionResponse case)."""
+    def split_responses(self, body: Any, where: str = "request") -> list[str]:
+        """The user contents that carry on the function responses of the content before them, where the
+        calls they answer went out in one model content: the shape the models of `model_behaviours`
+        (FunctionResponse case) refused, each content read as a turn of its own (eino-ext #571). Calls
+        split over model contents and answered in one user content are not this shape: a Gemini 3 model
+        answered that 200 (recorded traffic)."""
         contents = body.get("contents") if isinstance(body, dict) else None
         if not isinstance(contents, list):
             return []
+        kinds = [_kinds(c) for c in contents]
         found: list[str] = []
-        previous = None
-        for i, content in enumerate(contents):
-            if not isinstance(content, dict):
+        for i in range(1, len(contents)):
+            if kinds[i] != ("user", "responses") or kinds[i - 1] != ("user", "responses"):
                 continue
-            role = _ROLES.get(content.get("role", "user"), "other")
-            parts = content.get("parts")
-            tools = isinstance(parts, list) and any(
-                isinstance(p, dict) and ("functionCall" in p or "functionResponse" in p) for p in parts
+            first = i - 1
+            while first > 0 and kinds[first - 1] == ("user", "responses"):
+                first -= 1
+            calls_in_one = (
+                first > 0
+                and kinds[first - 1] == ("assistant", "calls")
+                and (first < 2 or kinds[first - 2] != ("assistant", "calls"))
             )
-            if tools and role == previous:
+            if calls_in_one:
                 found.append(f"{where}.contents[{i}]")
-            previous = role
         return found
 
     def served(self, response: HttpResponse, where: str = "response") -> Served:

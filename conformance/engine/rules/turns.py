@@ -1,10 +1,13 @@
 """Turns by model family: where the models of one API disagree on what a turn is.
 
-Gemini reads consecutive contents of one role as one turn for some models and as separate turns
-for others (Gemini 3 and later), which then count each content's function responses against the
-calls of the model turn and refuse the request. Which models do what is data, with the date and
-source of each observation (`model_behaviours` in the wire-type cases); the model is the one the
-run names (the scenario's), else the one the responses say served them.
+Gemini reads consecutive contents of one role as one turn for most models. The reports show Gemini 3
+Pro models refusing one shape: a model turn's calls in one content answered by function responses
+split over consecutive user contents, each content counted as a turn against the calls (eino-ext
+#571). Calls split over model contents and answered in one user content got 200 from
+gemini-3-flash-preview (recorded traffic), so only the reported shape is reported, and only for the
+models the reports name. Which models do what is data, with the date and source of each observation
+(`model_behaviours` in the wire-type cases); the model is the one the run names (the scenario's),
+else the one the responses say served them.
 """
 
 from __future__ import annotations
@@ -52,10 +55,10 @@ def served_model(exchange: Exchange, before: int) -> str | None:
 
 
 def check_request(ctx: CheckContext, exchange: Exchange, index: int, body: Any) -> list[Violation]:
-    consecutive = getattr(ctx.dialect, "consecutive_contents", None)
-    if consecutive is None:
+    split_responses = getattr(ctx.dialect, "split_responses", None)
+    if split_responses is None:
         return []
-    split = consecutive(body, f"request[{index}]")
+    split = split_responses(body, f"request[{index}]")
     if not split:
         return []
     model = ctx.model or served_model(exchange, index)
@@ -69,14 +72,13 @@ def check_request(ctx: CheckContext, exchange: Exchange, index: int, body: Any) 
         violation = ctx.violation(
             "pairing/count-mismatch",
             path,
-            f"This content continues the one before it in the same role; {model} reads each content as a turn "
-            f"of its own ({behaviour['what']}, {behaviour['source']}), so the calls and their function responses "
-            "no longer match in number.",
+            f"This content carries on the function responses of the user content before it, against calls sent "
+            f"in one model content; {model} reads each content as a turn of its own ({behaviour['what']}, "
+            f"{behaviour['source']}), so the calls and their function responses no longer match in number.",
             wire_type=wire_type,
-            expected="one content per turn: a model turn's calls in one content, their responses in the next",
-            received="a turn split over consecutive contents of one role",
-            hint="Put every function call of a model turn in one content, and every function response answering "
-            "it in the one content after it.",
+            expected="every function response to a model content's calls in the one user content after it",
+            received="function responses split over consecutive user contents",
+            hint="Put every function response answering a model turn in the one user content after it.",
         )
         if error:
             violation = Violation(
