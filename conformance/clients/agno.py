@@ -7,7 +7,7 @@ pointed at `loop.base_url` with `loop.api_key`. Tools are Agno `Function`s built
 scenario's name, description and JSON schema (`skip_entrypoint_processing=True` keeps the schema as
 given), and return the scenario's canned output. `agent.run(prompt, stream=loop.stream)` runs the
 loop; a streamed run is read to its end. Retries are off (the SDKs' `max_retries=0`, Agno's own
-`retries=0`, a single-attempt boto3 client), telemetry is off, and nothing is stored between runs.
+`retries=0`, a single-attempt boto3 client), telemetry is off, and nothing is stored between cases.
 The provider tools the recording declared (web search, code execution, ...) are given to the Agent
 as dicts, which Agno passes on as built-in tools; a scenario that needs a tool Agno cannot declare
 or run is declared unsupported (`loop.skip`).
