@@ -125,3 +125,29 @@ def test_tools_agno_cannot_declare_are_skips(corpus: Corpus) -> None:
     assert "computer_use_preview" in _run(corpus, "openai-responses/computer-use").summary
     assert _run(corpus, "openai-chat/custom-tool-call").outcome == "skip"
     assert _run(corpus, "gemini/server-tool-beside-call").outcome == "skip"
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history as the run's input
+        "anthropic-messages/from-gemini-idless",  # a Gemini history without ids, continued on Claude
+        "openai-chat/session-memory-window",  # three runs in the Agent's session store
+        "openai-responses/session-previous-response-id",
+        # The cut-off run is cancelled and left out of the session's history: the next run is clean.
+        "anthropic-messages/session-repair-interrupted",
+    ],
+)
+def test_agno_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
+    frameworks.importorskip("anthropic")
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+
+
+def test_agno_pairs_a_restored_historys_results_by_position_on_gemini(corpus: Corpus) -> None:
+    """Agno's Gemini sends calls and results without ids (agno/models/google/gemini.py:829-832, :841-845) in
+    the stored order: an OpenAI history whose results came in reverse gives Paris Tokyo's temperature."""
+    frameworks.importorskip("google.genai")
+    result = _run(corpus, "gemini/cross-provider-from-openai-chat")
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"pairing/by-position"}

@@ -122,3 +122,32 @@ def test_apis_without_a_model_client_are_skipped(corpus: Corpus) -> None:
     result = run_scenario(ADAPTER, corpus.scenarios["gemini/one-call"], corpus)
     assert result.outcome == "skip"
     assert "OpenAI-compatible" in result.summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history as the model context
+        "openai-chat/from-anthropic",  # a Claude history as LLMMessages, continued on OpenAIChatCompletionClient
+        "openai-chat/session-memory-window",  # three runs of the same agent
+    ],
+)
+def test_autogen_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
+    result = _run(corpus, scenario_id, "openai")
+    assert result.outcome == "pass", result.summary
+
+
+def test_autogen_sends_another_providers_ids_to_mistral(corpus: Corpus) -> None:
+    """A Claude history on Mistral: each FunctionCall's id goes out as it is
+    (autogen_ext/models/openai/_message_transform.py:177, :444), `toolu_` ids Mistral refuses."""
+    result = _run(corpus, "mistral-chat/from-anthropic", "openai")
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"format/id-length", "format/id-pattern"}
+
+
+def test_autogen_ollama_cannot_declare_a_tool_without_properties(corpus: Corpus) -> None:
+    """`convert_tools` reads `parameters["properties"]` (autogen_ext/models/ollama/_ollama_client.py:317): a
+    tool declared `{type: object}` raises before the restored history is sent."""
+    result = _run(corpus, "ollama-chat/recorded/openllmetry-ollama-chat-tool-calls", "ollama")
+    assert result.outcome == "error", result.summary
+    assert "KeyError: 'properties'" in result.summary

@@ -100,3 +100,39 @@ def test_a_plugin_is_set_up_once_for_the_cases_that_share_its_settings(
     assert len(genkit_python._PLUGINS) == 1
     elsewhere = genkit_python._plugin(("openai", "key", "http://127.0.0.1:1/v1"), lambda: openai.OpenAI(api_key="k"))
     assert len(genkit_python._PLUGINS) == 2 and elsewhere is not next(iter(genkit_python._PLUGINS.values()))
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "plugin"),
+    [
+        ("openai-chat/recorded/openllmetry-chat-tool-calls-history", "genkit_openai"),  # `messages` restored
+        ("gemini/cross-provider-from-openai-chat", "genkit_google_genai"),  # an OpenAI history continued on Gemini
+        ("openai-chat/session-memory-window", "genkit_openai"),  # three runs, each on the messages returned before
+    ],
+)
+def test_genkit_continues_conversations(corpus: Corpus, scenario_id: str, plugin: str) -> None:
+    frameworks.importorskip(plugin)
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
+    assert result.outcome == "pass", result.summary
+
+
+def test_a_gemini_conversation_goes_on_with_null_ids(corpus: Corpus) -> None:
+    """genkit-google-genai reads a call without an id as `ref=None` (genkit_google_genai/models/utils.py:341),
+    and genkit-openai writes the ref as the call's and the result's id (genkit_openai/models/utils.py:470, :482)
+    with nothing minted: both go out `null`, and the result answers no call."""
+    frameworks.importorskip("genkit_openai")
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/recorded/mirascope-resume-from-gemini"], corpus)
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"pairing/orphan-result", "pairing/missing-result"}
+
+
+def test_a_run_left_on_a_tool_interrupt_goes_on_with_the_call_unanswered(corpus: Corpus) -> None:
+    """The cut-off tool raises Genkit's `Interrupt`: the generate returns `interrupted` with the pending request
+    in its messages (genkit/_ai/_generate.py:1701-1715). The next run's generate, given those messages and a new
+    prompt rather than a `resume`, sends the call as it is (genkit_anthropic/models.py:661) with no result."""
+    frameworks.importorskip("genkit_anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/session-repair-interrupted"], corpus)
+    assert result.outcome == "fail", result.summary
+    assert {(v.code, v.location) for v in result.errors} == {
+        ("pairing/missing-result", "request[1].messages[1].content[0].id")
+    }

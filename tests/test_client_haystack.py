@@ -131,3 +131,34 @@ def test_custom_tools_are_declared_unsupported(corpus: Corpus) -> None:
     result = _run(corpus, "openai-responses/streamed-function-and-custom", "haystack.components.generators.chat")
     assert result.outcome == "skip"
     assert "custom tool" in result.summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history as the run's messages
+        "openai-chat/from-anthropic",  # a Claude history as ChatMessages, continued on OpenAIChatGenerator
+        "openai-chat/session-memory-window",  # three runs, each on the messages the one before returned
+    ],
+)
+def test_haystack_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
+    result = _run(corpus, scenario_id, "openai")
+    assert result.outcome == "pass", result.summary
+
+
+def test_haystack_responses_sends_another_generators_calls_without_call_id(corpus: Corpus) -> None:
+    """OpenAIResponsesChatGenerator sends a ToolCall's `id` as the item id and `extra["call_id"]` as its call_id
+    (haystack/components/generators/chat/openai_responses.py:1043-1050, results :1015): a call another generator
+    read (an OpenAI Chat history) goes out as `id: call_...` with `call_id: ""`, and its result under `""`."""
+    result = _run(corpus, "openai-responses/from-chat-history", "openai")
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"format/id-pattern", "pairing/missing-result", "pairing/orphan-result"}
+
+
+def test_haystack_cannot_continue_a_gemini_conversation_on_openai(corpus: Corpus) -> None:
+    """Haystack's Gemini generator keeps a call without an id as `id=None`
+    (haystack_integrations/components/generators/google_genai/chat/utils.py:548-552), which OpenAI's
+    conversion refuses (haystack/dataclasses/chat_message.py:768)."""
+    result = _run(corpus, "openai-chat/recorded/mirascope-resume-from-gemini", "openai")
+    assert result.outcome == "error", result.summary
+    assert "must have a non-null `id` attribute to be used with OpenAI" in result.summary

@@ -110,3 +110,35 @@ def test_tools_strands_cannot_declare_are_skips(corpus: Corpus) -> None:
     result = _run(corpus, "anthropic-messages/fetch-and-tool-search")
     assert result.outcome == "skip" and "defer_loading" in result.summary
     assert _run(corpus, "cohere-v2/one-call").outcome == "skip"
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history as the Agent's messages
+        "openai-responses/from-gemini-idless",  # a Gemini history without ids, continued on the Responses API
+        "openai-chat/session-memory-window",  # three runs, each a call on the same Agent
+        "openai-responses/session-previous-response-id",
+    ],
+)
+def test_strands_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+
+
+def test_strands_sends_another_providers_ids_as_they_are(corpus: Corpus) -> None:
+    """A Kimi history on Anthropic: the toolUseIds go out unchanged (strands/models/anthropic.py:299, :317)."""
+    result = _run(corpus, "anthropic-messages/from-kimi")
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"format/id-pattern"}
+
+
+def test_strands_leaves_a_cancelled_tool_without_a_result(corpus: Corpus) -> None:
+    """A run cancelled in a tool that never answered stores an empty user message after the toolUse
+    (strands/event_loop/event_loop.py:958-961, :1000), so the next run's repair, which looks at the last
+    message only (strands/agent/agent.py:1962), never runs and Anthropic is sent the call without a result."""
+    result = _run(corpus, "anthropic-messages/session-repair-interrupted")
+    assert result.outcome == "fail", result.summary
+    assert {(v.code, v.location) for v in result.errors} == {
+        ("pairing/missing-result", "request[1].messages[1].content[0].id")
+    }

@@ -7,7 +7,7 @@ pointed at `loop.base_url` with `loop.api_key`. Tools are Agno `Function`s built
 scenario's name, description and JSON schema (`skip_entrypoint_processing=True` keeps the schema as
 given), and return the scenario's canned output. `agent.run(prompt, stream=loop.stream)` runs the
 loop; a streamed run is read to its end. Retries are off (the SDKs' `max_retries=0`, Agno's own
-`retries=0`, a single-attempt boto3 client), telemetry is off, and nothing is stored between runs.
+`retries=0`, a single-attempt boto3 client), telemetry is off, and nothing is stored between cases.
 The provider tools the recording declared (web search, code execution, ...) are given to the Agent
 as dicts, which Agno passes on as built-in tools; a scenario that needs a tool Agno cannot declare
 or run is declared unsupported (`loop.skip`).
@@ -40,6 +40,8 @@ _RESPONSES_CLIENT_RUN = frozenset(
 def _tools(loop: ToolLoop) -> list[Any]:
     from agno.tools.function import Function
 
+    from conformance.replay.continued import RunInterrupted
+
     for t in loop.tools:
         if t.get("type", "function") != "function":
             # Declaring it as a function tool would send another request than the recorded one.
@@ -51,7 +53,11 @@ def _tools(loop: ToolLoop) -> list[Any]:
 
     def implementation(name: str) -> Callable[..., str]:
         def run(**arguments: Any) -> str:
-            return loop.call_tool(name, arguments)
+            try:
+                return loop.call_tool(name, arguments)
+            except RunInterrupted:
+                # The user's Ctrl-C in the tool: what an Agno run takes as its cancellation (agno/agent/_run.py).
+                raise KeyboardInterrupt from None
 
         return run
 
@@ -69,18 +75,83 @@ def _tools(loop: ToolLoop) -> list[Any]:
 
 def _run(loop: ToolLoop, model: Any, builtin: list[Any] | None = None) -> str:
     """The documented loop: an Agent holding the tools, run on the prompt until it answers. A provider's
-    built-in tool is given to the Agent as a dict, which Agno passes to the provider as it is."""
-    from agno.agent import Agent
+    built-in tool is given to the Agent as a dict, which Agno passes to the provider as it is.
 
-    agent = Agent(model=model, tools=[*_tools(loop), *(builtin or [])], telemetry=False, retries=0)
+    A restored history is the first run's input as Agno Messages (`agent.run(input=[Message, ...])`). A
+    session of several runs is Agno's own: the Agent keeps its runs in a session store (`InMemoryDb`) and
+    adds them to each later run's context (`add_history_to_context`). A run cut off in a tool is cancelled
+    as Agno cancels a run the user interrupts (a KeyboardInterrupt in the tool); its store leaves it out."""
+    from agno.agent import Agent
+    from agno.models.message import Message
+
+    session: dict[str, Any] = {}
+    if len(loop.runs) > 1:
+        from agno.db.in_memory import InMemoryDb
+
+        session = {"db": InMemoryDb(), "add_history_to_context": True, "num_history_runs": len(loop.runs)}
+    agent = Agent(model=model, tools=[*_tools(loop), *(builtin or [])], telemetry=False, retries=0, **session)
+    restored: list[Any] = restored_messages(loop)
+    answer = ""
+    for prompt in loop.runs:
+        given: Any = prompt
+        if restored:
+            given = [*restored, *([Message(role="user", content=prompt)] if prompt is not None else [])]
+            restored = []
+        answer = _one_run(agent, loop, given)
+    return answer
+
+
+def _one_run(agent: Any, loop: ToolLoop, given: Any) -> str:
+    """One run on `given` (the prompt, or the conversation's messages), in the session; its answer."""
     if not loop.stream:
-        return str(agent.run(loop.prompt).content or "")
+        return str(agent.run(given, session_id="conformance").content or "")
     text: list[str] = []
-    for event in agent.run(loop.prompt, stream=True):
+    for event in agent.run(given, stream=True, session_id="conformance"):
         content = getattr(event, "content", None)
         if getattr(event, "event", None) == "RunContent" and isinstance(content, str):
             text.append(content)
     return "".join(text)
+
+
+def restored_messages(loop: ToolLoop) -> list[Any]:
+    """A saved conversation as Agno keeps one (its Messages, provider-neutral: an assistant Message with
+    `tool_calls` under the calls' ids, a `tool` Message per result under its call's). A call saved without
+    an id gets the id Agno's Gemini model gives one it reads without (a uuid4), and its result the same."""
+    import json
+    import uuid
+
+    from agno.models.message import Message
+
+    messages: list[Any] = []
+    minted: list[str] = []
+    for message in loop.history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
+        if message["role"] == "tool":
+            messages += [
+                Message(
+                    role="tool",
+                    tool_call_id=p.get("call_id") or minted[i],
+                    tool_name=p.get("name"),
+                    content=str(p.get("output", "")),
+                )
+                for i, p in enumerate(parts)
+            ]
+        elif calls:
+            minted = [p.get("call_id") or str(uuid.uuid4()) for p in calls]
+            tool_calls = [
+                {
+                    "id": i,
+                    "type": "function",
+                    "function": {"name": p["name"], "arguments": json.dumps(p.get("arguments") or {})},
+                }
+                for i, p in zip(minted, calls, strict=True)
+            ]
+            messages.append(Message(role="assistant", content=text or None, tool_calls=tool_calls))
+        else:
+            messages.append(Message(role=message["role"], content=text))
+    return messages
 
 
 def openai_chat(loop: ToolLoop) -> str:
@@ -202,6 +273,7 @@ ADAPTER = ClientAdapter(
         "kimi-chat": kimi_chat,
     },
     homepage="https://github.com/agno-agi/agno",
+    continues=frozenset({"history", "sessions"}),
     unsupported={
         "azure-foundry": "Agno's Azure models serve Azure OpenAI deployments and AI Foundry chat models; the Foundry "
         "project endpoint's agent tool items have no Agno model",

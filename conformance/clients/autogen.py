@@ -87,9 +87,14 @@ def _model_options(lookup: Callable[[str], Any], model: str) -> dict[str, Any]:
 
 
 def _run(loop: ToolLoop, model_client: Any) -> str:
-    """The documented loop: an AssistantAgent with the tools, run on the prompt until it answers in text."""
+    """The documented loop: an AssistantAgent with the tools, run on the prompt until it answers in text.
+
+    A restored history is the agent's model context, preloaded (`UnboundedChatCompletionContext` with
+    `initial_messages`, as the AssistantAgent's docs show); each run of a session is a run of the same
+    agent, `task=None` continuing the context without a message."""
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.base import TaskResult
+    from autogen_core.model_context import UnboundedChatCompletionContext
 
     agent = AssistantAgent(
         "assistant",
@@ -99,19 +104,74 @@ def _run(loop: ToolLoop, model_client: Any) -> str:
         model_client_stream=loop.stream,
         reflect_on_tool_use=True,
         max_tool_iterations=MAX_TOOL_ITERATIONS,
+        model_context=UnboundedChatCompletionContext(initial_messages=restored_messages(loop) or None),
     )
+
+    async def one_run(prompt: str | None) -> str:
+        answer = ""
+        async for event in agent.run_stream(task=prompt):
+            if isinstance(event, TaskResult) and event.messages:
+                answer = str(getattr(event.messages[-1], "content", ""))
+        return answer
 
     async def run() -> str:
         try:
             answer = ""
-            async for event in agent.run_stream(task=loop.prompt):
-                if isinstance(event, TaskResult) and event.messages:
-                    answer = str(getattr(event.messages[-1], "content", ""))
+            for prompt in loop.runs:
+                answer = await one_run(prompt)
             return answer
         finally:
             await model_client.close()
 
     return asyncio.run(run())
+
+
+def restored_messages(loop: ToolLoop) -> list[Any]:
+    """A saved conversation as AutoGen's model context holds one (LLMMessages, provider-neutral: an
+    AssistantMessage of FunctionCalls under the calls' ids, a FunctionExecutionResultMessage of their
+    results under the same). A call saved without an id gets a uuid4, and its result the same."""
+    import json
+    import uuid
+
+    from autogen_core import FunctionCall
+    from autogen_core.models import (
+        AssistantMessage,
+        FunctionExecutionResult,
+        FunctionExecutionResultMessage,
+        SystemMessage,
+        UserMessage,
+    )
+
+    messages: list[Any] = []
+    minted: list[str] = []
+    for message in loop.history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
+        if message["role"] == "system":
+            messages.append(SystemMessage(content=text))
+        elif message["role"] == "user":
+            messages.append(UserMessage(content=text, source="user"))
+        elif message["role"] == "tool":
+            results = [
+                FunctionExecutionResult(
+                    content=str(p.get("output", "")),
+                    name=str(p.get("name") or ""),
+                    call_id=p.get("call_id") or minted[i],
+                )
+                for i, p in enumerate(parts)
+            ]
+            messages.append(FunctionExecutionResultMessage(content=results))
+        elif calls:
+            minted = [p.get("call_id") or str(uuid.uuid4()) for p in calls]
+            function_calls = [
+                FunctionCall(id=i, arguments=json.dumps(p.get("arguments") or {}), name=p["name"])
+                for i, p in zip(minted, calls, strict=True)
+            ]
+            messages.append(AssistantMessage(content=function_calls, thought=text or None, source="assistant"))
+        else:
+            messages.append(AssistantMessage(content=text, source="assistant"))
+    return messages
 
 
 def _openai_compatible(loop: ToolLoop) -> str:
@@ -180,6 +240,7 @@ ADAPTER = ClientAdapter(
         "ollama-chat": ollama_chat,
     },
     homepage="https://github.com/microsoft/autogen",
+    continues=frozenset({"history", "sessions"}),
     unsupported={
         "openai-responses": "AutoGen's AssistantAgent model clients speak Chat Completions; the Responses API is "
         "only behind the separate OpenAIAgent, which runs no client tools of its own",

@@ -73,9 +73,18 @@ def _tools(ai: Any, loop: ToolLoop) -> list[Any]:
                 f"tool {t['name']!r}"
             )
 
+    from genkit import Interrupt
+
+    from conformance.replay.continued import RunInterrupted
+
     def implementation(name: str) -> Any:
         async def run(arguments: Any) -> str:
-            return loop.call_tool(name, arguments)
+            try:
+                return loop.call_tool(name, arguments)
+            except RunInterrupted:
+                # Genkit's own way for a tool to end the run before it answers: the generate returns
+                # `interrupted`, its messages holding the pending request.
+                raise Interrupt() from None
 
         return run
 
@@ -125,29 +134,72 @@ def _plugin(key: tuple[Any, ...], make: Callable[[], Any], *, eager: bool = True
 
 
 def _run(loop: ToolLoop, plugin: Any, model: str, config: Mapping[str, Any] | None = None) -> str:
-    """The documented tool loop: `ai.generate` with the tools, on the prompt, until the model answers."""
+    """The documented tool loop: `ai.generate` with the tools, on the prompt, until the model answers. A
+    restored history is `generate`'s `messages` (Genkit Messages); each later run of a session is a
+    `generate` on the messages the one before returned (`response.messages`) with the run's prompt. A run
+    cut off in a tool is a tool interrupt (`Interrupt`), Genkit's way of ending a run before a tool answers."""
     from genkit import Genkit
 
     async def main() -> str:
         ai = Genkit(plugins=[plugin])
-        options: dict[str, Any] = {
-            "model": model,
-            "prompt": loop.prompt,
-            "tools": _tools(ai, loop),
-            "max_turns": MAX_TURNS,
-        }
+        options: dict[str, Any] = {"model": model, "tools": _tools(ai, loop), "max_turns": MAX_TURNS}
         if config:
             options["config"] = dict(config)
         if choice := _tool_choice(loop):
             options["tool_choice"] = choice
-        if not loop.stream:
-            return _text(await ai.generate(**options))
-        streamed = ai.generate_stream(**options)
-        async for _chunk in streamed.stream:
-            pass  # Genkit reassembles the stream itself; the chunks are only drained
-        return _text(await streamed.response)
+        messages: list[Any] = restored_messages(loop)
+        answer = ""
+        for prompt in loop.runs:
+            run = {**options, **({"prompt": prompt} if prompt is not None else {})}
+            if messages:
+                run["messages"] = messages
+            if not loop.stream:
+                response = await ai.generate(**run)
+            else:
+                streamed = ai.generate_stream(**run)
+                async for _chunk in streamed.stream:
+                    pass  # Genkit reassembles the stream itself; the chunks are only drained
+                response = await streamed.response
+            answer = _text(response)
+            messages = list(response.messages)
+        return answer
 
     return asyncio.run(main())
+
+
+def restored_messages(loop: ToolLoop) -> list[Any]:
+    """A saved conversation as Genkit keeps one (its Messages, provider-neutral: a model message of
+    `toolRequest` parts whose `ref` is the call's id, a tool message of `toolResponse` parts under the same
+    `ref`). A call saved without an id keeps no `ref`, as genkit-google-genai reads one."""
+    from genkit import Message
+
+    messages: list[Any] = []
+    names: list[str] = []  # the last turn's calls, for a result saved without its tool's name
+    for message in loop.history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        if message["role"] == "tool":
+            responses = [
+                {
+                    "toolResponse": {
+                        "ref": p.get("call_id"),
+                        "name": str(p.get("name") or (names[i] if i < len(names) else "")),
+                        "output": p.get("output"),
+                    }
+                }
+                for i, p in enumerate(parts)
+            ]
+            messages.append(Message(role="tool", content=responses))
+            continue
+        calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
+        requests = [
+            {"toolRequest": {"ref": p.get("call_id"), "name": p["name"], "input": p.get("arguments") or {}}}
+            for p in calls
+        ]
+        names = [str(p["name"]) for p in calls] if calls else names
+        role = "model" if message["role"] == "assistant" else message["role"]
+        messages.append(Message(role=role, content=[*([{"text": text}] if text or not requests else []), *requests]))
+    return messages
 
 
 def _chat_completions_config(loop: ToolLoop) -> dict[str, Any]:
@@ -291,6 +343,7 @@ ADAPTER = ClientAdapter(
         "ollama-messages": anthropic_messages,
     },
     homepage="https://genkit.dev/docs/get-started/?lang=python",
+    continues=frozenset({"history", "sessions"}),
     notes="; ".join(f"{p} {installed_version(p)}" for p in PACKAGES),
     unsupported={
         "openai-responses": "genkit-openai speaks Chat Completions only; Genkit for Python has no Responses API model",

@@ -59,7 +59,9 @@ def _tools(loop: ToolLoop) -> list[Any]:
 
 
 def _run(loop: ToolLoop, generator: Any) -> str:
-    """The documented loop: an Agent with the generator and the tools, run until it answers in text."""
+    """The documented loop: an Agent with the generator and the tools, run until it answers in text. A
+    restored history is the run's `messages` (Haystack ChatMessages); each later run of a session is run
+    on the messages the one before returned (`result["messages"]`) with the run's user message."""
     from haystack.components.agents import Agent
     from haystack.dataclasses import ChatMessage, StreamingChunk
 
@@ -68,11 +70,53 @@ def _run(loop: ToolLoop, generator: Any) -> str:
 
     agent = Agent(chat_generator=generator, tools=_tools(loop), max_agent_steps=MAX_AGENT_STEPS)
     agent.warm_up()
-    result = agent.run(
-        messages=[ChatMessage.from_user(loop.prompt)], streaming_callback=on_chunk if loop.stream else None
-    )
-    last = result.get("last_message")
-    return str(last.text or "") if last is not None else ""
+    if loop.interrupted:
+        loop.skip(
+            "a Haystack Agent run cut off in a tool raises out of Agent.run, which returns no messages: what a "
+            "later run continues from is the application's own copy of the conversation"
+        )
+    messages: list[Any] = restored_messages(loop)
+    answer = ""
+    for prompt in loop.runs:
+        if prompt is not None:
+            messages.append(ChatMessage.from_user(prompt))
+        result = agent.run(messages=messages, streaming_callback=on_chunk if loop.stream else None)
+        messages = list(result.get("messages") or messages)
+        last = result.get("last_message")
+        answer = str(last.text or "") if last is not None else ""
+    return answer
+
+
+def restored_messages(loop: ToolLoop) -> list[Any]:
+    """A saved conversation as Haystack keeps one (ChatMessages, provider-neutral: an assistant message
+    of ToolCalls under the calls' ids, a tool message per result whose origin is its call). A call saved
+    without an id keeps none, as Haystack's ToolCall allows (`id: str | None`)."""
+    from haystack.dataclasses import ChatMessage, ToolCall
+
+    messages: list[Any] = []
+    calls: list[Any] = []
+    for message in loop.history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        if message["role"] == "system":
+            messages.append(ChatMessage.from_system(text))
+        elif message["role"] == "user":
+            messages.append(ChatMessage.from_user(text))
+        elif message["role"] == "assistant":
+            calls = [
+                ToolCall(tool_name=p["name"], arguments=dict(p.get("arguments") or {}), id=p.get("call_id") or None)
+                for p in parts
+                if p["type"] == "tool_call" and not p.get("provider_executed")
+            ]
+            messages.append(ChatMessage.from_assistant(text or None, tool_calls=calls or None))
+        elif message["role"] == "tool":
+            for i, p in enumerate(parts):
+                call_id = p.get("call_id")
+                origin = next((c for c in calls if call_id and c.id == call_id), None)
+                if origin is None:
+                    origin = calls[i] if i < len(calls) else ToolCall(str(p.get("name") or ""), {}, call_id)
+                messages.append(ChatMessage.from_tool(str(p.get("output", "")), origin=origin))
+    return messages
 
 
 @contextlib.contextmanager
@@ -207,6 +251,7 @@ ADAPTER = ClientAdapter(
         "bedrock-converse": bedrock_converse,
     },
     homepage="https://github.com/deepset-ai/haystack",
+    continues=frozenset({"history", "sessions"}),
     unsupported={
         "openresponses": "Haystack has no Open Responses generator; its OpenAIResponsesChatGenerator is run on the "
         "openai-responses cases",

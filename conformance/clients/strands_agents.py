@@ -49,8 +49,11 @@ _RESPONSES_UNSUPPORTED = {
 }
 
 
-def _tools(loop: ToolLoop) -> list[Any]:
+def _tools(loop: ToolLoop, cancel: Callable[[], None] = lambda: None) -> list[Any]:
+    """The scenario's tools; a call the scenario cuts off first cancels the run (`cancel`)."""
     from strands.tools.tools import PythonAgentTool
+
+    from conformance.replay.continued import RunInterrupted
 
     for t in loop.tools:
         if t.get("type", "function") != "function":
@@ -63,7 +66,11 @@ def _tools(loop: ToolLoop) -> list[Any]:
 
     def implementation(name: str) -> Callable[..., Any]:
         def run(tool_use: Any, **_: Any) -> Any:
-            output = loop.call_tool(name, tool_use.get("input") or {})
+            try:
+                output = loop.call_tool(name, tool_use.get("input") or {})
+            except RunInterrupted:
+                cancel()
+                raise
             return {"toolUseId": tool_use["toolUseId"], "status": "success", "content": [{"text": output}]}
 
         return run
@@ -83,12 +90,68 @@ def _tools(loop: ToolLoop) -> list[Any]:
 
 
 def _run(loop: ToolLoop, model: Any) -> str:
-    """The documented loop: an Agent holding the tools, called on the prompt until it answers."""
+    """The documented loop: an Agent holding the tools, called on the prompt until it answers. A restored
+    history is the Agent's `messages` (and a saved system message its `system_prompt`); each run of a
+    session is a call on the same Agent, `agent()` with no prompt continuing the restored messages. A run
+    cut off in a tool is cancelled the way Strands documents stopping a run (`agent.cancel()`); the next
+    call on the Agent repairs the conversation itself."""
     from strands import Agent
 
+    system, messages = restored_messages(loop)
+    agents: list[Any] = []
     # No callback handler: the default one prints the stream to stdout.
-    agent = Agent(model=model, tools=_tools(loop), callback_handler=None)
-    return str(agent(loop.prompt))
+    agent = Agent(
+        model=model,
+        tools=_tools(loop, cancel=lambda: agents[0].cancel()),
+        callback_handler=None,
+        messages=messages or None,
+        system_prompt=system,
+    )
+    agents.append(agent)
+    answer = ""
+    for prompt in loop.runs:
+        answer = str(agent(prompt))
+    return answer
+
+
+def restored_messages(loop: ToolLoop) -> tuple[str | None, list[dict[str, Any]]]:
+    """A saved conversation as a Strands Agent keeps one (its `messages`, provider-neutral content blocks:
+    `toolUse` under the call's id, a `toolResult` under the same id in a user message), and the system
+    message for its `system_prompt`. A call saved without an id gets one of the form Strands' own
+    providers mint for a call read without (`tooluse_` and a random token), and its result the same."""
+    import secrets
+
+    system: str | None = None
+    messages: list[dict[str, Any]] = []
+    minted: list[str] = []
+    for message in loop.history:
+        parts = message["parts"]
+        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        if message["role"] == "system":
+            system = text
+        elif message["role"] == "user":
+            messages.append({"role": "user", "content": [{"text": text}]})
+        elif message["role"] == "assistant":
+            calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
+            minted = [p.get("call_id") or f"tooluse_{secrets.token_urlsafe(16)}" for p in calls]
+            uses = [
+                {"toolUse": {"toolUseId": i, "name": p["name"], "input": p.get("arguments") or {}}}
+                for i, p in zip(minted, calls, strict=True)
+            ]
+            messages.append({"role": "assistant", "content": [*([{"text": text}] if text else []), *uses]})
+        elif message["role"] == "tool":
+            results = [
+                {
+                    "toolResult": {
+                        "toolUseId": p.get("call_id") or minted[i],
+                        "status": "success",
+                        "content": [{"text": str(p.get("output", ""))}],
+                    }
+                }
+                for i, p in enumerate(parts)
+            ]
+            messages.append({"role": "user", "content": results})
+    return system, messages
 
 
 def _openai_chat(loop: ToolLoop) -> str:
@@ -192,6 +255,7 @@ ADAPTER = ClientAdapter(
         "ollama-chat": ollama_chat,
     },
     homepage="https://github.com/strands-agents/sdk-python",
+    continues=frozenset({"history", "sessions"}),
     unsupported={
         "cohere-v2": "Strands has no Cohere provider; Cohere is reached only through its OpenAI-compatible "
         "endpoint, not the v2 chat API",
