@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from conformance.connectors.adapters import resolve
 from conformance.connectors.contract import CodecAdapter
 from conformance.corpus import caseschema
+from conformance.corpus.generated import cassette_text, write
 from conformance.corpus.loading import Corpus, load_corpus
-from conformance.generated.cassettes import cassette_text, write
 from conformance.generated.grammar import GRAMMARS
 from conformance.generated.report import failure_text
 from conformance.generated.scenarios import TOOLS, _minted, chosen_in, named, scenario_docs

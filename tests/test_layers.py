@@ -30,6 +30,7 @@ RANK = {
     "check": 10,
     "importer": 11,
     "lint": 11,
+    "generated": 11,
     "proxy": 12,
     "node_ids": 11,
     "plugin": 12,

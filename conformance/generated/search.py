@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as seeded
 
 from conformance.connectors.adapters import Adapter
+from conformance.corpus.generated import corpus_with, write
 from conformance.corpus.loading import Corpus
 from conformance.engine.outcomes import CaseResult
 from conformance.generated import DEFAULT_SEED
-from conformance.generated.cassettes import corpus_with, write
 from conformance.generated.grammar import GRAMMARS
 from conformance.generated.scenarios import named, scenario_docs
 from conformance.running.runner import RunOptions, run_scenario

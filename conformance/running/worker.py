@@ -106,8 +106,8 @@ def serve(inp: IO[str], out: IO[str]) -> None:
         run = _codec_run if command == "codec" else _client_run
         if isinstance(message.get("document"), dict):
             # A scenario of no case file (generated): typed from its document, its cassette beside.
+            from conformance.corpus.generated import corpus_with
             from conformance.corpus.loading import typed_scenario
-            from conformance.generated.cassettes import corpus_with
 
             scenario = typed_scenario(message["document"], Path(str(message.get("path"))))
             carried = corpus_with(corpus, scenario, Path(str(message.get("cassettes"))))
