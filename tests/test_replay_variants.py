@@ -3,8 +3,9 @@
 For every API and every scenario a client can be handed (not the ones that begin with another
 API's history), a reference client over plain HTTP runs the tool loop the plain way, then once per
 variant: streaming, not streaming, another API version or path form, side requests (model lookups,
-token counts) before every turn, and a history held by the server where the API allows it. Each runs in process (vcrpy) and against the replay server. A variant may only
-change the verdict to `skip`, with the reason, when the recording cannot be served to it.
+token counts) before every turn, and a history held by the server where the API allows it. Each
+runs in process (vcrpy) and against the replay server. A variant may only change the verdict to
+`skip`, with the reason, when the recording cannot be served to it.
 """
 
 from __future__ import annotations
