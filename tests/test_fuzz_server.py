@@ -366,7 +366,9 @@ def test_a_client_that_expects_100_continue_gets_it_before_sending_its_body(
 ) -> None:
     """curl sends a body over 1 KiB only after a 100 Continue, or after waiting a second for one."""
     server, listing = served
-    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "x" * 5000}]}).encode()
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    messages = [{"role": "user", "content": "x" * 5000}]
+    body = json.dumps({"model": "m", "messages": messages, "tools": tools}).encode()
     head = _post(_path(listing), body, f"Content-Length: {len(body)}", "Expect: 100-continue")[: -len(body)]
     with socket.create_connection(server.server.address, timeout=10) as sock:
         sock.sendall(head)

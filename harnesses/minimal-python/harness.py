@@ -99,8 +99,21 @@ def run(case: dict[str, Any]) -> str:
         try:
             output = tool_loop(case, messages)
         except RunInterrupted:
-            continue
+            repair(messages)
     return output
+
+
+def repair(messages: list[Any]) -> None:
+    """A run cut off before its tools answered leaves calls without results, which the provider refuses
+    in the next run's request: each gets a result saying so, as an application that saves the
+    conversation at that point must write one."""
+    calls = next((m.get("tool_calls") or [] for m in reversed(messages) if m.get("role") == "assistant"), [])
+    answered = {m.get("tool_call_id") for m in messages if m.get("role") == "tool"}
+    for call in calls:
+        if call["id"] not in answered:
+            messages.append(
+                {"role": "tool", "tool_call_id": call["id"], "content": "the run was cut off before this tool answered"}
+            )
 
 
 def tool_loop(case: dict[str, Any], messages: list[Any]) -> str:
