@@ -197,3 +197,37 @@ func TestCallToolOfACutOffRunIsRunInterrupted(t *testing.T) {
 		t.Fatalf("a cut-off call must be RunInterrupted: %v", err)
 	}
 }
+
+func TestWireHistoryDecodesTheSavedMessagesOfTheLibrarysOwnAPI(t *testing.T) {
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	origin := "openai-chat"
+	c := &Case{API: "kimi-chat", HistoryAPI: &origin, History: []Message{{Role: "user"}},
+		HistoryWire: []json.RawMessage{json.RawMessage(`{"role": "user", "content": "hi"}`)}}
+	got, err := WireHistory[message](c, "sdk", "openai-chat", "kimi-chat")
+	if err != nil || len(got) != 1 || got[0] != (message{Role: "user", Content: "hi"}) {
+		t.Fatalf("WireHistory: %v, %v", got, err)
+	}
+	if got, err := WireHistory[message](&Case{API: "openai-chat"}, "sdk", "openai-chat"); err != nil || len(got) != 0 {
+		t.Fatalf("a new conversation restores nothing: %v, %v", got, err)
+	}
+	c.HistoryWire = []json.RawMessage{json.RawMessage(`[1]`)}
+	if _, err := WireHistory[message](c, "sdk", "openai-chat"); err == nil || !strings.Contains(err.Error(), "history_wire[0]") {
+		t.Fatalf("an undecodable message is located: %v", err)
+	}
+}
+
+func TestWireHistorySkipsWhatARawSDKCannotTake(t *testing.T) {
+	origin := "gemini"
+	var skip Skip
+	_, err := WireHistory[map[string]any](&Case{API: "openai-chat", HistoryAPI: &origin, History: []Message{{Role: "user"}}}, "sdk", "openai-chat")
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "one saved from gemini is the application's to translate") {
+		t.Fatalf("another API's history: %v", err)
+	}
+	_, err = WireHistory[map[string]any](&Case{API: "openai-chat", Interrupted: []InterruptedCall{{Name: "get_weather"}}}, "sdk", "openai-chat")
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "cut off before its tool answered") {
+		t.Fatalf("a cut-off run: %v", err)
+	}
+}
