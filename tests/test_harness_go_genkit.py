@@ -78,6 +78,28 @@ EXPECTED: dict[str, tuple[Verdict, ...]] = {
     "gemini/recorded/mirascope-call-with-tools-stream": (CHUNK_OLD, CHUNK_OLD, CHUNK_OLD, PASS, PASS, PASS),
     # No version can declare Anthropic's browser toolset; its members' tool_use blocks are not served.
     "anthropic-messages/toolset-member-call": (SKIP,) * 6,
+    # A session of three runs, each genkit.Generate over the last response's History(): judged run by
+    # run, with the Ref/Name mix-up of the 0.x releases on the calls of the earlier runs.
+    "openai-chat/session-memory-window": (
+        NAME_AS_ID,
+        ("fail", frozenset({"pairing/missing-result", "pairing/orphan-result"})),
+        PASS,
+        PASS,
+        PASS,
+        PASS,
+    ),
+    # A restored Chat Completions history (ai.WithMessages) continued on Gemini: googlegenai sends each
+    # function response by name alone in the history's order, so the reversed results swap.
+    "gemini/cross-provider-from-openai-chat": (("fail", frozenset({"pairing/by-position"})),) * 6,
+    # A restored Anthropic history continued on Mistral: the toolu_ refs go out as Mistral ids.
+    "mistral-chat/from-anthropic": (
+        ("fail", frozenset({"format/id-length", "format/id-pattern", "pairing/duplicate-call-id"})),
+        (
+            "fail",
+            frozenset({"format/id-length", "format/id-pattern", "pairing/missing-result", "pairing/orphan-result"}),
+        ),
+    )
+    + (("fail", frozenset({"format/id-length", "format/id-pattern"})),) * 4,
 }
 # What an error's summary says, by scenario (the rest panic on glued arguments).
 ERRORS = {"openai-chat/recorded/openinference-autogen-assistant-agent-run": "does not support tool use"}

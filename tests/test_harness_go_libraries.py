@@ -196,6 +196,68 @@ def test_a_request_without_the_server_tool_is_not_served_its_turn(
     assert f"the client's request declared {missing}" in summary
 
 
+@pytest.mark.parametrize(
+    ("harness", "scenario_id"),
+    [
+        # Restored histories: the saved wire messages decoded into the SDK's own message type.
+        ("openai-go", "openai-chat/recorded/openllmetry-chat-tool-calls-history"),
+        ("openai-go", "kimi-chat/from-openai-chat"),  # Chat Completions saved, continued on Kimi
+        ("anthropic-go", "anthropic-messages/recorded/openllmetry-tools-history"),
+        ("anthropic-go", "anthropic-messages/recorded/mirascope-web-search-tool-stream"),  # two runs, streamed
+        ("genai-go", "gemini/recorded/otel-vertexai-tool-events"),
+        # Sessions, run by run on one conversation: each run's requests are the recorded ones.
+        ("openai-go", "openai-chat/session-memory-window"),
+        ("openai-go", "openai-responses/session-previous-response-id"),  # after previous_response_id
+        ("eino", "openai-chat/session-memory-window"),  # each run continued with react.WithMessageFuture
+        # Eino restores Gemini's id-less calls under the UUIDs its Gemini model mints.
+        ("eino", "anthropic-messages/from-gemini-idless"),
+    ],
+)
+def test_a_continued_conversation_is_judged(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str
+) -> None:
+    outcome, summary, _ = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+@pytest.mark.parametrize(
+    ("harness", "scenario_id", "codes"),
+    [
+        # eino-ext's Claude model writes a tool message with empty content as a text block, not a
+        # tool_result: the call of the restored history's next turn is left unanswered.
+        ("eino", "anthropic-messages/recorded/openllmetry-tools-history", {"pairing/missing-result"}),
+        # A run cut off in its tool: the next run sends the call without a result; Eino repairs nothing.
+        ("eino", "anthropic-messages/session-repair-interrupted", {"pairing/missing-result"}),
+        # Kimi's functions.get_weather:0 ids go to Anthropic as they were saved.
+        ("eino", "anthropic-messages/from-kimi", {"format/id-pattern"}),
+    ],
+)
+def test_a_continued_conversation_fails_as_traced(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str, codes: set[str]
+) -> None:
+    outcome, summary, found = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "fail", summary
+    assert found == codes
+
+
+@pytest.mark.parametrize(
+    ("harness", "scenario_id", "reason"),
+    [
+        ("openai-go", "openai-chat/from-anthropic", "openai-go takes a history in its own API's wire form only"),
+        ("genai-go", "gemini/cross-provider-from-openai-chat", "one saved from openai-chat is the application's"),
+        ("anthropic-go", "anthropic-messages/session-repair-interrupted", "the tool runner answers a tool's error"),
+        ("langchaingo", "openai-chat/session-memory-window", "prompt has no place for memory"),
+        ("langchaingo", "openai-chat/recorded/openllmetry-chat-tool-calls-history", "begins each run with a new human"),
+    ],
+)
+def test_what_a_library_cannot_continue_is_a_skip_naming_its_limit(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str, reason: str
+) -> None:
+    outcome, summary, _ = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "skip", summary
+    assert reason in summary
+
+
 def test_a_provider_without_tool_calls_is_declared_unsupported(
     harnesses: dict[str, HarnessAdapter], corpus: Corpus
 ) -> None:
