@@ -35,7 +35,7 @@ func main() {
 			"openai-responses": "langchaingo's openai provider speaks Chat Completions only",
 			"bedrock-converse": "langchaingo's bedrock provider calls InvokeModel, not Converse",
 		},
-		// Said so that each such case is skipped with what the executor lacks (continued, below).
+		// Continued through the message history, not the executor (continued.go).
 		Continues: []string{"history", "sessions"},
 	}, run)
 }
@@ -51,9 +51,6 @@ func libraries(version string) map[string]string {
 }
 
 func run(ctx context.Context, c *harnesskit.Case) (string, error) {
-	if err := continued(c); err != nil {
-		return "", err
-	}
 	toolset, err := caseTools(c)
 	if err != nil {
 		return "", err
@@ -63,6 +60,9 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 		return "", err
 	}
 	defer closeModel()
+	if len(c.History) > 0 || len(c.Runs) > 1 {
+		return continued(ctx, model, c)
+	}
 	agent := agents.NewOpenAIFunctionsAgent(model, toolset)
 	executor := agents.NewExecutor(agent, agents.WithMaxIterations(maxIterations))
 	var options []chains.ChainCallOption
@@ -74,22 +74,6 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 		options = append(options, chains.WithMaxTokens(int(value)))
 	}
 	return chains.Run(ctx, executor, c.Prompt, options...)
-}
-
-// continued is the skip of a case that continues a conversation: the agent executor takes only
-// string inputs, so neither a saved message list nor a memory of messages reaches it, and the
-// OpenAIFunctionsAgent's prompt is its system message, extra messages, a new human input and the
-// run's own steps, with no place for what an earlier run said.
-func continued(c *harnesskit.Case) error {
-	switch {
-	case len(c.History) > 0:
-		return harnesskit.Skip{Reason: "langchaingo's agent executor takes string inputs only and its functions agent " +
-			"begins each run with a new human input: a saved conversation cannot be continued from its tool results"}
-	case len(c.Runs) > 1:
-		return harnesskit.Skip{Reason: "langchaingo's agent executor takes string inputs only and its functions agent's " +
-			"prompt has no place for memory: a later run cannot see an earlier run's calls"}
-	}
-	return nil
 }
 
 // replayTool is one case tool as a langchaingo tools.Tool: the agent hands it the call's
