@@ -168,7 +168,9 @@ func TestRunCaseCarriesEveryProtocolField(t *testing.T) {
 		`"server_tools":[{"type":"code_execution_20250825","name":"code_execution"}],` +
 		`"history":[{"role":"user","parts":[{"type":"text","text":"p"}]}],"history_api":"gemini",` +
 		`"history_wire":[{"role":"user","parts":[{"text":"p"}]}],"runs":[null,"next"],` +
-		`"interrupted":[{"name":"f","arguments":{"a":1}}]}}`
+		`"interrupted":[{"name":"f","arguments":{"a":1}}],` +
+		`"legs":[{"api":"openai-chat","model":"gpt","steps":2,"base_url":"http://127.0.0.1:2","tools_url":"http://127.0.0.1:2/t",` +
+		`"stream":true,"recorded_tools":[{"type":"function"}],"settings":{"body":{"max_tokens":9}}}]}}`
 	var got *Case
 	serveLines(t, func(ctx context.Context, c *Case) (string, error) { got = c; return "", nil }, line)
 	if got == nil || len(got.Tools) != 1 || len(got.Tools[0].AllowedCallers) != 1 || len(got.ServerTools) != 1 {
@@ -180,6 +182,14 @@ func TestRunCaseCarriesEveryProtocolField(t *testing.T) {
 	runs := got.RunPrompts()
 	if len(runs) != 2 || runs[0] != nil || *runs[1] != "next" || got.Interrupted[0].Name != "f" {
 		t.Fatalf("runs: %+v", got)
+	}
+	if len(got.Legs) != 1 || got.Legs[0].Steps != 2 || !got.Legs[0].Stream || got.Legs[0].Settings.Body["max_tokens"] != float64(9) {
+		t.Fatalf("legs: %+v", got.Legs)
+	}
+	leg := got.OnLeg(got.Legs[0])
+	if leg.API != "openai-chat" || leg.BaseURL != "http://127.0.0.1:2" || leg.ToolsURL != "http://127.0.0.1:2/t" ||
+		leg.History != nil || leg.Legs != nil || leg.Prompt != "p" || len(leg.RunPrompts()) != 1 || got.API != "anthropic-messages" {
+		t.Fatalf("the case on its leg: %+v", leg)
 	}
 	if plain := (&Case{Prompt: "hi"}).RunPrompts(); len(plain) != 1 || *plain[0] != "hi" {
 		t.Fatalf("a case without runs is one run of its prompt: %v", plain)
