@@ -88,18 +88,16 @@ EXPECTED: dict[str, tuple[Verdict, ...]] = {
         PASS,
         PASS,
     ),
-    # A restored Chat Completions history (ai.WithMessages) continued on Gemini: googlegenai sends each
-    # function response by name alone in the history's order, so the reversed results swap.
-    "gemini/cross-provider-from-openai-chat": (("fail", frozenset({"pairing/by-position"})),) * 6,
-    # A restored Anthropic history continued on Mistral: the toolu_ refs go out as Mistral ids.
-    "mistral-chat/from-anthropic": (
-        ("fail", frozenset({"format/id-length", "format/id-pattern", "pairing/duplicate-call-id"})),
-        (
-            "fail",
-            frozenset({"format/id-length", "format/id-pattern", "pairing/missing-result", "pairing/orphan-result"}),
-        ),
-    )
-    + (("fail", frozenset({"format/id-length", "format/id-pattern"})),) * 4,
+    # Hand-offs: the first leg run on its own API's plugin (ai.WithReturnToolRequests, its calls answered),
+    # then continued on the case's model. Before v1.3.0 no plugin speaks the Anthropic leg.
+    "mistral-chat/from-anthropic": (SKIP,) * 3 + (("fail", frozenset({"format/id-length", "format/id-pattern"})),) * 3,
+    # The Anthropic plugin keeps a tool_use input as raw JSON; googlegenai wraps any input that is not a map
+    # as {"input": ...}, so the calls go to Gemini with other arguments.
+    "gemini/from-anthropic": (SKIP,) * 3 + (("fail", frozenset({"roundtrip/call-lost"})),) * 3,
+    # Gemini's calls read without an id: v1.3.0 sends them to Anthropic with "", v1.4.0 mints refs.
+    "anthropic-messages/from-gemini-idless": (SKIP,) * 3
+    + (("fail", frozenset({"pairing/missing-result", "pairing/orphan-result"})),)
+    + (PASS,) * 2,
 }
 # What an error's summary says, by scenario (the rest panic on glued arguments).
 ERRORS = {"openai-chat/recorded/openinference-autogen-assistant-agent-run": "does not support tool use"}

@@ -1,10 +1,12 @@
 package genkitharness
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/genkit"
 
 	harnesskit "github.com/toolcall-conformance/toolcall-conformance/harnesses/go/kit"
 )
@@ -73,4 +75,53 @@ func outputText(value any) string {
 	}
 	raw, _ := json.Marshal(value)
 	return string(raw)
+}
+
+// handedOff runs the conversation's first legs, each on its own API's plugin (a Genkit of its own
+// pointed at that leg), and returns the conversation to continue on the case's model, as Genkit
+// documents switching models: the same messages handed to another model. A leg is its steps of
+// genkit.Generate with ai.WithReturnToolRequests, the model's calls answered by the application
+// (Genkit's way to stop its loop at a model response): the leg sends nothing after its last calls.
+func handedOff(ctx context.Context, b Backend, c *harnesskit.Case) ([]*ai.Message, error) {
+	messages := []*ai.Message{ai.NewUserTextMessage(c.Prompt)}
+	for _, leg := range c.Legs {
+		start, ok := b.Served[leg.API]
+		if !ok {
+			return nil, harnesskit.Skip{Reason: "the conversation begins on " + leg.API +
+				", for which this Genkit Go version has no plugin"}
+		}
+		onLeg := c.OnLeg(leg)
+		g, model, err := start(ctx, onLeg)
+		if err != nil {
+			return nil, err
+		}
+		options := []ai.GenerateOption{model, ai.WithTools(defineTools(b, g, onLeg, newCallOrder())...), ai.WithReturnToolRequests(true)}
+		if onLeg.Stream {
+			options = append(options, ai.WithStreaming(func(context.Context, *ai.ModelResponseChunk) error { return nil }))
+		}
+		for step := 0; step < leg.Steps; step++ {
+			response, err := genkit.Generate(ctx, g, append(options, ai.WithMessages(messages...))...)
+			if err != nil {
+				return nil, err
+			}
+			messages = response.History()
+			var answers []*ai.Part
+			for _, part := range response.Message.Content {
+				if !part.IsToolRequest() {
+					continue
+				}
+				request := part.ToolRequest
+				output, err := onLeg.CallTool(ctx, request.Name, request.Input, request.Ref)
+				if err != nil {
+					return nil, err
+				}
+				answers = append(answers, ai.NewToolResponsePart(&ai.ToolResponse{Name: request.Name, Ref: request.Ref, Output: toolResult(output)}))
+			}
+			if len(answers) == 0 {
+				break
+			}
+			messages = append(messages, ai.NewMessage(ai.RoleTool, nil, answers...))
+		}
+	}
+	return messages, nil
 }
