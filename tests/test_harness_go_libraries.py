@@ -213,6 +213,8 @@ def test_a_request_without_the_server_tool_is_not_served_its_turn(
         ("langchaingo", "openai-chat/session-memory-window"),
         ("langchaingo", "openai-chat/recorded/openllmetry-chat-tool-calls-history"),
         ("langchaingo", "openai-chat/from-anthropic"),
+        # A hand-off played as legs: the first leg on eino-ext's OpenAI model, continued on its Gemini model.
+        ("eino", "gemini/cross-provider-from-openai-chat"),
         # Eino restores Gemini's id-less calls under the UUIDs its Gemini model mints.
         ("eino", "anthropic-messages/from-gemini-idless"),
     ],
@@ -239,8 +241,6 @@ def test_a_continued_conversation_is_judged(
             "openai-chat/recorded/mirascope-resume-from-gemini",
             {"pairing/missing-result", "pairing/orphan-result"},
         ),
-        # Kimi's functions.get_weather:0 ids go to Anthropic as they were saved.
-        ("eino", "anthropic-messages/from-kimi", {"format/id-pattern"}),
     ],
 )
 def test_a_continued_conversation_fails_as_traced(

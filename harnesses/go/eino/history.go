@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 	"github.com/google/uuid"
@@ -166,4 +167,64 @@ func (c *cutOff) take() bool {
 	happened := c.happened
 	c.happened = false
 	return happened
+}
+
+// handedOff runs the conversation's first legs, each on its own API's eino-ext model, and returns
+// the messages to continue on the case's model (Eino's messages are the same for every model). A
+// leg is its steps of the model with the case's tools bound (ToolCallingChatModel.WithTools), each
+// step's calls answered by the tools as the ToolsNode answers them, and nothing sent after the last.
+func handedOff(ctx context.Context, c *harnesskit.Case) ([]*schema.Message, error) {
+	messages := []*schema.Message{schema.UserMessage(c.Prompt)}
+	for _, leg := range c.Legs {
+		onLeg := c.OnLeg(leg)
+		chatModel, err := newModel(ctx, onLeg)
+		if err != nil {
+			return nil, err
+		}
+		tools, err := caseTools(onLeg, &cutOff{})
+		if err != nil {
+			return nil, err
+		}
+		var infos []*schema.ToolInfo
+		for _, t := range tools {
+			info, err := t.Info(ctx)
+			if err != nil {
+				return nil, err
+			}
+			infos = append(infos, info)
+		}
+		bound, err := chatModel.WithTools(infos)
+		if err != nil {
+			return nil, err
+		}
+		for step := 0; step < leg.Steps; step++ {
+			message, err := generated(ctx, bound, messages, onLeg.Stream)
+			if err != nil {
+				return nil, err
+			}
+			messages = append(messages, message)
+			if len(message.ToolCalls) == 0 {
+				break
+			}
+			for _, call := range message.ToolCalls {
+				output, err := onLeg.CallTool(ctx, call.Function.Name, call.Function.Arguments, call.ID)
+				if err != nil {
+					return nil, err
+				}
+				messages = append(messages, schema.ToolMessage(output, call.ID, schema.WithToolName(call.Function.Name)))
+			}
+		}
+	}
+	return messages, nil
+}
+
+func generated(ctx context.Context, chatModel model.ToolCallingChatModel, messages []*schema.Message, stream bool) (*schema.Message, error) {
+	if !stream {
+		return chatModel.Generate(ctx, messages)
+	}
+	reader, err := chatModel.Stream(ctx, messages)
+	if err != nil {
+		return nil, err
+	}
+	return schema.ConcatMessageStream(reader)
 }

@@ -41,7 +41,7 @@ func main() {
 		Homepage:  "https://github.com/cloudwego/eino",
 		Libraries: libraries,
 		APIs:      []string{"openai-chat", "anthropic-messages", "gemini", "ollama-chat"},
-		Continues: []string{"history", "sessions"},
+		Continues: []string{"history", "sessions", "handoffs"},
 	}, run)
 }
 
@@ -63,6 +63,13 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	})
 	if err != nil {
 		return "", err
+	}
+	if len(c.Legs) > 0 {
+		conversation, err := handedOff(ctx, c)
+		if err != nil {
+			return "", err
+		}
+		return session(ctx, agent, c, conversation, cut)
 	}
 	if len(c.History) > 0 || len(c.Runs) > 1 {
 		conversation, err := restoredMessages(c)
