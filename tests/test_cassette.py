@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REAL_TRAFFIC
+from conftest import REAL_TRAFFIC, ROOT
 
 from conformance.engine.dialects import detect
 from conformance.recordings.cassette import CassetteError, load_cassette, parse_cassette
@@ -113,3 +113,24 @@ def test_real_openai_chat_streams_reassemble_with_their_ids() -> None:
     assert [(c.call_id, c.name, c.arguments) for c in served.calls] == [
         ("call_ZR5UUuTt3pf61kjwAJIYdVMj", "get_capital", '{"country":"UK"}')
     ]
+
+
+def test_every_recorded_gemini_thought_signature_is_strict_base64() -> None:
+    """A thought signature is base64 bytes on the wire (Gemini sends the URL-safe alphabet, which proto
+    JSON accepts beside the standard one); clients decode it strictly (Go's and Java's decoders refuse a
+    length that is not a multiple of four), so a constructed one must be whole quanta too."""
+    import base64
+    import binascii
+    import re
+
+    pattern = re.compile(r'"?thought_?[sS]ignature"?\s*:\s*\\?"([^"\\]+)\\?"')
+    bad = []
+    for path in sorted((ROOT / "cassettes").rglob("*.yaml")) + sorted((ROOT / "cases").rglob("*.yaml")):
+        for signature in pattern.findall(path.read_text()):
+            try:
+                base64.b64decode(signature.replace("-", "+").replace("_", "/"), validate=True)
+                if len(signature) % 4:
+                    raise binascii.Error("length")
+            except binascii.Error:
+                bad.append(f"{path.relative_to(ROOT)}: {signature[:24]}...")
+    assert not bad, bad

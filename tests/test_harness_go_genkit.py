@@ -78,6 +78,26 @@ EXPECTED: dict[str, tuple[Verdict, ...]] = {
     "gemini/recorded/mirascope-call-with-tools-stream": (CHUNK_OLD, CHUNK_OLD, CHUNK_OLD, PASS, PASS, PASS),
     # No version can declare Anthropic's browser toolset; its members' tool_use blocks are not served.
     "anthropic-messages/toolset-member-call": (SKIP,) * 6,
+    # A session of three runs, each genkit.Generate over the last response's History(): judged run by
+    # run, with the Ref/Name mix-up of the 0.x releases on the calls of the earlier runs.
+    "openai-chat/session-memory-window": (
+        NAME_AS_ID,
+        ("fail", frozenset({"pairing/missing-result", "pairing/orphan-result"})),
+        PASS,
+        PASS,
+        PASS,
+        PASS,
+    ),
+    # Hand-offs: the first leg run on its own API's plugin (ai.WithReturnToolRequests, its calls answered),
+    # then continued on the case's model. Before v1.3.0 no plugin speaks the Anthropic leg.
+    "mistral-chat/from-anthropic": (SKIP,) * 3 + (("fail", frozenset({"format/id-length", "format/id-pattern"})),) * 3,
+    # The Anthropic plugin keeps a tool_use input as raw JSON; googlegenai wraps any input that is not a map
+    # as {"input": ...}, so the calls go to Gemini with other arguments.
+    "gemini/from-anthropic": (SKIP,) * 3 + (("fail", frozenset({"roundtrip/call-lost"})),) * 3,
+    # Gemini's calls read without an id: v1.3.0 sends them to Anthropic with "", v1.4.0 mints refs.
+    "anthropic-messages/from-gemini-idless": (SKIP,) * 3
+    + (("fail", frozenset({"pairing/missing-result", "pairing/orphan-result"})),)
+    + (PASS,) * 2,
 }
 # What an error's summary says, by scenario (the rest panic on glued arguments).
 ERRORS = {"openai-chat/recorded/openinference-autogen-assistant-agent-run": "does not support tool use"}

@@ -145,6 +145,10 @@ def test_an_empty_output_is_not_in_every_text() -> None:
     # A result wrapped with its tool's name (the AI SDK's Gemini functionResponse) carries an empty output.
     assert mentions({"name": "get_weather", "content": ""}, "")
     assert not mentions({"name": "get_weather", "content": "No result provided"}, "")
+    # A client that encodes every output as JSON sends the empty text as the JSON text '""'.
+    assert mentions('""', "")
+    assert mentions([{"type": "text", "text": '""'}], "")
+    assert not mentions('"No result provided"', "")
 
 
 def test_outputs_are_found_whatever_the_wire_wraps_them_in() -> None:

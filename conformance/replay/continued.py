@@ -21,12 +21,6 @@ CAPABILITIES = frozenset({HISTORY, SESSIONS, HANDOFFS})
 FIRST_LEG = "/first-leg"
 
 
-def is_first_leg(scenario_id: str) -> bool:
-    """Whether the scenario is a hand-off's first leg: its last calls' results go to the next API, so
-    the replay plays no closing answer after them."""
-    return scenario_id.endswith(FIRST_LEG)
-
-
 class RunInterrupted(BaseException):  # not an Exception: a library's `except Exception` must not swallow it
     """Raised by a tool whose run the scenario cuts off before it answers (the user cancelled, the process
     died): the run ends there, and the next run of the session continues the same conversation."""

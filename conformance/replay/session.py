@@ -34,7 +34,6 @@ from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Cassette
 from conformance.replay.closing import closing_interaction
-from conformance.replay.continued import is_first_leg
 from conformance.replay.render import render
 from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
@@ -86,6 +85,7 @@ class ReplaySession:
         judge: Judge,
         *,
         authoritative: bool = True,
+        closing: bool = True,
     ) -> None:
         self.scenario = scenario
         self.recorded = recorded
@@ -106,21 +106,30 @@ class ReplaySession:
         self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
-        # What is played: the recording, then the suite's closing answer where it ends on calls (except
-        # on a hand-off's first leg, whose calls' results go on to the next API).
-        closing = None if is_first_leg(scenario.id) else closing_interaction(scenario.id, recorded, dialect, transport)
-        self.interactions = (*recorded.interactions, *((closing,) if closing is not None else ()))
+        # What is played: the recording, then the suite's closing answer where it ends on calls (not
+        # after a hand-off's first leg, whose calls' results go to the next API: closing=False).
+        answer = closing_interaction(scenario.id, recorded, dialect, transport) if closing else None
+        self.interactions = (*recorded.interactions, *((answer,) if answer is not None else ()))
 
     @classmethod
-    def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge) -> ReplaySession:
+    def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge, *, closing: bool = True) -> ReplaySession:
         """A session with the scenario's dialect and transport. The provider's own error texts are
-        served only when every recorded request went to the provider's own hosts."""
+        served only when every recorded request went to the provider's own hosts; `closing` False
+        plays the recording alone, never the suite's closing answer."""
         from conformance.engine.dialects import dialect_for
         from conformance.replay.transports import transport_for
 
         transport = transport_for(scenario.api)
         authoritative = is_authoritative(recorded, scenario.api)
-        return cls(scenario, recorded, dialect_for(scenario.api), transport, judge, authoritative=authoritative)
+        return cls(
+            scenario,
+            recorded,
+            dialect_for(scenario.api),
+            transport,
+            judge,
+            authoritative=authoritative,
+            closing=closing,
+        )
 
     # --- answering ---------------------------------------------------------------------------
     def handle(self, request: Request) -> Answer:

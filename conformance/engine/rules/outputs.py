@@ -125,11 +125,13 @@ def mentions(value: Any, text: str, parse: Callable[[str], Any] = json_value) ->
 
     Text carries it when it contains it, or holds the same JSON value however spaced; an object
     or a list of blocks when one of its values does. An empty output is carried only by a result
-    that carries no text at all: the empty string is contained in every text. The tool's `name`
+    that carries no text at all (or the JSON text of the empty text): the empty string is
+    contained in every text. The tool's `name`
     beside it is no text of the output (the AI SDK wraps a Gemini result as `{"name", "content"}`).
     """
     if not text or text.isspace():
-        return not any(node.strip() for node in _strings(value, skipped=("type", "name")))
+        # The JSON text of the empty text ('""', from a client that encodes every output) carries none.
+        return not any(node.strip() and parse(node) != "" for node in _strings(value, skipped=("type", "name")))
     if type(value) is str and text in value:
         return True  # the common case: the text itself, parsed by nobody
     wanted = parse(text)

@@ -34,6 +34,7 @@ func main() {
 		Homepage:  "https://github.com/anthropics/anthropic-sdk-go",
 		Libraries: map[string]string{module: version},
 		APIs:      []string{"anthropic-messages"},
+		Continues: []string{"history", "sessions"},
 	}, run)
 }
 
@@ -43,11 +44,37 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A restored conversation is the saved messages decoded into BetaMessageParam; each run of a
+	// session is a tool runner over the conversation so far (the last runner's Messages()) with the
+	// run's user message appended.
+	if len(c.Interrupted) > 0 {
+		return "", harnesskit.Skip{Reason: "the tool runner answers a tool's error with an is_error result and runs on: " +
+			"it has no way to cut a run off before its tool answered"}
+	}
+	messages, err := harnesskit.WireHistory[anthropic.BetaMessageParam](c, "anthropic-sdk-go", "anthropic-messages")
+	if err != nil {
+		return "", err
+	}
+	answer := ""
+	for _, prompt := range c.RunPrompts() {
+		if prompt != nil {
+			messages = append(messages, anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(*prompt)))
+		}
+		if answer, messages, err = runOnce(ctx, &client, c, tools, messages); err != nil {
+			return "", err
+		}
+	}
+	return answer, nil
+}
+
+// runOnce runs the tool runner to its end over messages and returns its answer and the
+// conversation it ends with.
+func runOnce(ctx context.Context, client *anthropic.Client, c *harnesskit.Case, tools []anthropic.BetaTool, messages []anthropic.BetaMessageParam) (string, []anthropic.BetaMessageParam, error) {
 	params := anthropic.BetaToolRunnerParams{
 		BetaMessageNewParams: anthropic.BetaMessageNewParams{
 			Model:     c.Model,
 			MaxTokens: maxTokens(c),
-			Messages:  []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(c.Prompt))},
+			Messages:  messages,
 			Tools:     recordedDeclarations(c),
 			Betas:     betas(c),
 		},
@@ -58,25 +85,25 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 		runner := client.Beta.Messages.NewToolRunner(tools, params, opts...)
 		message, err := runner.RunToCompletion(ctx)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		return text(message), nil
+		return text(message), runner.Messages(), nil
 	}
 	runner := client.Beta.Messages.NewToolRunnerStreaming(tools, params, opts...)
 	for events, err := range runner.AllStreaming(ctx) {
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		for _, err := range events {
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 	}
 	if err := runner.Err(); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return text(runner.LastMessage()), nil
+	return text(runner.LastMessage()), runner.Messages(), nil
 }
 
 func clientOptions(c *harnesskit.Case) []option.RequestOption {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/flow/agent/react"
 	"github.com/cloudwego/eino/schema"
 	"github.com/eino-contrib/jsonschema"
@@ -40,11 +41,13 @@ func main() {
 		Homepage:  "https://github.com/cloudwego/eino",
 		Libraries: libraries,
 		APIs:      []string{"openai-chat", "anthropic-messages", "gemini", "ollama-chat"},
+		Continues: []string{"history", "sessions", "handoffs"},
 	}, run)
 }
 
 func run(ctx context.Context, c *harnesskit.Case) (string, error) {
-	tools, err := caseTools(c)
+	cut := &cutOff{}
+	tools, err := caseTools(c, cut)
 	if err != nil {
 		return "", err
 	}
@@ -61,6 +64,20 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if len(c.Legs) > 0 {
+		conversation, err := handedOff(ctx, c)
+		if err != nil {
+			return "", err
+		}
+		return session(ctx, agent, c, conversation, cut)
+	}
+	if len(c.History) > 0 || len(c.Runs) > 1 {
+		conversation, err := restoredMessages(c)
+		if err != nil {
+			return "", err
+		}
+		return session(ctx, agent, c, conversation, cut)
+	}
 	input := []*schema.Message{schema.UserMessage(c.Prompt)}
 	if !c.Stream {
 		answer, err := agent.Generate(ctx, input)
@@ -69,7 +86,12 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 		}
 		return answer.Content, nil
 	}
-	stream, err := agent.Stream(ctx, input)
+	return streamed(ctx, agent, input)
+}
+
+// streamed runs the agent's Stream and joins the text of its answer.
+func streamed(ctx context.Context, reactAgent *react.Agent, input []*schema.Message, options ...agent.AgentOption) (string, error) {
+	stream, err := reactAgent.Stream(ctx, input, options...)
 	if err != nil {
 		return "", err
 	}
@@ -109,6 +131,7 @@ func anyToolCall(_ context.Context, output *schema.StreamReader[*schema.Message]
 type replayTool struct {
 	c    *harnesskit.Case
 	tool harnesskit.Tool
+	cut  *cutOff
 }
 
 func (t replayTool) Info(context.Context) (*schema.ToolInfo, error) {
@@ -128,16 +151,18 @@ func (t replayTool) Info(context.Context) (*schema.ToolInfo, error) {
 }
 
 func (t replayTool) InvokableRun(ctx context.Context, argumentsInJSON string, _ ...tool.Option) (string, error) {
-	return t.c.CallTool(ctx, t.tool.Name, argumentsInJSON, compose.GetToolCallID(ctx))
+	output, err := t.c.CallTool(ctx, t.tool.Name, argumentsInJSON, compose.GetToolCallID(ctx))
+	t.cut.note(err)
+	return output, err
 }
 
-func caseTools(c *harnesskit.Case) ([]tool.BaseTool, error) {
+func caseTools(c *harnesskit.Case, cut *cutOff) ([]tool.BaseTool, error) {
 	var tools []tool.BaseTool
 	for _, t := range c.Tools {
 		if t.Type == "custom" {
 			return nil, harnesskit.Skip{Reason: "Eino's tools are functions; it has no free-form (custom) tools"}
 		}
-		tools = append(tools, replayTool{c: c, tool: t})
+		tools = append(tools, replayTool{c: c, tool: t, cut: cut})
 	}
 	return tools, nil
 }

@@ -30,6 +30,7 @@ func main() {
 		Homepage:  "https://github.com/googleapis/go-genai",
 		Libraries: map[string]string{module: version},
 		APIs:      []string{"gemini"},
+		Continues: []string{"history", "sessions"},
 	}, run)
 }
 
@@ -47,13 +48,32 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	contents := []*genai.Content{genai.NewContentFromText(c.Prompt, genai.RoleUser)}
+	// A restored conversation is the saved contents, decoded into genai.Content; each run of a
+	// session appends its user content to the same list, as the guide's multi-turn loop keeps it.
+	contents, err := harnesskit.WireHistory[*genai.Content](c, "genai-go", "gemini")
+	if err != nil {
+		return "", err
+	}
+	answer := ""
+	for _, prompt := range c.RunPrompts() {
+		if prompt != nil {
+			contents = append(contents, genai.NewContentFromText(*prompt, genai.RoleUser))
+		}
+		if answer, err = runOnce(ctx, client, c, &contents, config); err != nil {
+			return "", err
+		}
+	}
+	return answer, nil
+}
+
+// runOnce is one run of the loop on contents, which it extends with what it sends.
+func runOnce(ctx context.Context, client *genai.Client, c *harnesskit.Case, contents *[]*genai.Content, config *genai.GenerateContentConfig) (string, error) {
 	for turn := 0; turn < maxTurns; turn++ {
-		content, err := generate(ctx, client, c, contents, config)
+		content, err := generate(ctx, client, c, *contents, config)
 		if err != nil || content == nil {
 			return "", err
 		}
-		contents = append(contents, content)
+		*contents = append(*contents, content)
 		var answers []*genai.Part
 		for _, part := range content.Parts {
 			call := part.FunctionCall
@@ -71,7 +91,7 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 		if len(answers) == 0 {
 			return text(content), nil
 		}
-		contents = append(contents, genai.NewContentFromParts(answers, genai.RoleUser))
+		*contents = append(*contents, genai.NewContentFromParts(answers, genai.RoleUser))
 	}
 	return "", fmt.Errorf("the model still called functions after %d turns", maxTurns)
 }

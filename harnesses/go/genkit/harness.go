@@ -60,6 +60,7 @@ func Main(b Backend) {
 	harnesskit.Serve(harnesskit.Implementation{
 		Name: "genkit-go", Version: version, Homepage: "https://genkit.dev/go/",
 		Libraries: libraries, APIs: apis, Unsupported: b.Unsupported,
+		Continues: []string{"history", "sessions", "handoffs"},
 	}, func(ctx context.Context, c *harnesskit.Case) (string, error) { return Run(ctx, b, c) })
 }
 
@@ -84,6 +85,28 @@ func Run(ctx context.Context, b Backend, c *harnesskit.Case) (string, error) {
 		return "", err
 	}
 	order := newCallOrder()
+	tools := defineTools(b, g, c, order)
+	options := []ai.GenerateOption{model, ai.WithTools(tools...), ai.WithMaxTurns(maxTurns), ai.WithMiddleware(order.middleware)}
+	if choice := toolChoice(c); choice != "" {
+		options = append(options, ai.WithToolChoice(choice))
+	}
+	if c.Stream {
+		// Genkit reassembles the stream itself; the chunks are only drained.
+		options = append(options, ai.WithStreaming(func(context.Context, *ai.ModelResponseChunk) error { return nil }))
+	}
+	if len(c.History) == 0 && len(c.Runs) <= 1 && len(c.Legs) == 0 {
+		response, err := genkit.Generate(ctx, g, append(options, ai.WithPrompt(c.Prompt))...)
+		if err != nil {
+			return "", err
+		}
+		return response.Text(), nil
+	}
+	return session(ctx, b, g, c, options)
+}
+
+// defineTools declares the case's tools on g, each answered by the replay in the order the model
+// made the calls.
+func defineTools(b Backend, g *genkit.Genkit, c *harnesskit.Case, order *callOrder) []ai.ToolRef {
 	tools := make([]ai.ToolRef, 0, len(c.Tools))
 	for _, t := range c.Tools {
 		name := t.Name
@@ -105,20 +128,39 @@ func Run(ctx context.Context, b Backend, c *harnesskit.Case) (string, error) {
 			})
 		}))
 	}
-	options := []ai.GenerateOption{model, ai.WithPrompt(c.Prompt), ai.WithTools(tools...), ai.WithMaxTurns(maxTurns),
-		ai.WithMiddleware(order.middleware)}
-	if choice := toolChoice(c); choice != "" {
-		options = append(options, ai.WithToolChoice(choice))
+	return tools
+}
+
+// session plays a restored conversation and a session's runs the way a Genkit chat keeps going:
+// each run is genkit.Generate over the conversation so far (ai.WithMessages), the run's user
+// message appended, and the next run continues the response's History().
+func session(ctx context.Context, b Backend, g *genkit.Genkit, c *harnesskit.Case, options []ai.GenerateOption) (string, error) {
+	if len(c.Interrupted) > 0 {
+		return "", harnesskit.Skip{Reason: "genkit.Generate returns a tool's error alone, with no messages of the run: " +
+			"a run cut off before its tool answered leaves nothing to continue"}
 	}
-	if c.Stream {
-		// Genkit reassembles the stream itself; the chunks are only drained.
-		options = append(options, ai.WithStreaming(func(context.Context, *ai.ModelResponseChunk) error { return nil }))
+	var messages []*ai.Message
+	var err error
+	if len(c.Legs) > 0 {
+		messages, err = handedOff(ctx, b, c)
+	} else {
+		messages, err = restoredMessages(c)
 	}
-	response, err := genkit.Generate(ctx, g, options...)
 	if err != nil {
 		return "", err
 	}
-	return response.Text(), nil
+	answer := ""
+	for _, prompt := range c.RunPrompts() {
+		if prompt != nil {
+			messages = append(messages, ai.NewUserTextMessage(*prompt))
+		}
+		response, err := genkit.Generate(ctx, g, append(options, ai.WithMessages(messages...))...)
+		if err != nil {
+			return "", err
+		}
+		answer, messages = response.Text(), response.History()
+	}
+	return answer, nil
 }
 
 // toolResult is a tool's output as an application's tool would return it: the JSON value when the

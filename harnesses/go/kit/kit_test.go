@@ -177,7 +177,9 @@ func TestRunCaseCarriesEveryProtocolField(t *testing.T) {
 		`"server_tools":[{"type":"code_execution_20250825","name":"code_execution"}],` +
 		`"history":[{"role":"user","parts":[{"type":"text","text":"p"}]}],"history_api":"gemini",` +
 		`"history_wire":[{"role":"user","parts":[{"text":"p"}]}],"runs":[null,"next"],` +
-		`"interrupted":[{"name":"f","arguments":{"a":1}}]}}`
+		`"interrupted":[{"name":"f","arguments":{"a":1}}],` +
+		`"legs":[{"api":"openai-chat","model":"gpt","steps":2,"base_url":"http://127.0.0.1:2","tools_url":"http://127.0.0.1:2/t",` +
+		`"stream":true,"recorded_tools":[{"type":"function"}],"settings":{"body":{"max_tokens":9}}}]}}`
 	var got *Case
 	serveLines(t, func(ctx context.Context, c *Case) (string, error) { got = c; return "", nil }, line)
 	if got == nil || len(got.Tools) != 1 || len(got.Tools[0].AllowedCallers) != 1 || len(got.ServerTools) != 1 {
@@ -189,6 +191,14 @@ func TestRunCaseCarriesEveryProtocolField(t *testing.T) {
 	runs := got.RunPrompts()
 	if len(runs) != 2 || runs[0] != nil || *runs[1] != "next" || got.Interrupted[0].Name != "f" {
 		t.Fatalf("runs: %+v", got)
+	}
+	if len(got.Legs) != 1 || got.Legs[0].Steps != 2 || !got.Legs[0].Stream || got.Legs[0].Settings.Body["max_tokens"] != float64(9) {
+		t.Fatalf("legs: %+v", got.Legs)
+	}
+	leg := got.OnLeg(got.Legs[0])
+	if leg.API != "openai-chat" || leg.BaseURL != "http://127.0.0.1:2" || leg.ToolsURL != "http://127.0.0.1:2/t" ||
+		leg.History != nil || leg.Legs != nil || leg.Prompt != "p" || len(leg.RunPrompts()) != 1 || got.API != "anthropic-messages" {
+		t.Fatalf("the case on its leg: %+v", leg)
 	}
 	if plain := (&Case{Prompt: "hi"}).RunPrompts(); len(plain) != 1 || *plain[0] != "hi" {
 		t.Fatalf("a case without runs is one run of its prompt: %v", plain)
@@ -204,5 +214,39 @@ func TestCallToolOfACutOffRunIsRunInterrupted(t *testing.T) {
 	var cut *RunInterrupted
 	if !errors.As(err, &cut) || !strings.Contains(cut.Reason, "cut off") {
 		t.Fatalf("a cut-off call must be RunInterrupted: %v", err)
+	}
+}
+
+func TestWireHistoryDecodesTheSavedMessagesOfTheLibrarysOwnAPI(t *testing.T) {
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}
+	origin := "openai-chat"
+	c := &Case{API: "kimi-chat", HistoryAPI: &origin, History: []Message{{Role: "user"}},
+		HistoryWire: []json.RawMessage{json.RawMessage(`{"role": "user", "content": "hi"}`)}}
+	got, err := WireHistory[message](c, "sdk", "openai-chat", "kimi-chat")
+	if err != nil || len(got) != 1 || got[0] != (message{Role: "user", Content: "hi"}) {
+		t.Fatalf("WireHistory: %v, %v", got, err)
+	}
+	if got, err := WireHistory[message](&Case{API: "openai-chat"}, "sdk", "openai-chat"); err != nil || len(got) != 0 {
+		t.Fatalf("a new conversation restores nothing: %v, %v", got, err)
+	}
+	c.HistoryWire = []json.RawMessage{json.RawMessage(`[1]`)}
+	if _, err := WireHistory[message](c, "sdk", "openai-chat"); err == nil || !strings.Contains(err.Error(), "history_wire[0]") {
+		t.Fatalf("an undecodable message is located: %v", err)
+	}
+}
+
+func TestWireHistorySkipsWhatARawSDKCannotTake(t *testing.T) {
+	origin := "gemini"
+	var skip Skip
+	_, err := WireHistory[map[string]any](&Case{API: "openai-chat", HistoryAPI: &origin, History: []Message{{Role: "user"}}}, "sdk", "openai-chat")
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "one saved from gemini is the application's to translate") {
+		t.Fatalf("another API's history: %v", err)
+	}
+	_, err = WireHistory[map[string]any](&Case{API: "openai-chat", Interrupted: []InterruptedCall{{Name: "get_weather"}}}, "sdk", "openai-chat")
+	if !errors.As(err, &skip) || !strings.Contains(skip.Reason, "cut off before its tool answered") {
+		t.Fatalf("a cut-off run: %v", err)
 	}
 }

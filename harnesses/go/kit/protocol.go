@@ -65,6 +65,33 @@ type Case struct {
 	// continues History without one. Use RunPrompts, which gives a case without runs its prompt.
 	Runs        []*string         `json:"runs"`
 	Interrupted []InterruptedCall `json:"interrupted"`
+	// Legs are the first legs of a hand-off across providers (a harness that continues "handoffs"):
+	// run the prompt on each leg's API for its Steps, then continue the same conversation here.
+	Legs []Leg `json:"legs"`
+}
+
+// Leg is one first leg of a hand-off: where that API's turns are served, and for how many steps
+// (model responses, each with calls the harness runs, sending nothing more there).
+type Leg struct {
+	API           string           `json:"api"`
+	Model         string           `json:"model"`
+	Steps         int              `json:"steps"`
+	BaseURL       string           `json:"base_url"`
+	ToolsURL      string           `json:"tools_url"`
+	Stream        bool             `json:"stream"`
+	RecordedTools []map[string]any `json:"recorded_tools"`
+	Settings      Settings         `json:"settings"`
+}
+
+// OnLeg is the case as its first leg sees it: the leg's API, model, endpoints and recorded
+// request, the prompt as a new conversation (no history, runs or legs of its own).
+func (c *Case) OnLeg(leg Leg) *Case {
+	onLeg := *c
+	onLeg.API, onLeg.Model, onLeg.BaseURL, onLeg.ToolsURL = leg.API, leg.Model, leg.BaseURL, leg.ToolsURL
+	onLeg.Stream, onLeg.RecordedTools, onLeg.Settings = leg.Stream, leg.RecordedTools, leg.Settings
+	onLeg.ServerTools, onLeg.History, onLeg.HistoryAPI, onLeg.HistoryWire = nil, nil, nil, nil
+	onLeg.Runs, onLeg.Interrupted, onLeg.Legs = nil, nil, nil
+	return &onLeg
 }
 
 // RunPrompts is the user message of each run of the case's session (nil: continue the history).
@@ -84,7 +111,8 @@ type Implementation struct {
 	Libraries   map[string]string `json:"libraries,omitempty"`
 	APIs        []string          `json:"apis"`
 	Unsupported map[string]string `json:"unsupported,omitempty"`
-	// Continues says what the harness can be handed beyond a new conversation: "history", "sessions".
+	// Continues says what the harness can be handed beyond a new conversation: "history",
+	// "sessions", "handoffs".
 	Continues []string `json:"continues,omitempty"`
 }
 

@@ -35,6 +35,8 @@ func main() {
 			"openai-responses": "langchaingo's openai provider speaks Chat Completions only",
 			"bedrock-converse": "langchaingo's bedrock provider calls InvokeModel, not Converse",
 		},
+		// Continued through the message history, not the executor (continued.go).
+		Continues: []string{"history", "sessions"},
 	}, run)
 }
 
@@ -58,6 +60,9 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 		return "", err
 	}
 	defer closeModel()
+	if len(c.History) > 0 || len(c.Runs) > 1 {
+		return continued(ctx, model, c)
+	}
 	agent := agents.NewOpenAIFunctionsAgent(model, toolset)
 	executor := agents.NewExecutor(agent, agents.WithMaxIterations(maxIterations))
 	var options []chains.ChainCallOption

@@ -12,20 +12,37 @@ import (
 
 // chatLoop is the function-calling guide's loop: the assistant message goes back as returned
 // (ChatCompletionMessage.ToParam), then one tool message per call under the call's id. A stream
-// is folded by the SDK's ChatCompletionAccumulator, as its streaming example shows.
+// is folded by the SDK's ChatCompletionAccumulator, as its streaming example shows. A restored
+// conversation is the saved message list decoded into the SDK's ChatCompletionMessageParamUnion;
+// each run of a session appends its user message to the same list and runs the loop on it.
 func chatLoop(ctx context.Context, client *openai.Client, c *harnesskit.Case) (string, error) {
-	params := openai.ChatCompletionNewParams{
-		Model:    c.Model,
-		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(c.Prompt)},
-		Tools:    chatTools(c),
+	messages, err := harnesskit.WireHistory[openai.ChatCompletionMessageParamUnion](c, "openai-go", chatAPIs...)
+	if err != nil {
+		return "", err
 	}
+	params := openai.ChatCompletionNewParams{Model: c.Model, Messages: messages, Tools: chatTools(c)}
 	opts := bodyOptions(c, "messages")
+	answer := ""
+	for _, prompt := range c.RunPrompts() {
+		if prompt != nil {
+			params.Messages = append(params.Messages, openai.UserMessage(*prompt))
+		}
+		if answer, err = chatRun(ctx, client, c, &params, opts); err != nil {
+			return "", err
+		}
+	}
+	return answer, nil
+}
+
+// chatRun is one run of the loop on params.Messages, which it extends with what it sends.
+func chatRun(ctx context.Context, client *openai.Client, c *harnesskit.Case, params *openai.ChatCompletionNewParams, opts []option.RequestOption) (string, error) {
 	for turn := 0; turn < maxTurns; turn++ {
-		message, err := chatTurn(ctx, client, c, params, opts)
+		message, err := chatTurn(ctx, client, c, *params, opts)
 		if err != nil {
 			return "", err
 		}
 		if len(message.ToolCalls) == 0 {
+			params.Messages = append(params.Messages, message.ToParam())
 			return message.Content, nil
 		}
 		params.Messages = append(params.Messages, message.ToParam())

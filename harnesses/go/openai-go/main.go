@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -19,6 +20,13 @@ const module = "github.com/openai/openai-go/v3"
 // ends in the suite's verdict instead of a timeout.
 const maxTurns = 12
 
+// The APIs of each wire form the SDK speaks: a conversation saved on one of them is restored on
+// any other of the same form.
+var (
+	chatAPIs      = []string{"openai-chat", "kimi-chat"}
+	responsesAPIs = []string{"openai-responses", "azure-foundry", "openresponses"}
+)
+
 func main() {
 	version := harnesskit.ModuleVersion(module)
 	harnesskit.Serve(harnesskit.Implementation{
@@ -28,7 +36,8 @@ func main() {
 		Libraries: map[string]string{module: version},
 		// Moonshot's Kimi guide, Azure AI Foundry's project endpoint and Open Responses servers
 		// document the OpenAI client with their base URL; those cases run the same two loops.
-		APIs: []string{"openai-chat", "kimi-chat", "openai-responses", "azure-foundry", "openresponses"},
+		APIs:      append(append([]string{}, chatAPIs...), responsesAPIs...),
+		Continues: []string{"history", "sessions"},
 		Unsupported: map[string]string{
 			"anthropic-messages": "openai-go speaks OpenAI's APIs only",
 			"gemini":             "openai-go speaks OpenAI's APIs only",
@@ -39,10 +48,10 @@ func main() {
 
 func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	client := openai.NewClient(clientOptions(c)...)
-	switch c.API {
-	case "openai-chat", "kimi-chat":
+	switch {
+	case slices.Contains(chatAPIs, c.API):
 		return chatLoop(ctx, &client, c)
-	case "openai-responses", "azure-foundry", "openresponses":
+	case slices.Contains(responsesAPIs, c.API):
 		return responsesLoop(ctx, &client, c)
 	}
 	return "", harnesskit.Skip{Reason: "openai-go has no client for " + c.API}

@@ -16,19 +16,60 @@ import (
 // the output is answered by an output item under its call_id, sent after the stored response
 // (PreviousResponseID). Where the recording kept nothing on the server (store false), the
 // function-calling guide's stateless form is used instead: the output items go back in the input
-// as returned, then the outputs.
+// as returned, then the outputs. A restored conversation is the saved input items decoded into the
+// SDK's ResponseInputItemUnionParam; each run of a session sends its user message after the last
+// response (or with the whole conversation when nothing is stored yet, or stateless).
 func responsesLoop(ctx context.Context, client *openai.Client, c *harnesskit.Case) (string, error) {
-	stateless := c.Settings.Body["store"] == false
-	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage(c.Prompt, responses.EasyInputMessageRoleUser)}
-	params := responses.ResponseNewParams{
-		Model: c.Model,
-		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input},
-		Tools: responseTools(c),
+	history, err := harnesskit.WireHistory[responses.ResponseInputItemUnionParam](c, "openai-go", responsesAPIs...)
+	if err != nil {
+		return "", err
 	}
-	opts := bodyOptions(c, "input", "previous_response_id")
+	conversation := &responsesConversation{
+		stateless: c.Settings.Body["store"] == false,
+		history:   history,
+		pending:   append(responses.ResponseInputParam{}, history...),
+		params:    responses.ResponseNewParams{Model: c.Model, Tools: responseTools(c)},
+		opts:      bodyOptions(c, "input", "previous_response_id"),
+	}
+	answer := ""
+	for _, prompt := range c.RunPrompts() {
+		if prompt != nil {
+			conversation.add(responses.ResponseInputItemParamOfMessage(*prompt, responses.EasyInputMessageRoleUser))
+		}
+		if answer, err = conversation.run(ctx, client, c); err != nil {
+			return "", err
+		}
+	}
+	return answer, nil
+}
+
+// responsesConversation is what an application keeps of a Responses conversation: every item
+// (history), and those not yet sent after the last stored response (pending).
+type responsesConversation struct {
+	stateless bool
+	history   responses.ResponseInputParam
+	pending   responses.ResponseInputParam
+	previous  string
+	params    responses.ResponseNewParams
+	opts      []option.RequestOption
+}
+
+func (r *responsesConversation) add(items ...responses.ResponseInputItemUnionParam) {
+	r.history = append(r.history, items...)
+	r.pending = append(r.pending, items...)
+}
+
+func (r *responsesConversation) run(ctx context.Context, client *openai.Client, c *harnesskit.Case) (string, error) {
 	consented := false
 	for turn := 0; turn < maxTurns; turn++ {
-		response, err := responsesTurn(ctx, client, c, params, opts)
+		params := r.params
+		if r.stateless || r.previous == "" {
+			params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: r.history}
+		} else {
+			params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: r.pending}
+			params.PreviousResponseID = openai.String(r.previous)
+		}
+		response, err := responsesTurn(ctx, client, c, params, r.opts)
 		if err != nil {
 			return "", err
 		}
@@ -42,23 +83,18 @@ func responsesLoop(ctx context.Context, client *openai.Client, c *harnesskit.Cas
 				outputs = append(outputs, *output)
 			}
 		}
+		if len(outputs) == 0 && c.API == "azure-foundry" && !consented && asksConsent(response) {
+			consented = true
+			continue
+		}
+		for _, item := range response.Output {
+			r.history = append(r.history, param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(item.RawJSON())))
+		}
+		r.previous, r.pending = response.ID, nil
 		if len(outputs) == 0 {
-			if c.API == "azure-foundry" && !consented && asksConsent(response) {
-				consented = true
-				continue
-			}
 			return response.OutputText(), nil
 		}
-		if stateless {
-			for _, item := range response.Output {
-				input = append(input, param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(item.RawJSON())))
-			}
-			input = append(input, outputs...)
-		} else {
-			input = outputs
-			params.PreviousResponseID = openai.String(response.ID)
-		}
-		params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+		r.add(outputs...)
 	}
 	return "", tooManyTurns()
 }
