@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from conformance.running.baseline import Baseline
     from conformance.running.results_merge import Written
     from conformance.running.runner import RunOptions
+    from conformance.running.soon import Soon
 
 _PROPERTY = "conformance_result"
 _PREFIX = "conformance::"
@@ -127,30 +128,6 @@ def _import_plainly() -> None:
 
 
 _import_plainly()
-
-
-class _Soon:
-    """A call run on a thread of its own; `result()` waits for it and raises what it raised."""
-
-    def __init__(self, call: Any) -> None:
-        import threading
-
-        self._outcome: tuple[bool, Any] = (False, None)
-        self._thread = threading.Thread(target=self._run, args=(call,), daemon=True)
-        self._thread.start()
-
-    def _run(self, call: Any) -> None:
-        try:
-            self._outcome = (True, call())
-        except BaseException as exc:  # handed to the caller of result(), in its own thread
-            self._outcome = (False, exc)
-
-    def result(self) -> Any:
-        self._thread.join()
-        done, value = self._outcome
-        if not done:
-            raise value
-        return value
 
 
 # The tally pytest's last line shows, so that a run failed by the conformance gate is not shown green.
@@ -415,7 +392,7 @@ class ConformanceSession:
         self._baseline: Baseline | bool | None = False  # False: not loaded yet
         self.baseline_note: str = ""
         self._failed_to_start = False
-        self._starting: _Soon | None = None  # the isolated adapter's worker, started early
+        self._starting: Soon | None = None  # the isolated adapter's worker, started early
         self._next: pytest.Item | None = None  # the test pytest runs after the current one, when it knows
         self._order: dict[int, int] | None = None  # each test's place in the session's order
 
@@ -521,10 +498,11 @@ class ConformanceSession:
                 raise pytest.UsageError(f"{option}: {exc}") from None
         return self._resolved
 
-    def start_worker(self) -> _Soon:
+    def start_worker(self) -> Soon:
         """The isolated adapter's worker, started: it boots and imports the adapter while this process
         imports the suite and reads the corpus. Started from pytest_configure, as early as the
         options are known, before anything but the worker's own small module is imported."""
+        from conformance.running.soon import Soon
         from conformance.running.worker_process import Worker
 
         base = self.config.invocation_params.dir
@@ -541,7 +519,7 @@ class ConformanceSession:
 
             return IsolatedAdapter(spec, worker)
 
-        return _Soon(identified)
+        return Soon(identified)
 
     @property
     def baseline(self) -> Baseline | None:
@@ -659,18 +637,16 @@ class ConformanceSession:
         case_id = report.nodeid[len(_PREFIX) :]
         if not report.failed or case_id in self.results:
             return
-        from conformance.engine.outcomes import CaseResult
+        from conformance.running.session_results import failed_without_result
 
-        # Failed with no result of its own: the process running it died, or the suite raised around it.
         scenario = self.corpus.scenarios.get(case_id)
-        api = scenario.api if scenario else ""
-        if case_id in self.crashed:
-            summary = "the pytest-xdist worker running this case died (the adapter ended or crashed the process)"
-            result = CaseResult(case_id, api, "crash", summary=summary, detail=report.longreprtext)
-        else:
-            text = report.longreprtext.strip().splitlines()
-            summary = f"the suite failed in {report.when}: {text[-1] if text else 'no detail'}"
-            result = CaseResult(case_id, api, "error", summary=summary, detail=report.longreprtext)
+        result = failed_without_result(
+            case_id,
+            scenario.api if scenario else "",
+            crashed=case_id in self.crashed,
+            when=report.when,
+            detail=report.longreprtext,
+        )
         self.results[case_id] = result.to_json()
 
     @pytest.hookimpl(wrapper=True)
@@ -693,17 +669,9 @@ class ConformanceSession:
 
     def _case_results(self) -> list[CaseResult]:
         """Every case of the selected APIs: judged, or `not-run` with why (stopped early, or deselected)."""
-        from conformance.engine.outcomes import CaseResult
+        from conformance.running.session_results import case_results
 
-        results = [CaseResult.from_json(d) for d in self.results.values()]
-        selected = set(self.selected)
-        for scenario in self.scenarios():
-            if scenario.id in self.results:
-                continue
-            stopped = scenario.id in selected
-            why = "the run stopped before this case" if stopped else "deselected (-k, -m, --lf, case ids named, ...)"
-            results.append(CaseResult(scenario.id, scenario.api, "not-run", summary=why))
-        return results
+        return case_results(self.results, self.scenarios(), set(self.selected))
 
     def generated_dir(self) -> Path:
         """Where shrunk generated scenarios are written: beside the results, in pytest's cache (else a
@@ -744,7 +712,7 @@ class ConformanceSession:
         if not self._reports():
             return
         from conformance.connectors.adapters import describe
-        from conformance.reports.textreport import nothing_judged, warnings_summary
+        from conformance.reports.session import session_gate
         from conformance.running.results import results_document
         from conformance.running.results_merge import write_run_results
 
@@ -759,13 +727,12 @@ class ConformanceSession:
                 apis=self.apis or None,
             )
             self.written = write_run_results(path, document)
-        served = self.served()
-        self.gate = nothing_judged(results, served)
-        if self.gate is None:
-            self.gate = self._baseline_gate(results)
-        if self.gate is None and self.fail_on_warnings:
-            found = warnings_summary(results)
-            self.gate = f"--conformance-fail-on-warnings: {found}" if found else None
+        self.gate = session_gate(
+            results,
+            self.served(),
+            baseline_gate=lambda: self._baseline_gate(results),
+            fail_on_warnings=self.fail_on_warnings,
+        )
         # pytest's own "no tests collected" (5, as after a -k that matches nothing) is a judged-nothing
         # run too: the documented exit is 1.
         if self.gate and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
@@ -813,38 +780,27 @@ class ConformanceSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self._reports():
             return
-        from conformance.reports.textreport import summary_table, warning_lines, warnings_summary
+        from conformance.reports.session import session_summary
 
         tr = terminalreporter
         adapter = self.adapter
-        results = self._case_results()
-        served = self.served()
-        tr.section("tool-call id conformance")
         who = f"{self.bug.id} (a known bug's reproduction)" if self.bug else f"{adapter.name} {adapter.version}"
-        tr.write_line(f"adapter: {who}   profile: {self.profile}   ran: {self._mode()}")
-        for line in summary_table(results, served, selected=bool(self.apis)).splitlines():
-            tr.write_line(line)
-        warned = warning_lines(results, _PREFIX)
-        if warned:
-            tr.write_line("")
-            for line in warned:
-                tr.write_line(line, yellow=True)
-            tr.write_line(str(warnings_summary(results)), yellow=True)
-        if self.baseline is not None:
-            from conformance.running.baseline import summary_lines
-
-            for line in summary_lines(self.baseline, results, self.corpus.scenarios):
-                tr.write_line(line)
-        if self.baseline_note:
-            tr.write_line(self.baseline_note)
-        if self.written is not None:
-            tr.write_line(f"results: {self.written.path}")
-            if self.written.note:
-                tr.write_line(f"  ({self.written.note})")
-        else:
-            tr.write_line("results: not written (give --conformance-report=PATH)")
+        tr.section("tool-call id conformance")
+        lines = session_summary(
+            self._case_results(),
+            self.served(),
+            headline=f"adapter: {who}   profile: {self.profile}   ran: {self._mode()}",
+            narrowed=bool(self.apis),
+            prefix=_PREFIX,
+            baseline=self.baseline,
+            known=self.corpus.scenarios,
+            baseline_note=self.baseline_note,
+            written=self.written,
+            gate=self.gate,
+        )
+        for text, markup in lines:
+            tr.write_line(text, **markup)
         if self.gate:
-            tr.write_line(f"FAILED: {self.gate}", red=True, bold=True)
             # A report-like entry: other plugins read the tally's entries as reports (hypothesis reads their __dict__).
             entry = SimpleNamespace(nodeid="conformance", when="session", outcome="failed", longrepr=self.gate)
             tr.stats.setdefault(_GATE, []).append(entry)

@@ -180,3 +180,15 @@ def test_lint_shows_a_provider_error_response(tmp_path: Path, capsys: pytest.Cap
     path.write_text(yaml.safe_dump(data))
     assert main(["lint", str(path)]) == 0
     assert 'note: response[1]: HTTP 400: {"error": {"message": "Invalid parameter"}}' in capsys.readouterr().out
+
+
+def test_each_command_is_a_module_of_its_own_and_the_docs_read_the_run_parser_the_command_line_uses() -> None:
+    import argparse
+
+    from conformance.cli import build_parser, run_parser
+    from conformance.commands import COMMANDS
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert [c.__name__.rpartition(".")[2].rstrip("_") for c in COMMANDS] == list(sub.choices)
+    assert all(sub.choices[name].get_default("func") is c.main for name, c in zip(sub.choices, COMMANDS, strict=True))
+    assert run_parser().format_help() == sub.choices["run"].format_help()

@@ -33,6 +33,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import cli
+from conformance.commands import lint as lint_command
 from conformance.corpus.loading import Corpus, load_corpus
 
 SEEDS = sorted((ROOT / "cassettes").rglob("*.yaml")) + sorted(REAL_TRAFFIC.glob("*/*.yaml"))
@@ -52,7 +53,7 @@ def lint_contract(path: Path, content: str | bytes, marker: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()
     with (
-        mock.patch.object(cli, "_corpus", lambda args, **kwargs: _corpus()),
+        mock.patch.object(lint_command, "corpus_of", lambda args, **kwargs: _corpus()),
         contextlib.redirect_stdout(out),
         contextlib.redirect_stderr(err),
     ):

@@ -27,8 +27,8 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from conformance import cli
 from conformance.cli import main
+from conformance.commands import lint as lint_command
 from conformance.corpus.loading import Corpus, Limit, load_corpus
 from conformance.recordings import bounds
 from conformance.reference import ADAPTER as REFERENCE
@@ -73,7 +73,9 @@ _CORPUS: list[Corpus] = []
 def _lint(capsys: pytest.CaptureFixture[str], *paths: Path) -> tuple[int, str]:
     if not _CORPUS:
         _CORPUS.append(load_corpus())
-    with mock.patch.object(cli, "_corpus", lambda args, **kwargs: _CORPUS[0]):  # loaded once for every lint here
+    with mock.patch.object(
+        lint_command, "corpus_of", lambda args, **kwargs: _CORPUS[0]
+    ):  # loaded once for every lint here
         code = main(["lint", *map(str, paths)])
     captured = capsys.readouterr()
     out = captured.out + captured.err

@@ -35,8 +35,9 @@ RANK = {
     "node_ids": 11,
     "plugin": 12,
     "docgen": 13,
-    "cli": 14,
-    "__main__": 15,
+    "commands": 14,
+    "cli": 15,
+    "__main__": 16,
 }
 
 
