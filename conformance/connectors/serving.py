@@ -66,15 +66,16 @@ class ScenarioServer:
     def corpus(self, corpus: Corpus) -> None:
         self._corpus = corpus
 
-    def add(self, scenario: Scenario) -> Listing:
-        """Serve a scenario (again, from its first turn, if it was served before)."""
+    def add(self, scenario: Scenario, *, closing: bool = True) -> Listing:
+        """Serve a scenario (again, from its first turn, if it was served before); `closing`: whether
+        the suite's closing answer follows a recording that ends on calls."""
         from conformance.connectors.client import recorded_base_path, tool_loop
         from conformance.engine.rules import check
         from conformance.replay.verdicts import scenario_context
 
         recorded = load_cassette(self.corpus.cassette_path(scenario))
         ctx = scenario_context(self.corpus, scenario, self.profile)
-        session = ReplaySession.of(scenario, recorded, lambda exchange: check(exchange, ctx))
+        session = ReplaySession.of(scenario, recorded, lambda exchange: check(exchange, ctx), closing=closing)
         loop = tool_loop(scenario, None, recorded)
         base_url = self.server.add(session, recorded_base_path(recorded, scenario.api), loop.call_tool)
         loop.base_url = base_url
@@ -91,7 +92,8 @@ class ScenarioServer:
         leg = first_leg(scenario)
         if leg is None:
             return None
-        listing = self.add(leg)
+        # The leg's recording ends on calls whose results the client sends to the next API, not here.
+        listing = self.add(leg, closing=False)
         return listing, self.loops[leg.id], leg
 
     def add_all(self, scenarios: Iterable[Scenario]) -> list[Listing]:

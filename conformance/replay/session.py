@@ -85,6 +85,7 @@ class ReplaySession:
         judge: Judge,
         *,
         authoritative: bool = True,
+        closing: bool = True,
     ) -> None:
         self.scenario = scenario
         self.recorded = recorded
@@ -105,20 +106,23 @@ class ReplaySession:
         self.malformed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
-        # What is played: the recording, then the suite's closing answer where it ends on calls.
-        closing = closing_interaction(scenario.id, recorded, dialect, transport)
-        self.interactions = (*recorded.interactions, *((closing,) if closing is not None else ()))
+        # What is played: the recording, then the suite's closing answer where it ends on calls (unless
+        # the calls' results belong elsewhere: a hand-off's first leg sends them on to the next API).
+        answer = closing_interaction(scenario.id, recorded, dialect, transport) if closing else None
+        self.interactions = (*recorded.interactions, *((answer,) if answer is not None else ()))
 
     @classmethod
-    def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge) -> ReplaySession:
+    def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge, *, closing: bool = True) -> ReplaySession:
         """A session with the scenario's dialect and transport. The provider's own error texts are
-        served only when every recorded request went to the provider's own hosts."""
+        served only when every recorded request went to the provider's own hosts; `closing`: whether
+        the suite's closing answer follows a recording that ends on calls."""
         from conformance.engine.dialects import dialect_for
         from conformance.replay.transports import transport_for
 
         transport = transport_for(scenario.api)
         authoritative = is_authoritative(recorded, scenario.api)
-        return cls(scenario, recorded, dialect_for(scenario.api), transport, judge, authoritative=authoritative)
+        dialect = dialect_for(scenario.api)
+        return cls(scenario, recorded, dialect, transport, judge, authoritative=authoritative, closing=closing)
 
     # --- answering ---------------------------------------------------------------------------
     def handle(self, request: Request) -> Answer:
