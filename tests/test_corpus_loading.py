@@ -47,13 +47,15 @@ def test_a_source_checkout_is_always_validated(tmp_path: Path, monkeypatch: pyte
     assert _schema_rules(problems) == {"schema:additionalProperties"}
 
 
-def test_every_thought_signature_in_the_scenarios_is_base64() -> None:
+def test_every_thought_signature_in_the_scenarios_and_their_histories_is_base64() -> None:
     """Gemini's thoughtSignature is bytes, sent as base64; the google-genai SDK decodes it strictly
     (Jackson's byte[]), so a signature that is not valid base64 makes a real client's read of the
     response fail, and the scenario judges the corpus rather than the client."""
     bad = []
-    for path in sorted((ROOT / "cases" / "scenarios").rglob("*.yaml")):
-        for signature in re.findall(r"thoughtSignature: ([A-Za-z0-9+/=_-]+)", path.read_text(encoding="utf-8")):
+    paths = [*(ROOT / "cases" / "scenarios").rglob("*.yaml"), *(ROOT / "cassettes" / "histories").rglob("*.yaml")]
+    for path in sorted(paths):
+        text = path.read_text(encoding="utf-8")
+        for signature in re.findall(r"thoughtSignature\W{1,6}([A-Za-z0-9+/=_-]{16,})", text):
             try:
                 base64.b64decode(signature, validate=True)
                 valid = len(signature) % 4 == 0
