@@ -54,7 +54,8 @@ final class Continued {
             for (int i = 0; i < legs.size(); i++) {
                 Case leg = legs.get(i);
                 if (!Models.APIS.contains(leg.api())) {
-                    throw new conformance.kit.Skipped("the conversation begins on " + leg.api() + ", which LangChain4j does not serve");
+                    throw new conformance.kit.Skipped("the conversation begins on " + leg.api() + ": "
+                            + Models.UNSUPPORTED.getOrDefault(leg.api(), "LangChain4j does not serve it"));
                 }
                 respond(leg, memory, Tools.of(leg), c.legSteps(i));
             }

@@ -44,7 +44,8 @@ final class Continued {
             for (int i = 0; i < legs.size(); i++) {
                 Case leg = legs.get(i);
                 if (!Models.APIS.contains(leg.api())) {
-                    throw new Skipped("the conversation begins on " + leg.api() + ", which Spring AI does not serve here");
+                    throw new Skipped("the conversation begins on " + leg.api() + ": "
+                            + Models.UNSUPPORTED.getOrDefault(leg.api(), "Spring AI does not serve it"));
                 }
                 conversation = firstLeg(leg, c.legSteps(i), conversation);
             }
