@@ -167,3 +167,41 @@ def test_async_openai_skips_items_its_examples_do_not_answer(async_openai: Harne
     result = _run(async_openai, corpus, "openai-responses/computer-use")
     assert result.outcome == "skip"
     assert "'computer_use_preview'" in result.summary
+
+
+# --- conversations continued: restored histories, hand-offs across providers, sessions ---------------
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        # a history restored as rig Messages, continued with its last message (the tool results) as the prompt
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",
+        # a Gemini history without ids: the calls and their results get the id rig issues for one
+        "anthropic-messages/from-gemini-idless",
+        # hand-offs: the first leg on Anthropic to its max_turns budget, continued on OpenAI and on Gemini
+        "openai-chat/from-anthropic",
+        "gemini/from-anthropic",
+        # a session of three runs, each run's messages appended to the history
+        "openai-chat/session-memory-window",
+        # the recorded request's `keep_alive: null` is not passed on as a parameter
+        "ollama-chat/recorded/openllmetry-ollama-chat-tool-calls",
+    ],
+)
+def test_rig_continues_conversations(rig: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    result = _run(rig, corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+    assert {"history", "sessions", "handoffs"} <= rig.continues
+
+
+def test_rig_cannot_cut_a_run_off_in_its_tool(rig: HarnessAdapter, corpus: Corpus) -> None:
+    result = _run(rig, corpus, "anthropic-messages/session-repair-interrupted")
+    assert result.outcome == "skip" and "error result and runs on" in result.summary, result.summary
+
+
+def test_rig_replaces_an_empty_tool_output(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """R5: an empty tool output goes back as rig's "(no tool output)"."""
+    result = _run(rig, corpus, "openai-chat/recorded/openinference-openai-tool-calls")
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"pairing/output-lost"}
+    assert all(v.received == "(no tool output)" for v in result.errors)
