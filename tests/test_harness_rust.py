@@ -205,3 +205,22 @@ def test_rig_replaces_an_empty_tool_output(rig: HarnessAdapter, corpus: Corpus) 
     assert result.outcome == "fail", result.summary
     assert {v.code for v in result.errors} == {"pairing/output-lost"}
     assert all(v.received == "(no tool output)" for v in result.errors)
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",
+        # a Gemini history without ids: the restored calls and their results are given the same ids
+        "openai-chat/recorded/mirascope-resume-from-gemini",
+        # without hand-offs declared, a conversation begun on Anthropic is handed over as its history
+        "openai-chat/from-anthropic",
+        "openai-chat/session-memory-window",
+    ],
+)
+def test_async_openai_continues_chat_conversations(
+    async_openai: HarnessAdapter, corpus: Corpus, scenario_id: str
+) -> None:
+    result = _run(async_openai, corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+    assert async_openai.continues == frozenset({"history", "sessions"})
