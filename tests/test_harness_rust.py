@@ -216,11 +216,13 @@ def test_rig_replaces_an_empty_tool_output(rig: HarnessAdapter, corpus: Corpus) 
         # without hand-offs declared, a conversation begun on Anthropic is handed over as its history
         "openai-chat/from-anthropic",
         "openai-chat/session-memory-window",
+        # Responses: a Chat history written as input items, one kept as input items, and a session
+        "openai-responses/from-chat-history",
+        "openai-responses/recorded/mirascope-resume-from-gemini",
+        "openai-responses/session-previous-response-id",
     ],
 )
-def test_async_openai_continues_chat_conversations(
-    async_openai: HarnessAdapter, corpus: Corpus, scenario_id: str
-) -> None:
+def test_async_openai_continues_conversations(async_openai: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
     result = _run(async_openai, corpus, scenario_id)
     assert result.outcome == "pass", result.summary
     assert async_openai.continues == frozenset({"history", "sessions"})

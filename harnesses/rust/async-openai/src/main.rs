@@ -25,16 +25,7 @@ pub fn client(case: &Case) -> Client<OpenAIConfig> {
 async fn run(case: Case) -> Result<Outcome, Error> {
     match case.api.as_str() {
         "openai-chat" => chat::run(&case).await,
-        "openai-responses" | "openresponses" | "azure-foundry" => {
-            if !case.history.is_empty() || case.run_prompts() != [Some(case.prompt.clone())] {
-                return Ok(Outcome::Skipped(
-                    "this harness continues Chat Completions conversations only: the Responses example's loop is not \
-                     yet played on a restored input list"
-                        .to_string(),
-                ));
-            }
-            responses::run(&case).await
-        }
+        "openai-responses" | "openresponses" | "azure-foundry" => responses::run(&case).await,
         other => Ok(Outcome::Skipped(format!("async-openai is an OpenAI client; it has no {other} API"))),
     }
 }
