@@ -10,9 +10,12 @@
 mod providers;
 
 use futures::StreamExt;
-use kit::{call_tool, Case, Error, Implementation, Outcome};
+use kit::{call_tool, Case, Error, Implementation, Outcome, RunInterrupted};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use rig_agent::agent::MultiTurnStreamItem;
 use rig_agent::AgentBuilder;
+use rig_agent::agent::{AgentHook, HookContext, OutcomeAction, OutcomeEvent};
 use rig_agent::completion::PromptError;
 use rig_agent::Agent;
 use rig_core::message::{AssistantContent, CallId, Message, ToolCall, ToolFunction, ToolName, UserContent};
@@ -25,20 +28,43 @@ const MAX_TURNS: usize = 12;
 /// The version `Cargo.toml` pins (`=0.44.0`) for both rig crates.
 const RIG_VERSION: &str = "0.44.0";
 
-fn tools(case: &Case) -> Result<Vec<DynamicTool>, Error> {
+/// Set by a tool the case cuts off (`call_tool` gave `RunInterrupted`), for the `CutOff` hook.
+type CutOffFlag = Arc<AtomicBool>;
+
+/// Ends the run once a tool was cut off: rig's way for a hook that observed an answer to stop the
+/// run (`OutcomeAction::stop`, a `Cancelled` error carrying the history so far).
+struct CutOff(CutOffFlag);
+
+impl AgentHook for CutOff {
+    async fn on_outcome(&self, _ctx: &HookContext, _event: OutcomeEvent<'_>) -> OutcomeAction {
+        if self.0.load(Ordering::SeqCst) {
+            OutcomeAction::stop("the run was cut off before its tool answered")
+        } else {
+            OutcomeAction::proceed()
+        }
+    }
+}
+
+fn tools(case: &Case, cut: &CutOffFlag) -> Result<Vec<DynamicTool>, Error> {
     case.tools
         .iter()
         .map(|spec| {
             let name = rig_core::message::ToolName::new(spec.name.clone())?;
             let tools_url = case.tools_url.clone();
             let tool_name = spec.name.clone();
+            let cut = cut.clone();
             Ok(DynamicTool::new(name, spec.description.clone(), spec.schema(), move |arguments: Value| {
                 let tools_url = tools_url.clone();
                 let tool_name = tool_name.clone();
+                let cut = cut.clone();
                 Box::pin(async move {
                     // The callback is not told the call's id, so none is logged.
                     match call_tool(&tools_url, &tool_name, arguments, None).await {
                         Ok(output) => Ok(ToolOutput::text(output)),
+                        Err(error) if error.downcast_ref::<RunInterrupted>().is_some() => {
+                            cut.store(true, Ordering::SeqCst);
+                            Err(ToolExecutionError::from_error(std::io::Error::other(error.to_string())))
+                        }
                         Err(error) => Err(ToolExecutionError::from_error(std::io::Error::other(error.to_string()))),
                     }
                 })
@@ -47,12 +73,12 @@ fn tools(case: &Case) -> Result<Vec<DynamicTool>, Error> {
         .collect()
 }
 
-fn build_agent(case: &Case, chat: providers::ChatDialect) -> Result<Result<Agent, String>, Error> {
+fn build_agent(case: &Case, chat: providers::ChatDialect, cut: &CutOffFlag) -> Result<Result<Agent, String>, Error> {
     let configured = match providers::model(case, chat) {
         Ok(configured) => configured,
         Err(providers::Unsupported(reason)) => return Ok(Err(reason)),
     };
-    let mut builder = AgentBuilder::new(configured.model).dynamic_tools(tools(case)?);
+    let mut builder = AgentBuilder::new(configured.model).dynamic_tools(tools(case, cut)?);
     if let Some(max_tokens) = case.settings.body.get("max_tokens").and_then(Value::as_u64) {
         builder = builder.max_tokens(max_tokens);
     }
@@ -69,13 +95,14 @@ async fn run(case: Case, chat: providers::ChatDialect) -> Result<Outcome, Error>
             custom.name
         )));
     }
-    let agent = match build_agent(&case, chat)? {
+    let cut = CutOffFlag::default();
+    let agent = match build_agent(&case, chat, &cut)? {
         Ok(agent) => agent,
         Err(reason) => return Ok(Outcome::Skipped(reason)),
     };
     let continued = !case.history.is_empty() || !case.legs.is_empty() || case.run_prompts() != [Some(case.prompt.clone())];
     if continued {
-        return continue_conversation(&case, chat, &agent).await;
+        return continue_conversation(&case, chat, &agent, &cut).await;
     }
     let runner = agent.prompt(case.prompt.as_str()).max_turns(MAX_TURNS);
     if !case.stream {
@@ -91,19 +118,17 @@ async fn run(case: Case, chat: providers::ChatDialect) -> Result<Outcome, Error>
     Ok(Outcome::Ok(output))
 }
 
-async fn continue_conversation(case: &Case, chat: providers::ChatDialect, agent: &Agent) -> Result<Outcome, Error> {
-    if !case.interrupted.is_empty() {
-        return Ok(Outcome::Skipped(
-            "rig answers a tool's failure to the model as an error result and runs on, so a run cannot be cut off \
-             in its tool the way the session needs"
-                .to_string(),
-        ));
-    }
+async fn continue_conversation(
+    case: &Case,
+    chat: providers::ChatDialect,
+    agent: &Agent,
+    cut: &CutOffFlag,
+) -> Result<Outcome, Error> {
     let mut history = if case.legs.is_empty() { restored(&case.history)? } else { Vec::new() };
     let mut pending = Some(Message::user(case.prompt.clone()));
     for leg in &case.legs {
         let leg_case = case.leg_case(leg);
-        let leg_agent = match build_agent(&leg_case, chat)? {
+        let leg_agent = match build_agent(&leg_case, chat, cut)? {
             Ok(leg_agent) => leg_agent,
             Err(reason) => return Ok(Outcome::Skipped(format!("the conversation begins on {}: {reason}", leg.api))),
         };
@@ -127,24 +152,39 @@ async fn continue_conversation(case: &Case, chat: providers::ChatDialect, agent:
                 _ => return Err("a run without a user message continues a history that ends on no user message".into()),
             },
         };
-        let runner = agent.prompt(prompt).history(history.clone()).max_turns(MAX_TURNS);
+        cut.store(false, Ordering::SeqCst);
+        let runner = agent.prompt(prompt).history(history.clone()).max_turns(MAX_TURNS).add_hook(CutOff(cut.clone()));
         let response = if case.stream {
             let mut stream = runner.stream();
             let mut last = None;
+            let mut failed = None;
             while let Some(item) = stream.next().await {
-                if let MultiTurnStreamItem::FinalResponse(response) = item? {
-                    last = Some(response);
+                match item {
+                    Ok(MultiTurnStreamItem::FinalResponse(response)) => last = Some(response),
+                    Ok(_) => {}
+                    Err(error) => {
+                        failed = Some(error);
+                        break;
+                    }
                 }
             }
-            match last {
-                Some(response) => response,
-                None => return Err("the stream ended without a final response".into()),
+            match (last, failed) {
+                (Some(response), None) => Ok(response),
+                (_, Some(error)) => Err(error),
+                (None, None) => return Err("the stream ended without a final response".into()),
             }
         } else {
-            runner.await?
+            runner.await
         };
-        output = response.output();
-        history.extend(response.messages.iter().cloned());
+        match response {
+            Ok(response) => {
+                output = response.output();
+                history.extend(response.messages.iter().cloned());
+            }
+            // A run cut off in its tool ends there; the history it had goes on to the next run.
+            Err(PromptError::Cancelled { chat_history, .. }) if cut.load(Ordering::SeqCst) => history = chat_history,
+            Err(error) => return Err(error.into()),
+        }
     }
     Ok(Outcome::Ok(output))
 }
