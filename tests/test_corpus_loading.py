@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
 from pathlib import Path
 
 import pytest
@@ -42,3 +45,22 @@ def test_a_source_checkout_is_always_validated(tmp_path: Path, monkeypatch: pyte
     files, _ = read_case_files([cases])
     _, problems = build_corpus(files, [cases], [ROOT / "cassettes"], trust_shipped=True)
     assert _schema_rules(problems) == {"schema:additionalProperties"}
+
+
+def test_every_thought_signature_in_the_scenarios_and_their_histories_is_base64() -> None:
+    """Gemini's thoughtSignature is bytes, sent as base64; the google-genai SDK decodes it strictly
+    (Jackson's byte[]), so a signature that is not valid base64 makes a real client's read of the
+    response fail, and the scenario judges the corpus rather than the client."""
+    bad = []
+    paths = [*(ROOT / "cases" / "scenarios").rglob("*.yaml"), *(ROOT / "cassettes" / "histories").rglob("*.yaml")]
+    for path in sorted(paths):
+        text = path.read_text(encoding="utf-8")
+        for signature in re.findall(r"thoughtSignature\W{1,6}([A-Za-z0-9+/=_-]{16,})", text):
+            try:
+                base64.b64decode(signature, validate=True)
+                valid = len(signature) % 4 == 0
+            except binascii.Error:
+                valid = False
+            if not valid:
+                bad.append(f"{path.relative_to(ROOT)}: {signature[:24]}...")
+    assert not bad, bad

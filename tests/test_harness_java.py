@@ -348,3 +348,61 @@ def test_langchain4j_still_declares_the_tools_the_provider_runs(langchain4j: Har
     """LJ7: hosted tools (web and file search, code interpreter) stay declared and their items judged."""
     outcome, summary, _ = verdict(langchain4j, corpus, "openai-responses/hosted-tools-in-history")
     assert outcome == "fail" and "roundtrip/call-lost" in summary, summary
+
+
+# --- conversations continued: restored histories, hand-offs across providers, sessions ---------------
+
+CONTINUED = [
+    # a history restored from storage: the saved messages in the ChatMemory / the prompt's prior messages
+    "openai-chat/recorded/openllmetry-chat-tool-calls-history",
+    # hand-offs: the first leg on Anthropic, the same messages continued on OpenAI and on Gemini
+    "openai-chat/from-anthropic",
+    "gemini/from-anthropic",
+    # a session of three runs on one conversation, each run's request judged
+    "openai-chat/session-memory-window",
+]
+
+
+@pytest.mark.parametrize("scenario_id", CONTINUED)
+def test_langchain4j_continues_conversations(langchain4j: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(langchain4j, corpus, scenario_id)
+    assert outcome == "pass", summary
+    assert {"history", "sessions", "handoffs"} <= langchain4j.continues
+
+
+@pytest.mark.parametrize("scenario_id", [*CONTINUED, "anthropic-messages/session-repair-interrupted"])
+def test_spring_ai_continues_conversations(spring_ai: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(spring_ai, corpus, scenario_id)
+    assert outcome == "pass", summary
+    assert {"history", "sessions", "handoffs"} <= spring_ai.continues
+
+
+@pytest.mark.parametrize(
+    "scenario_id", ["gemini/recorded/otel-vertexai-tool-events", "gemini/recorded/otel-vertexai-function-call-choice"]
+)
+def test_langchain4j_declares_a_tool_with_gemini_property_ordering(
+    langchain4j: HarnessAdapter, corpus: Corpus, scenario_id: str
+) -> None:
+    """Gemini's `propertyOrdering` is left out of the declared schema, as `title` is: LangChain4j reads a
+    schema with a keyword it has no field for as a raw schema, which a tool cannot take."""
+    outcome, summary, _ = verdict(langchain4j, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_langchain4j_keeps_a_call_cut_off_in_the_memory(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    """LJ11: the run's AiMessage is in the ChatMemory before its call runs; cut off there, the next run
+    sends the call with no result, which Anthropic refuses."""
+    outcome, summary, found = verdict(langchain4j, corpus, "anthropic-messages/session-repair-interrupted")
+    assert outcome == "fail", summary
+    assert found == {"pairing/missing-result"}
+
+
+@pytest.mark.parametrize("harness", ["langchain4j", "spring_ai"])
+def test_a_gemini_history_without_ids_cannot_go_on_to_anthropic(
+    harness: str, request: pytest.FixtureRequest, corpus: Corpus
+) -> None:
+    """LJ12, S7: the Gemini modules keep a call served without an id id-less (LangChain4j: null) or
+    give every call "" (Spring AI); continued on Anthropic, calls and results cannot be paired."""
+    outcome, summary, found = verdict(request.getfixturevalue(harness), corpus, "anthropic-messages/from-gemini-idless")
+    assert outcome == "fail", summary
+    assert {"pairing/missing-result", "pairing/orphan-result"} <= found

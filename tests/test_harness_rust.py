@@ -167,3 +167,64 @@ def test_async_openai_skips_items_its_examples_do_not_answer(async_openai: Harne
     result = _run(async_openai, corpus, "openai-responses/computer-use")
     assert result.outcome == "skip"
     assert "'computer_use_preview'" in result.summary
+
+
+# --- conversations continued: restored histories, hand-offs across providers, sessions ---------------
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        # a history restored as rig Messages, continued with its last message (the tool results) as the prompt
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",
+        # a Gemini history without ids: the calls and their results get the id rig issues for one
+        "anthropic-messages/from-gemini-idless",
+        # hand-offs: the first leg on Anthropic to its max_turns budget, continued on OpenAI and on Gemini
+        "openai-chat/from-anthropic",
+        "gemini/from-anthropic",
+        # a session of three runs, each run's messages appended to the history
+        "openai-chat/session-memory-window",
+        # the recorded request's `keep_alive: null` is not passed on as a parameter
+        "ollama-chat/recorded/openllmetry-ollama-chat-tool-calls",
+    ],
+)
+def test_rig_continues_conversations(rig: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    result = _run(rig, corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+    assert {"history", "sessions", "handoffs"} <= rig.continues
+
+
+def test_rig_repairs_a_call_cut_off_in_its_tool(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """A hook stops the run at the cut-off tool (`OutcomeAction::stop`); the next run's history answers
+    the unanswered call with an error result of rig's own, so Anthropic takes it."""
+    result = _run(rig, corpus, "anthropic-messages/session-repair-interrupted")
+    assert result.outcome == "pass", result.summary
+
+
+def test_rig_replaces_an_empty_tool_output(rig: HarnessAdapter, corpus: Corpus) -> None:
+    """R5: an empty tool output goes back as rig's "(no tool output)"."""
+    result = _run(rig, corpus, "openai-chat/recorded/openinference-openai-tool-calls")
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"pairing/output-lost"}
+    assert all(v.received == "(no tool output)" for v in result.errors)
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-chat/recorded/openllmetry-chat-tool-calls-history",
+        # a Gemini history without ids: the restored calls and their results are given the same ids
+        "openai-chat/recorded/mirascope-resume-from-gemini",
+        # without hand-offs declared, a conversation begun on Anthropic is handed over as its history
+        "openai-chat/from-anthropic",
+        "openai-chat/session-memory-window",
+        # Responses: a Chat history written as input items, one kept as input items, and a session
+        "openai-responses/from-chat-history",
+        "openai-responses/recorded/mirascope-resume-from-gemini",
+        "openai-responses/session-previous-response-id",
+    ],
+)
+def test_async_openai_continues_conversations(async_openai: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    result = _run(async_openai, corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+    assert async_openai.continues == frozenset({"history", "sessions"})

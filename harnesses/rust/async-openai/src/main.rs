@@ -54,6 +54,8 @@ fn main() {
         .collect(),
         homepage: "https://github.com/64bit/async-openai".to_string(),
         notes: Some("a manual tool loop, as the crate's examples write it".to_string()),
+        // No hand-offs: a conversation begun on another provider is handed over as its saved history.
+        continues: vec!["history".to_string(), "sessions".to_string()],
         ..Implementation::default()
     };
     kit::serve(implementation, run);

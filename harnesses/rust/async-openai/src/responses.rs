@@ -11,7 +11,7 @@ use async_openai::types::responses::{
     InputParam, Item, OutputItem, ResponseStreamEvent, Tool,
 };
 use futures::StreamExt;
-use kit::{call_tool, Case, Error, Outcome};
+use kit::{call_tool, Case, Error, Outcome, RunInterrupted};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -82,15 +82,106 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
         Ok(tools) => tools,
         Err(reason) => return Ok(Outcome::Skipped(reason)),
     };
-    let mut input: Vec<InputItem> = vec![EasyInputMessage::from(case.prompt.as_str()).into()];
+    // A continued conversation is the input list the example's loop keeps, restored from storage, and
+    // each run of the session is the loop run again on it after the run's user message.
+    let mut input = restored(case)?;
+    let mut output = String::new();
+    for prompt in case.run_prompts() {
+        if let Some(prompt) = prompt {
+            input.push(EasyInputMessage::from(prompt.as_str()).into());
+        }
+        match tool_loop(case, &client, &tools, &mut input).await {
+            Ok(text) => {
+                let answer = json!({"type": "message", "role": "assistant", "content": text});
+                input.push(serde_json::from_value(answer)?);
+                output = text;
+            }
+            Err(error) if error.downcast_ref::<RunInterrupted>().is_some() => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(Outcome::Ok(output))
+}
+
+/// A restored history as the crate's input items, read from the stored JSON: the request's own
+/// input items when the history was kept on the Responses API, else each neutral message written as
+/// the item a Responses request holds for it (a message, a `function_call`, a
+/// `function_call_output`). A call saved without an id is given one, its output the same.
+fn restored(case: &Case) -> Result<Vec<InputItem>, Error> {
+    let items: Vec<Value> = if matches!(case.history_api.as_deref(), Some("openai-responses" | "openresponses" | "azure-foundry")) {
+        case.history_wire.clone()
+    } else {
+        let mut items = Vec::new();
+        let mut issued: Vec<String> = Vec::new();
+        for message in &case.history {
+            let parts = message.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
+            let text: String = parts
+                .iter()
+                .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect();
+            let field = |part: &Value, key: &str| part.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+            let role = message.get("role").and_then(Value::as_str).unwrap_or("");
+            match role {
+                "user" | "system" => items.push(json!({"type": "message", "role": role, "content": text})),
+                "assistant" => {
+                    issued.clear();
+                    if !text.is_empty() {
+                        items.push(json!({"type": "message", "role": "assistant", "content": text}));
+                    }
+                    for part in parts.iter().filter(|part| part.get("type").and_then(Value::as_str) == Some("tool_call")) {
+                        let mut id = field(part, "call_id");
+                        if id.is_empty() {
+                            id = format!("call_restored_{}_{}", items.len(), issued.len());
+                        }
+                        issued.push(id.clone());
+                        let arguments = part.get("arguments").cloned().unwrap_or_else(|| json!({}));
+                        items.push(json!({"type": "function_call", "call_id": id, "name": field(part, "name"),
+                                          "arguments": arguments.to_string()}));
+                    }
+                }
+                "tool" => {
+                    for (index, part) in parts.iter().enumerate() {
+                        let mut id = field(part, "call_id");
+                        if id.is_empty() {
+                            id = issued.get(index).cloned().unwrap_or_default();
+                        }
+                        items.push(json!({"type": "function_call_output", "call_id": id, "output": field(part, "output")}));
+                    }
+                }
+                other => return Err(format!("history: a message with role {other:?}").into()),
+            }
+        }
+        items
+    };
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            serde_json::from_value(item).map_err(|error| format!("history item {index}: the crate cannot read it: {error}").into())
+        })
+        .collect()
+}
+
+/// The `responses-function-call` example's loop on `input`, which it extends with each response's
+/// items and the calls' outputs.
+async fn tool_loop(
+    case: &Case,
+    client: &async_openai::Client<async_openai::config::OpenAIConfig>,
+    tools: &[Tool],
+    input: &mut Vec<InputItem>,
+) -> Result<String, Error> {
     for _ in 0..MAX_TURNS {
         let mut request = CreateResponseArgs::default();
-        request.model(case.model.clone()).input(InputParam::Items(input.clone())).tools(tools.clone());
+        request.model(case.model.clone()).input(InputParam::Items(input.clone())).tools(tools.to_vec());
         if let Some(store) = case.settings.body.get("store").and_then(Value::as_bool) {
             request.store(store);
         }
         let turn = if case.stream {
-            streamed_turn(&client, request.stream(true).build()?).await?
+            streamed_turn(client, request.stream(true).build()?).await?
         } else {
             let response = client.responses().create(request.build()?).await?;
             let text = response.output_text().unwrap_or_default();
@@ -109,7 +200,7 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
             Turn { text, calls, echo }
         };
         if turn.calls.is_empty() {
-            return Ok(Outcome::Ok(turn.text));
+            return Ok(turn.text);
         }
         input.extend(turn.echo);
         let mut outputs = Vec::new();
@@ -142,7 +233,7 @@ pub async fn run(case: &Case) -> Result<Outcome, Error> {
         }
         input.extend(outputs);
     }
-    Ok(Outcome::Ok(String::new()))
+    Ok(String::new())
 }
 
 async fn streamed_turn(

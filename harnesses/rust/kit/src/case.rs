@@ -38,6 +38,28 @@ pub struct Case {
     /// Calls whose run is cut off before the tool answers (`call_tool` gives `RunInterrupted`).
     #[serde(default)]
     pub interrupted: Vec<Value>,
+    /// The first legs of a hand-off across providers: run the prompt on each leg's API for its
+    /// `steps` model responses, then continue the same conversation on the case's API. Use
+    /// `leg_case` for a leg's client configuration.
+    #[serde(default)]
+    pub legs: Vec<Leg>,
+}
+
+/// A first leg of a hand-off (docs/harness.md, "Restored histories and sessions").
+#[derive(Clone, Debug, Deserialize)]
+pub struct Leg {
+    pub api: String,
+    pub model: String,
+    pub base_url: String,
+    pub tools_url: String,
+    #[serde(default)]
+    pub stream: bool,
+    /// Model responses the leg runs, each with calls the harness runs, before the hand-off.
+    pub steps: usize,
+    #[serde(default)]
+    pub recorded_tools: Vec<Value>,
+    #[serde(default)]
+    pub settings: Settings,
 }
 
 /// A client-side tool the case declares.
@@ -84,6 +106,28 @@ pub struct Settings {
 }
 
 impl Case {
+    /// A first leg as a case of its own: the leg's API, model, URLs, streaming and settings in place
+    /// of the case's, with no history, runs or legs.
+    pub fn leg_case(&self, leg: &Leg) -> Case {
+        Case {
+            api: leg.api.clone(),
+            model: leg.model.clone(),
+            base_url: leg.base_url.clone(),
+            tools_url: leg.tools_url.clone(),
+            stream: leg.stream,
+            recorded_tools: leg.recorded_tools.clone(),
+            settings: leg.settings.clone(),
+            server_tools: Vec::new(),
+            history: Vec::new(),
+            history_api: None,
+            history_wire: Vec::new(),
+            runs: Vec::new(),
+            interrupted: Vec::new(),
+            legs: Vec::new(),
+            ..self.clone()
+        }
+    }
+
     /// The user message of each run of the case's session (None: continue the history).
     pub fn run_prompts(&self) -> Vec<Option<String>> {
         if self.runs.is_empty() {

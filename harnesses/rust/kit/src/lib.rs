@@ -10,7 +10,7 @@ mod case;
 mod protocol;
 mod tools;
 
-pub use case::{Case, Settings, ToolSpec};
+pub use case::{Case, Leg, Settings, ToolSpec};
 pub use protocol::{serve, Implementation, Outcome};
 pub use tools::{call_tool, RunInterrupted};
 

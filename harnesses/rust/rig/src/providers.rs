@@ -141,7 +141,9 @@ fn additional_params(case: &Case) -> Map<String, Value> {
         .settings
         .body
         .iter()
-        .filter(|(key, _)| !SET_BY_RIG.contains(&key.as_str()))
+        // A recorded `null` is a field the client left unset (the Ollama client writes `keep_alive: null`):
+        // an application sets no such parameter, and rig refuses a `null` where it checks the type.
+        .filter(|(key, value)| !SET_BY_RIG.contains(&key.as_str()) && !value.is_null())
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
     let provider_tools: Vec<Value> = case

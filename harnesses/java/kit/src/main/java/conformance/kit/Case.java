@@ -24,7 +24,8 @@ public record Case(
         String historyApi,
         JsonNode historyWire,
         List<String> runs,
-        JsonNode interrupted) {
+        JsonNode interrupted,
+        JsonNode legs) {
 
     static Case from(JsonNode node) {
         List<Tool> tools = new ArrayList<>();
@@ -71,7 +72,31 @@ public record Case(
                 historyApi.isTextual() ? historyApi.asText() : null,
                 node.path("history_wire"),
                 java.util.Collections.unmodifiableList(runs),
-                node.path("interrupted"));
+                node.path("interrupted"),
+                node.path("legs"));
+    }
+
+    /**
+     * The first legs of a hand-off across providers (docs/harness.md), each as a case of its own: the
+     * leg's API, model, base URL, tools URL, streaming and settings in place of the case's, with no
+     * history, runs or legs. Empty for a conversation that begins on the case's own API.
+     */
+    public List<Case> legCases() {
+        List<Case> cases = new ArrayList<>();
+        for (JsonNode leg : legs) {
+            cases.add(new Case(id, required(leg, "api"), required(leg, "base_url"), apiKey, required(leg, "model"),
+                    prompt, leg.path("stream").asBoolean(false), tools, leg.path("recorded_tools"),
+                    leg.path("settings"), required(leg, "tools_url"),
+                    JsonNodeFactory.instance.arrayNode(), JsonNodeFactory.instance.arrayNode(), null,
+                    JsonNodeFactory.instance.arrayNode(), List.of(prompt), JsonNodeFactory.instance.arrayNode(),
+                    JsonNodeFactory.instance.arrayNode()));
+        }
+        return List.copyOf(cases);
+    }
+
+    /** How many model responses a first leg runs (its `steps`), by its index in {@link #legCases()}. */
+    public int legSteps(int index) {
+        return legs.path(index).path("steps").asInt(1);
     }
 
     private static String required(JsonNode node, String field) {

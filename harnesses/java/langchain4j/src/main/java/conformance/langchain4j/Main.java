@@ -39,7 +39,8 @@ public final class Main implements Harness {
         }
         libraries.put("software.amazon.awssdk:bedrockruntime", Versions.of("software.amazon.awssdk", "bedrockruntime"));
         return new Implementation("langchain4j", Versions.of(GROUP, "langchain4j"), libraries,
-                Models.APIS, Models.UNSUPPORTED, "https://docs.langchain4j.dev");
+                Models.APIS, Models.UNSUPPORTED, "https://docs.langchain4j.dev",
+                List.of("history", "sessions", "handoffs"));
     }
 
     @Override
@@ -50,6 +51,9 @@ public final class Main implements Harness {
         String clientRun = Models.clientRunToolReason(c);
         if (clientRun != null) {
             throw new Skipped(clientRun);
+        }
+        if (Continued.applies(c)) {
+            return Continued.run(c, ROUND_TRIPS);
         }
         MessageWindowChatMemory memory = MessageWindowChatMemory.withMaxMessages(100);
         if (!c.stream()) {

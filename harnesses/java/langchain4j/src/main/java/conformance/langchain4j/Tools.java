@@ -48,7 +48,8 @@ final class Tools {
         // LangChain4j's schema elements have no `title` (an annotation, which validates nothing): a
         // schema with titles (Pydantic writes one on every field) is read as raw schemas, which a tool
         // cannot take at the top and the Gemini module cannot map below it. An application declaring
-        // such a tool writes it without them.
+        // such a tool writes it without them, and without Gemini's `propertyOrdering` (an ordering
+        // hint of Gemini's Schema, which LangChain4j's elements have no field for either).
         JsonSchemaElement element = JsonSchemaElementJsonUtils.fromMap(withoutTitles(schema));
         if (element instanceof JsonObjectSchema object) {
             return object;
@@ -64,7 +65,8 @@ final class Tools {
         for (Map.Entry<String, Object> entry : schema.entrySet()) {
             String key = entry.getKey();
             Object value = entry.getValue();
-            if (key.equals("title") && value instanceof String) {
+            if ((key.equals("title") && value instanceof String)
+                    || (key.equals("propertyOrdering") && value instanceof java.util.List<?>)) {
                 continue;
             }
             if ((key.equals("properties") || key.equals("$defs") || key.equals("definitions")) && value instanceof Map<?, ?> named) {

@@ -35,13 +35,17 @@ public final class Main implements Harness {
         libraries.put("com.google.genai:google-genai", Versions.of("com.google.genai", "google-genai"));
         libraries.put("software.amazon.awssdk:bedrockruntime", Versions.of("software.amazon.awssdk", "bedrockruntime"));
         return new Implementation("spring-ai", Versions.of(GROUP, "spring-ai-client-chat"), libraries,
-                Models.APIS, Models.UNSUPPORTED, "https://spring.io/projects/spring-ai");
+                Models.APIS, Models.UNSUPPORTED, "https://spring.io/projects/spring-ai",
+                List.of("history", "sessions", "handoffs"));
     }
 
     @Override
     public String run(Case c) throws Exception {
         if (c.tools().stream().anyMatch(tool -> tool.custom())) {
             throw new Skipped("Spring AI has no free-form (custom) tools: a ToolDefinition always has a JSON input schema");
+        }
+        if (Continued.applies(c)) {
+            return Continued.run(c);
         }
         ChatClient.ChatClientRequestSpec request = ChatClient.create(Models.chatModel(c))
                 .prompt()
