@@ -177,7 +177,14 @@ class ReplayServer:
             return _response(self.refuse(target, exc.status, f"unreadable request body: {exc}"), close=True)
         headers = {k.lower(): v for k, v in request.headers.items()}
         try:
-            answer = self.dispatch(method, target, headers, body)
+            if target.startswith(CONTROL):
+                # A tool's output or the results may take their time (a tool the suite runs, the judging
+                # of a whole run): answered from a thread, so that the provider requests of other
+                # clients, and a harness's concurrent tool calls, are not held behind them.
+                loop = asyncio.get_running_loop()
+                answer = await loop.run_in_executor(None, self.dispatch, method, target, headers, body)
+            else:
+                answer = self.dispatch(method, target, headers, body)
         except Exception as exc:  # a fault of the replay itself: answered, never a dropped connection
             answer = Answer.json(500, {"error": {"message": f"the replay failed: {type(exc).__name__}: {exc}"}})
         return _response(answer)
