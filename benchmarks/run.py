@@ -370,7 +370,9 @@ def bench_lint_corpus(runs: int, work: Path, corpus: Path | None = None) -> list
         ("lint-corpus-json", ["--bodies"], "PyYAML's C parser and json.loads of every body", None),
     ):
         ratio, a, b = paired(
-            lambda: _time(lint, work, env),
+            # A recorded corpus holds files that are no cassette (other YAML in cassette folders): lint
+            # refuses each with a line and exits 2, having read the rest.
+            lambda: _time(lint, work, env, accept=(0, 1, 2)),
             lambda extra=extra: _time([PYTHON, "load.py", str(directory), *extra], work, env),
             runs,
         )
