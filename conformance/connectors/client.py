@@ -32,6 +32,7 @@ from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.neutral import Message, ToolSpec
 from conformance.engine.wire import Served
+from conformance.recordings.bounds import json_or_none
 from conformance.recordings.cassette import Cassette, CassetteError, load_cassette
 from conformance.recordings.recording import API_KEY_VARIABLES, REPLAY_API_KEY, vcr_settings
 from conformance.replay.continued import RunInterrupted, unknown_capabilities
@@ -283,7 +284,7 @@ def _client_built_ins(scenario: Scenario, recorded: Cassette | None) -> list[dic
 def _recorded_tools(recorded: Cassette | None) -> list[Any]:
     if recorded is None or not recorded.interactions:
         return []
-    body = _json(recorded.interactions[0].request.body)
+    body = json_or_none(recorded.interactions[0].request.body)
     tools = body.get("tools") if isinstance(body, dict) else None
     return list(tools) if isinstance(tools, list) else []
 
@@ -292,7 +293,7 @@ def recorded_settings(recorded: Cassette | None, api: str) -> RequestSettings:
     if recorded is None or not recorded.interactions:
         return RequestSettings()
     first = recorded.interactions[0].request
-    body = _json(first.body)
+    body = json_or_none(first.body)
     settings = {k: v for k, v in body.items() if k not in _CONVERSATION_FIELDS} if isinstance(body, dict) else {}
     headers = {name: first.headers[name][0] for name in _SETTING_HEADERS if first.headers.get(name)}
     from urllib.parse import parse_qsl, urlsplit
@@ -304,15 +305,6 @@ def recorded_settings(recorded: Cassette | None, api: str) -> RequestSettings:
         query.get("api-version") or headers.get("anthropic-version") or (version.group(1) if version else None)
     )
     return RequestSettings(body=settings, headers=headers, query=query, api_version=api_version)
-
-
-def _json(body: bytes | str | None) -> Any:
-    if body is None:
-        return None
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None
 
 
 def _call(fn: ClientFn, loop: ToolLoop) -> tuple[BaseException | None, str | None]:
@@ -403,7 +395,7 @@ def _record(
             return request
         index = sum(cassette.play_counts.values()) + len(cassette.data) - existing
         if index >= len(bodies):
-            bodies.append(_json(request.body))
+            bodies.append(json_or_none(request.body))
         return request
 
     settings = vcr_settings(record_mode, user_config, before=capture)
@@ -422,7 +414,9 @@ def _record(
             served = dialect.served(interaction.response, f"response[{i}]")
         except (DialectError, ValueError):
             served = Served(stream=False, calls=(), text="", payload={})
-        turns.append(Turn(index=i, request=body, served=served, expected_request=_json(interaction.request.body)))
+        turns.append(
+            Turn(index=i, request=body, served=served, expected_request=json_or_none(interaction.request.body))
+        )
     return ClientRun(
         exchange=Exchange(api=scenario.api, turns=tuple(turns)),
         refused=[],

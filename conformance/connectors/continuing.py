@@ -14,12 +14,12 @@ either; for any other, the case is a skip with the reason, as before (replay/con
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from conformance.corpus.loading import Scenario
 from conformance.engine.neutral import Message, user
+from conformance.recordings.bounds import json_or_none
 from conformance.recordings.cassette import Cassette
 
 # The field of a request body that holds the conversation, by API.
@@ -59,7 +59,7 @@ def wire_history(scenario: Scenario, recorded: Cassette | None) -> list[Any]:
     if scenario.history is None:
         return []
     if scenario.history.api == scenario.api and recorded is not None and recorded.interactions:
-        found = _conversation(_json(recorded.interactions[0].request.body))
+        found = _conversation(json_or_none(recorded.interactions[0].request.body))
         if found is not None:
             return found
     # The bundled reference adapter sits above the connectors: it is loaded by its name, as `--adapter
@@ -85,12 +85,3 @@ def _conversation(body: Any) -> list[Any] | None:
         if isinstance(body.get(key), list):
             return list(body[key])
     return None
-
-
-def _json(body: bytes | str | None) -> Any:
-    if body is None:
-        return None
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None

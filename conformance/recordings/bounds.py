@@ -135,3 +135,13 @@ def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
             return deepest
         stack.extend((child, depth + 1) for child in children)
     return deepest
+
+
+def json_or_none(body: bytes | str | None) -> Any:
+    """A recorded or sent body read as JSON, or None where it is empty or no JSON (a stream, a form)."""
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None

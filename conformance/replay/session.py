@@ -18,7 +18,6 @@ Nothing is ever forwarded: a replay answers everything itself.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from conformance.engine.forced_choice import forced_past
 from conformance.engine.quoting import told_for
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
+from conformance.recordings.bounds import json_or_none
 from conformance.recordings.cassette import Cassette
 from conformance.replay.closing import closing_interaction
 from conformance.replay.render import render
@@ -209,12 +209,12 @@ class ReplaySession:
 
     def _unserved(self, index: int, body: Any) -> str | None:
         """Why the request just sent could not have been served the recorded turn, if it could not."""
-        recorded = _json(self.interactions[index].request.body)  # none for the suite's closing answer
+        recorded = json_or_none(self.interactions[index].request.body)  # none for the suite's closing answer
         return unserved_reason(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
 
     def _forced(self, index: int, body: Any) -> str | None:
         """Why the recorded turn cannot answer a request that forces a tool call, if it cannot."""
-        recorded = _json(self.interactions[index].request.body)  # none for the suite's closing answer
+        recorded = json_or_none(self.interactions[index].request.body)  # none for the suite's closing answer
         return forced_past(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
 
     def _forced_answer(self) -> Answer:
@@ -244,7 +244,7 @@ class ReplaySession:
         turns = []
         for i, turn in enumerate(self.turns[: len(self.interactions)]):
             recorded = self.interactions[i].request
-            wanted = _json(recorded.body) if expected else None
+            wanted = json_or_none(recorded.body) if expected else None
             turns.append(Turn(index=i, request=turn.body, served=self.served(i), expected_request=wanted))
         return Exchange(api=self.scenario.api, turns=tuple(turns))
 
@@ -283,15 +283,6 @@ MAX_NOTED = 1000  # side and unknown requests kept for the report; a client loop
 def _note(requests: list[str], what: str) -> None:
     if len(requests) < MAX_NOTED:
         requests.append(what)
-
-
-def _json(body: bytes | None) -> Any:
-    if not body:
-        return None
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None
 
 
 def _an(api: str) -> str:
