@@ -265,8 +265,9 @@ def test_each_leg_of_a_job_matrix_uploads_under_a_name_of_its_own(tmp_path: Path
 
 def _fresh_python(where: Path) -> Path:
     """A new virtual environment that sees this one's packages (the suite's dependencies, hatchling)
-    through a path entry; the suite itself this environment installs editable, by a `.pth` file that a
-    path entry does not read, so `conformance` is not importable there until the action installs it."""
+    through a path entry to a directory of links to them, all but the suite's own: installed
+    (`pip install .`, as CI does) or editable (by a `.pth` file, which a path entry does not read),
+    `conformance` is not importable there until the action installs it."""
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, capture_output=True, timeout=300)
     python = where / "bin" / "python"
     site = subprocess.run(
@@ -275,8 +276,14 @@ def _fresh_python(where: Path) -> Path:
         capture_output=True,
         text=True,
     ).stdout.strip()
-    ours = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
-    (Path(site) / "_this_environment.pth").write_text("\n".join(ours) + "\n", encoding="utf-8")
+    seen = where.parent / f"{where.name}-packages"
+    seen.mkdir()
+    for directory in (Path(p) for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()):
+        for entry in directory.iterdir():
+            own = entry.name == "conformance" or entry.name.lower().startswith("toolcall_conformance")
+            if not own and not (seen / entry.name).exists():
+                (seen / entry.name).symlink_to(entry)
+    (Path(site) / "_this_environment.pth").write_text(f"{seen}\n", encoding="utf-8")
     found = subprocess.run([str(python), "-c", "import conformance.cli"], cwd=where, capture_output=True, timeout=60)
     assert found.returncode != 0, "the fresh environment already imports the suite"
     return python

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
+from buggy import SecondIdInChunkDropped
 from hypothesis import HealthCheck, given, settings
 
 from conformance.connectors.adapters import resolve
@@ -22,9 +23,17 @@ from conformance.generated.grammar import GRAMMARS
 from conformance.generated.report import failure_text
 from conformance.generated.scenarios import TOOLS, _minted, chosen_in, named, scenario_docs
 from conformance.generated.search import codes_of, judge, search, size
-from tests.buggy import SecondIdInChunkDropped
 
 PLANTED = CodecAdapter(name="second-id-dropped", version="0", codecs={"mistral-chat": SecondIdInChunkDropped()})
+# The same adapter as a file of a user's own, for runs in another directory and process: it finds the
+# buggy codec beside this module whether the suite is installed from the checkout or not.
+PLANTED_FILE = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+from buggy import SecondIdInChunkDropped
+from conformance import CodecAdapter
+PLANTED = CodecAdapter(name="second-id-dropped", version="0", codecs={{"mistral-chat": SecondIdInChunkDropped()}})
+"""
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +152,7 @@ def test_a_planted_stream_bug_is_shrunk_to_a_case_that_reruns_by_its_id(
     assert cassette.read_text(encoding="utf-8").startswith("provenance:")
 
     # The printed command, run as printed, reruns that case alone and fails with the same codes.
-    pytester.makepyfile(planted="from tests.test_generated import PLANTED\n")
+    pytester.makepyfile(planted=PLANTED_FILE)
     text = failure_text(found, "planted.py:PLANTED", 0, base=tmp_path)
     command = re.search(r"^  (pytest .*)$", text, re.MULTILINE)
     assert command is not None, text
@@ -211,7 +220,7 @@ def test_generation_without_hypothesis_names_the_extra(pytester: pytest.Pytester
 
 
 def test_the_plugin_finds_the_planted_bug_in_the_isolated_worker(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(planted="from tests.test_generated import PLANTED\n")
+    pytester.makepyfile(planted=PLANTED_FILE)
     result = pytester.runpytest_subprocess(
         "--conformance-adapter=planted.py:PLANTED",
         "--conformance-api=mistral-chat",
