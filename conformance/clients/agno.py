@@ -26,6 +26,7 @@ from conformance.clients.official_sdks.common import (
     server_tools,
 )
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 # Claude and Bedrock need `max_tokens`; the recorded traffic used 4096 (Agno's Claude default is 8192).
 MAX_TOKENS = 4096
@@ -126,7 +127,7 @@ def restored_messages(loop: ToolLoop) -> list[Any]:
     minted: list[str] = []
     for message in loop.history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
         if message["role"] == "tool":
             messages += [

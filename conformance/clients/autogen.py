@@ -25,6 +25,7 @@ from typing import Any
 
 from conformance.clients.official_sdks.common import server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 MAX_TOOL_ITERATIONS = 8
 
@@ -146,7 +147,7 @@ def restored_messages(loop: ToolLoop) -> list[Any]:
     minted: list[str] = []
     for message in loop.history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
         if message["role"] == "system":
             messages.append(SystemMessage(content=text))

@@ -29,6 +29,7 @@ from typing import Any
 
 from conformance.clients.official_sdks.common import bedrock_region, installed_version
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 PACKAGES = (
     "genkit",
@@ -177,7 +178,7 @@ def restored_messages(loop: ToolLoop) -> list[Any]:
     names: list[str] = []  # the last turn's calls, for a result saved without its tool's name
     for message in loop.history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         if message["role"] == "tool":
             responses = [
                 {

@@ -25,6 +25,7 @@ from typing import Any
 
 from conformance.clients.official_sdks.common import bedrock_region, installed_version, one_attempt, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 MAX_AGENT_STEPS = 16
 # Anthropic needs max_tokens; the recorded non-streamed traffic used 4096.
@@ -97,7 +98,7 @@ def restored_messages(loop: ToolLoop) -> list[Any]:
     calls: list[Any] = []
     for message in loop.history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         if message["role"] == "system":
             messages.append(ChatMessage.from_system(text))
         elif message["role"] == "user":

@@ -28,6 +28,7 @@ from typing import Any
 
 from conformance.clients.official_sdks.common import installed_version, named_mcp_servers, recorded_extras
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 MAX_TURNS = 8
 # The Responses wire, however the server is reached: OpenAI's own, or a server of the same wire.
@@ -219,7 +220,7 @@ def restored_messages(loop: ToolLoop) -> list[Any]:
     minted: list[str] = []
     for message in loop.history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         if message["role"] in ("user", "system"):
             messages.append(HumanMessage(text) if message["role"] == "user" else SystemMessage(text))
         elif message["role"] == "assistant":

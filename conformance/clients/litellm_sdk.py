@@ -44,6 +44,7 @@ from conformance.clients.official_sdks.common import (
     server_tools,
 )
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 MAX_TURNS = 8
 
@@ -148,7 +149,7 @@ def chat_messages(history: list[Any]) -> list[dict[str, Any]]:
     minted: list[str] = []
     for message in history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         calls = [p for p in parts if p["type"] == "tool_call" and not p.get("provider_executed")]
         if message["role"] == "tool":
             messages += [

@@ -36,6 +36,7 @@ from conformance.clients.official_sdks.common import (
     recorded_extras,
 )
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 PACKAGE = "pydantic-ai-slim"
 
@@ -230,7 +231,7 @@ def restored_history(loop: ToolLoop) -> list[Any]:
     minted: list[str] = []
     for message in loop.history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         if message["role"] in ("user", "system"):
             part = UserPromptPart(text) if message["role"] == "user" else SystemPromptPart(text)
             messages.append(ModelRequest(parts=[part]))

@@ -31,6 +31,7 @@ from conformance.clients.official_sdks.common import (
     server_tools,
 )
 from conformance.connectors.client import ClientAdapter, ToolLoop
+from conformance.engine.neutral import text_of
 
 # Anthropic and Bedrock: the recorded traffic used 4096.
 MAX_TOKENS = 4096
@@ -126,7 +127,7 @@ def restored_messages(loop: ToolLoop) -> tuple[str | None, list[dict[str, Any]]]
     minted: list[str] = []
     for message in loop.history:
         parts = message["parts"]
-        text = "".join(str(p.get("text", "")) for p in parts if p["type"] == "text")
+        text = text_of(message)
         if message["role"] == "system":
             system = text
         elif message["role"] == "user":

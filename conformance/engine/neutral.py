@@ -90,5 +90,10 @@ def tool_calls(message: Any) -> list[ToolCallPart]:
     return [cast(ToolCallPart, p) for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"]
 
 
+def text_of(message: Message) -> str:
+    """The text of a message, its text parts joined: what a library's own message type holds as content."""
+    return "".join(str(p.get("text", "")) for p in message["parts"] if p["type"] == "text")
+
+
 def user(text: str) -> Message:
     return {"role": "user", "parts": [{"type": "text", "text": text}]}
