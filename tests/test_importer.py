@@ -75,6 +75,23 @@ def test_server_tools_keep_the_provider_s_results(tmp_path: Path, corpus: Corpus
     assert "server-tool" in scenario.features
 
 
+def test_calls_the_recording_never_answered_get_the_suite_s_own_distinct_outputs(
+    tmp_path: Path, corpus: Corpus
+) -> None:
+    """An empty canned output cannot be told from a result a client lost or replaced with a placeholder, and
+    equal outputs hide results given to the wrong call: each unanswered call gets words of its own."""
+    first = bundled_interactions("openai-chat/parallel-same-tool.yaml")[:1]  # the response with the calls
+    source = _write(tmp_path / "stops.yaml", first)
+    report = _import(tmp_path, source, corpus, revoice=False)
+    scenario = _written(tmp_path).scenarios[report.imported[0].case_id]
+    outputs = [c.output for c in scenario.turns[-1].calls]
+    assert len(outputs) == 2 and all(outputs) and len(set(outputs)) == 2
+    assert all("suite-made output" in o for o in outputs)
+    assert scenario.answer_order == "as-called"  # nothing was sent back, so no order was read
+    written = next((tmp_path / "out" / "cases").rglob("*.yaml")).read_text()
+    assert "outputs are the suite''s own" in written
+
+
 def test_a_question_asked_after_the_answer_begins_a_run_of_its_own(tmp_path: Path, corpus: Corpus) -> None:
     """The recording answers with a web search, then asks another question: the second turn is a run of a
     session (its prompt), which a client's single tool loop never asks; a client is not failed for it."""

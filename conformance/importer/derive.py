@@ -72,9 +72,10 @@ def derive(conversation: Conversation, whole: Split, corpus: Corpus) -> Derived:
             if where:
                 notes.append(f"the outputs of response[{step.index}]'s calls are those sent in {where}")
             elif any(_needs_result(ctx, c) for c in step.served.calls):
+                answers = _suite_answers(step, ctx)
                 notes.append(
                     f"the recording ends on response[{step.index}]'s calls: the client's outputs for them "
-                    "were never sent, so their canned outputs are empty"
+                    "were never sent, so their canned outputs are the suite's own"
                 )
         turn = _turn(step, answers, dialect.call_type, corpus)
         asked = _asked_again(conversation.steps[k - 1], step, ctx) if k else None
@@ -125,6 +126,23 @@ def _asked_again(before: Step, step: Step, ctx: CheckContext) -> str | None:
 
 def _needs_result(ctx: CheckContext, call: WireCall) -> bool:
     return not call.provider_executed and ctx.dialect.result_type(call.wire_type) is not None
+
+
+def suite_output(name: str, number: int) -> str:
+    """The canned output of a call the recording never answered: the suite's own words.
+
+    One per call, never empty: an empty output cannot be told from a result the client lost or
+    replaced with a placeholder of its own, and equal outputs hide results handed to the wrong call.
+    """
+    return f"suite-made output {number} for {name or 'the tool'}: the recording never sent this result"
+
+
+def _suite_answers(step: Step, ctx: CheckContext) -> dict[int, _Answer]:
+    needing = [i for i, call in enumerate(step.served.calls) if _needs_result(ctx, call)]
+    return {
+        i: _Answer(suite_output(step.served.calls[i].name or "", n), (-1, n))
+        for n, i in enumerate(needing, start=1)
+    }
 
 
 def _arguments(call: WireCall, custom: bool) -> dict[str, Any]:
@@ -202,6 +220,8 @@ def _turn(step: Step, answers: dict[int, _Answer], plain_type: str, corpus: Corp
 
 def _order(step: Step, answers: dict[int, _Answer], ctx: CheckContext) -> str:
     client = [i for i, c in enumerate(step.served.calls) if _needs_result(ctx, c) and i in answers]
+    # The suite's own outputs were never sent in any order: they say nothing of the client's.
+    client = [i for i in client if answers[i].position[0] >= 0]
     if len(client) < 2:
         return "none"
     positions = [answers[i].position for i in client]
