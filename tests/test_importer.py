@@ -285,6 +285,18 @@ def test_a_third_party_source_is_recorded_beside_the_scenario(tmp_path: Path, co
     assert report.imported[0].cassette_path == tmp_path / "out/cassettes/recorded/owner-name/openai-chat/name-x.yaml"
 
 
+def test_a_polly_recording_is_named_by_its_test_without_should(tmp_path: Path, corpus: Corpus) -> None:
+    # Polly.js writes `recording.har` into a folder per mocha/jest test title, which starts "should";
+    # the description (whose rule refuses "should") names the test by its folder, the word dropped.
+    path = "recordings/Test-OpenAI_1770406427/should-call-the-weather-tool_1703714575/recording.har"
+    source = Source(repository="owner/name", path=path, commit="a" * 40, licence="MIT", read="2026-01-02")
+    recording = _write(tmp_path / "recording.yaml", bundled_interactions("openai-chat/one-call.yaml"))
+    report = _import(tmp_path, recording, corpus, source=source)
+    assert len(report.imported) == 1, report.refused
+    description = _written(tmp_path).scenarios[report.imported[0].case_id].description
+    assert description.endswith("(name: call-the-weather-tool)"), description
+
+
 def test_the_command_writes_and_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = _write(tmp_path / "call.yaml", bundled_interactions("openai-chat/one-call.yaml"))
     assert main(["import", str(source), "--output", str(tmp_path / "out")]) == 0
@@ -340,3 +352,20 @@ def test_account_headers_of_a_response_are_scrubbed(tmp_path: Path, corpus: Corp
     report = _import(tmp_path, _write(tmp_path / "account.yaml", interactions), corpus)
     written = report.imported[0].cassette_path.read_text()
     assert "proj_2kPLXdwNOjkHt3ifb0aZ4FwU" not in written and "user-abcdefghijklmnop" not in written
+
+
+def test_an_account_name_is_scrubbed_from_the_traffic_not_from_the_source_s_name(
+    tmp_path: Path, corpus: Corpus
+) -> None:
+    # The organisation a response header names can be the repository's owner: the traffic loses it,
+    # the provenance (the suite's own words) keeps the source's name and the import passes the checks.
+    interactions = bundled_interactions("openai-chat/one-call.yaml")
+    for interaction in interactions:
+        interaction["response"]["headers"]["openai-organization"] = ["acmeowner"]
+    source = Source(repository="acmeowner/tools", path="t/x.yaml", commit="a" * 40, licence="MIT", read="2026-01-02")
+    report = _import(tmp_path, _write(tmp_path / "x.yaml", interactions), corpus, source=source, case_id="acmeowner-x")
+    assert len(report.imported) == 1, report.refused
+    written = yaml.safe_load(report.imported[0].cassette_path.read_text())
+    assert written["provenance"]["source"]["repository"] == "acmeowner/tools"
+    assert written["provenance"]["scenario"] == "openai-chat/recorded/acmeowner-x"
+    assert {i["response"]["headers"]["openai-organization"][0] for i in written["interactions"]} == {"<scrubbed>"}

@@ -357,3 +357,29 @@ def test_an_archive_entry_without_a_status_is_a_located_error(tmp_path: Path) ->
     path.write_text(json.dumps(archive), encoding="utf-8")
     with pytest.raises(CassetteError, match=r"interaction\[0\]: the response status 'None' is not an HTTP status"):
         load_recording(path)
+
+
+def _polly_chunked(archive: dict[str, object], chunks: object) -> dict[str, object]:
+    entry = archive["log"]["entries"][1]  # type: ignore[index]
+    entry["response"]["content"] = {"encoding": "base64", "mimeType": "application/json", "text": json.dumps(chunks)}
+    entry["response"]["headers"] = [{"name": "content-encoding", "value": "gzip"}]
+    return archive
+
+
+def test_a_polly_archive_of_base64_chunks_is_read_as_the_chunks_joined(tmp_path: Path) -> None:
+    # Polly.js's node-http adapter keeps a compressed body as the JSON array of each chunk's base64.
+    archive = har()
+    text = archive["log"]["entries"][1]["response"]["content"]["text"]  # type: ignore[index]
+    wire = gzip.compress(text.encode())
+    chunks = [base64.b64encode(wire[:10]).decode(), base64.b64encode(wire[10:]).decode()]
+    path = tmp_path / "recording.har"
+    path.write_text(json.dumps(_polly_chunked(archive, chunks)), encoding="utf-8")
+    assert load_recording(path).interactions[1].response.json()["stop_reason"] == "end_turn"
+
+
+@pytest.mark.parametrize("chunks", [[1, 2], ["not base64!"]])
+def test_a_polly_chunk_list_that_is_not_base64_texts_is_a_located_error(chunks: object, tmp_path: Path) -> None:
+    path = tmp_path / "recording.har"
+    path.write_text(json.dumps(_polly_chunked(har(), chunks)), encoding="utf-8")
+    with pytest.raises(CassetteError, match=r"interaction\[1\]: the response's base64 content is"):
+        load_recording(path)

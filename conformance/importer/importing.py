@@ -139,13 +139,21 @@ def _summary(document: dict[str, Any]) -> str:
 
 
 def _label(options: Options, path: Path) -> str:
-    """A recording's test, short: its file name without `test_` or a class prefix."""
+    """A recording's test, short: its file name without `test_`, `should` or a class prefix.
+
+    Polly.js names every file `recording.har` in a folder per test title (`should-call-a-tool_1703714575`,
+    mocha's and jest's `it("should ...")` with Polly's hash of it): the folder is the test's name.
+    """
     stem = (options.source.path or path.name).rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    if stem in ("sync", "async", "stream", "async_stream") or len(stem) < 12:
+    if stem in ("sync", "async", "stream", "async_stream", "recording") or len(stem) < 12:
         parent = (options.source.path or str(path)).rsplit("/", 2)
-        stem = f"{parent[-2]}/{stem}" if len(parent) > 1 else stem
+        if len(parent) > 1 and stem == "recording":
+            stem = re.sub(r"_\d+$", "", parent[-2])
+        elif len(parent) > 1:
+            stem = f"{parent[-2]}/{stem}"
     stem = re.sub(r"^Test\w+\.", "", stem)
     stem = re.sub(r"^test_", "", stem)
+    stem = re.sub(r"(?i)(?<![a-z])should(?![a-z])[-_ ]?", "", stem)
     return stem if len(stem) <= 48 else stem[:45] + "..."
 
 

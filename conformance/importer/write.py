@@ -101,9 +101,15 @@ def plain_interaction(interaction: Interaction) -> dict[str, Any]:
 
 def dump_cassette(provenance: dict[str, Any], interactions: list[dict[str, Any]]) -> str:
     # Recording's scrubber, over the whole conversation at once: a credential seen in a late
-    # interaction is removed from the early ones too, and from the text as it is written.
+    # interaction is removed from the early ones too, and from the text as it is written. The
+    # provenance is the suite's own words, not the recording's: an account name a header carried
+    # (`openai-organization: traceloop`) is scrubbed from the traffic, not from the source's name.
     scrubber = Scrubber()
     for interaction in interactions:
         scrubber.interaction(interaction)  # learn
-    document = {"provenance": provenance, "interactions": [scrubber.interaction(i) for i in interactions], "version": 1}
-    return scrubber.text(yaml.dump(document, Dumper=_CassetteDumper, sort_keys=False, allow_unicode=True, width=100))
+    traffic = {"interactions": [scrubber.interaction(i) for i in interactions], "version": 1}
+    return _dump({"provenance": provenance}) + scrubber.text(_dump(traffic))
+
+
+def _dump(document: dict[str, Any]) -> str:
+    return yaml.dump(document, Dumper=_CassetteDumper, sort_keys=False, allow_unicode=True, width=100)

@@ -3,10 +3,12 @@
 
 `log.entries[]` each hold a `request` (`method`, `url`, `headers` as a list of `{name, value}`,
 `postData.text`) and a `response` (`status`, `headers`, `content.text`, base64 when
-`content.encoding` says so). The archive's text is decoded content (the format says so): a
-`Content-Encoding` header left beside it does not describe it, so it is dropped, and only bytes that
-are still compressed (gzip's magic number) are inflated, within the budget every cassette's bodies
-share. The JSON is read within the same depth bound as every recorded body.
+`content.encoding` says so). Polly.js's node-http adapter writes a body it kept as the chunks it
+received (a compressed one) as base64 too, but as a JSON array of each chunk's base64
+(`["H4sI...", "jFPL..."]`): the chunks are decoded one by one and joined. Other text is decoded
+content (the format says so): a `Content-Encoding` header left beside it does not describe it, so
+it is dropped, and only bytes that are still compressed (gzip's magic number) are inflated, within
+the budget every cassette's bodies share. The JSON is read within the same depth bound as every recorded body.
 """
 
 from __future__ import annotations
@@ -56,11 +58,25 @@ def _content(response: Mapping[str, Any]) -> tuple[bytes | str, bool]:
     if not isinstance(text, str):
         raise BodyError(f"the response's content.text is a {type(text).__name__}, not a string")
     if content.get("encoding") == "base64":
+        chunks = _polly_chunks(text)
         try:
-            return base64.b64decode(text, validate=True), True
+            return b"".join(base64.b64decode(chunk, validate=True) for chunk in chunks), True
         except (binascii.Error, ValueError) as exc:
             raise BodyError(f"the response's base64 content is not base64: {exc}") from None
     return text, False
+
+
+def _polly_chunks(text: str) -> list[str]:
+    """The base64 texts of a body: the one text, or the chunks of Polly.js's JSON array of them."""
+    if not text.lstrip().startswith("["):
+        return [text]
+    try:
+        chunks = parse_json(text.encode(), "the response's base64 chunks")
+    except BoundsError as exc:
+        raise BodyError(str(exc)) from None
+    if not isinstance(chunks, list) or not all(isinstance(chunk, str) for chunk in chunks):
+        raise BodyError("the response's base64 content is a JSON value, not a list of base64 chunks")
+    return chunks
 
 
 def parse(data: bytes, path: str) -> Cassette:
