@@ -8,6 +8,7 @@
 | langchain-tests' gzipped cassettes | a name ending `.yaml.gz` | `langchain_gz` |
 | rig's httpmock YAML (ids redacted as `call_REDACTED_n`) | documents of `when:`/`then:` | `httpmock` |
 | langchaingo's httprr traces | a first line `httprr trace v1` | `httprr` |
+| WireMock stub mappings its recorder wrote (Java suites) | keys only a stub has (`bodyPatterns`, ...) | `wiremock` |
 | the Vercel AI SDK's fixtures (responses only) | `__fixtures__/*.json`, `*.chunks.txt` | `vercel_fixtures` |
 
 A format that cannot give what a conversation needs says so: the Vercel AI SDK's fixtures hold no
@@ -25,7 +26,7 @@ from conformance.recordings.cassette import Cassette, CassetteError, cassette_fr
 
 def load_recording(path: Path) -> Cassette:
     """Any recording format the suite reads; raises CassetteError (located) when it cannot."""
-    from conformance.importer.formats import govcr, har, httpmock, httprr, langchain_gz, vercel_fixtures
+    from conformance.importer.formats import govcr, har, httpmock, httprr, langchain_gz, vercel_fixtures, wiremock
 
     name = path.name
     if name.endswith(".yaml.gz") or name.endswith(".yml.gz"):
@@ -44,6 +45,8 @@ def load_recording(path: Path) -> Cassette:
         return httpmock.load(path)
     if har.looks_like(name, head):
         return har.parse(text, str(path))
+    if wiremock.looks_like(head):
+        return wiremock.parse(text, path)
     data = load_cassette_data(text, str(path))
     if govcr.is_govcr(data):
         return govcr.from_data(data, str(path))
