@@ -43,6 +43,14 @@ COPYRIGHTS = {
     "pydantic/logfire": "Copyright (c) 2023 - present Pydantic Services inc.",
     "jackmpcollins/magentic": "Copyright (c) 2023 Jack Collins",
     "langchain-ai/langchain-aws": "Copyright (c) 2024 LangChain",
+    "tmc/langchaingo": "Copyright (c) Travis Cline <travis.cline@gmail.com>",
+}
+
+# The attribution lines of the Apache-2.0 sources' NOTICE files, which the licence asks to keep.
+APACHE_NOTICES = {
+    "elastic/elastic-otel-java": (
+        "NOTICE: Elastic Distribution of OpenTelemetry Java. Copyright 2023-2024 Elasticsearch B.V."
+    ),
 }
 
 MIT = """Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
@@ -80,6 +88,7 @@ def notices(licences: dict[str, str]) -> list[str]:
             ]
         elif licence == "Apache-2.0":
             lines += [f"### {repo} (Apache-2.0)", "", APACHE, ""]
+            lines += [APACHE_NOTICES[repo], ""] if repo in APACHE_NOTICES else []
         else:
             lines += [f"### {repo} ({licence})", "", f"Under the {licence} licence of {repo}.", ""]
     return lines
