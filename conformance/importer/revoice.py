@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from conformance.importer.voice import Path, is_url, json_container, rewrite, voice, voice_json, words
+from conformance.importer.voice import Path, is_url, json_container, rewrite, voice, voice_json, voice_value, words
 from conformance.recordings import eventstream
 from conformance.recordings.cassette import Interaction
 
@@ -279,8 +279,35 @@ def voiced(text: str) -> str:
 
 # --- arguments that quote an output --------------------------------------------------------------
 
-Quotes = dict[str, str]  # a tool output's text -> its voice
-_QUOTE_WORDS = 3  # shorter runs an argument shares with an output are names and values, not quotes
+_QUOTE_WORDS = 3  # shorter runs an argument shares with an output's text are names and values, not quotes
+
+
+@dataclass(frozen=True)
+class Quotes:
+    """The tool outputs a request carries, by which an argument that quotes one is re-voiced.
+
+    `texts`: each output text of three words or more, with its voice (an argument may quote a run of
+    it). `values`: each whole string value of an output (`"apple"` in `{"items": ["apple"]}`): an
+    argument whose whole value is one passes on the output (`store_report(items: ["apple"])` after
+    `data_fetcher` returned it) and takes its voice; a value an earlier call's arguments already held
+    (`{"city": "Paris"}` answering `get_weather(city: "Paris")`) came from the call, not the output,
+    and quotes nothing. Each with the position of the message holding it:
+    in a request (`ordered`), only a call after that message quotes it; a call its own output echoes
+    (`analyze(request: "sales data")` answered "Analyzed: sales data") came first and keeps its words,
+    as the response that served it did.
+    """
+
+    texts: dict[str, tuple[str, int]] = field(default_factory=dict)
+    values: dict[str, tuple[str, int]] = field(default_factory=dict)
+    ordered: bool = True
+
+    def __bool__(self) -> bool:
+        return bool(self.texts or self.values)
+
+
+def _position(path: Path) -> int:
+    """The index of the message (content, input item) a path is in: its first list index."""
+    return next((step for step in path if isinstance(step, int)), -1)
 
 
 def outputs_of(body: bytes) -> Quotes:
@@ -289,22 +316,82 @@ def outputs_of(body: bytes) -> Quotes:
     try:
         value = json.loads(body)
     except ValueError:
-        return {}
-    found = (t for t in _texts(value, "prompts") if t.ctx == OUTPUT and words(t.text) >= _QUOTE_WORDS)
-    return {t.text: voiced(t.text) for t in found}
+        return Quotes()
+    found = [t for t in _texts(value, "prompts") if t.ctx == OUTPUT]
+    texts: dict[str, tuple[str, int]] = {}
+    for t in found:
+        if words(t.text) >= _QUOTE_WORDS:
+            texts[t.text] = (voiced(t.text), min(_position(t.path), texts.get(t.text, ("", _position(t.path)))[1]))
+    values: dict[str, tuple[str, int]] = {}
+    passed = _argument_values(value)
+
+    def note(text: str, voice_of: str | None, at: int) -> None:
+        if text in passed and passed[text] < at:
+            return
+        if voice_of is not None and voice_of != text:
+            values[text] = (voice_of, min(at, values.get(text, (voice_of, at))[1]))
+
+    for t in found:
+        if json_container(t.text):
+            for leaf, voice_of in zip(_leaves(t.text), _leaves(voiced(t.text)), strict=False):
+                note(leaf, voice_of, _position(t.path))
+        else:
+            note(t.text, voice_value(t.text, _is_fact_key), _position(t.path))
+    return Quotes(texts, values)
 
 
-def _requoted(text: str, quotes: Quotes) -> str | None:
-    """An argument's string re-voiced as the output it quotes (whole, or a run of words from it, taken
-    at the same place in the output's voice, which keeps every text's length); None when it quotes none."""
+def _argument_values(value: Any) -> dict[str, int]:
+    """Every string a call's arguments hold in a request (inside an arguments JSON text too), with the
+    position of the first message holding it."""
+    found: dict[str, int] = {}
+
+    def add(text: str, at: int) -> None:
+        for leaf in _leaves(text) if json_container(text) else [text]:
+            found.setdefault(leaf, at)
+
+    def walk(node: Any, at: int, inside: bool) -> None:
+        if isinstance(node, dict):
+            for key, child in node.items():
+                walk(child, at, inside or key in ARGUMENT_KEYS)
+        elif isinstance(node, list):
+            for n, child in enumerate(node):
+                walk(child, n if at < 0 else at, inside)
+        elif inside and isinstance(node, str):
+            add(node, at)
+
+    walk(value, -1, False)
+    return found
+
+
+def _leaves(text: str) -> list[str]:
+    """A JSON text's string values, in order (its keys and literals are kept by a voice, so a text and
+    its voice have the same values at the same places)."""
+    found: list[str] = []
+
+    def collect(_path: Path, value: str) -> None:
+        found.append(value)
+
+    rewrite(text, collect)
+    return found
+
+
+def _requoted(text: str, quotes: Quotes, at: int) -> str | None:
+    """An argument's string re-voiced as the output it quotes (a whole value of it, the whole text, or
+    a run of words from it, taken at the same place in the output's voice, which keeps every text's
+    length); None when it quotes none. `at`: the position of the argument's message in a request."""
+    value = quotes.values.get(text)
+    if value is not None and (not quotes.ordered or value[1] < at):
+        return value[0]
     if words(text) < _QUOTE_WORDS:
         return None
-    for original, voice_of in quotes.items():
+    for original, (voice_of, where) in quotes.texts.items():
+        if quotes.ordered and where >= at:
+            continue
         if text == original:
             return voice_of
-        at = original.find(text)
-        if at >= 0 and len(voice_of) == len(original):
-            return voice_of[at : at + len(text)]
+        start = original.find(text)
+        if start >= 0 and len(voice_of) == len(original):
+            return voice_of[start : start + len(text)]
     return None
 
 
@@ -313,10 +400,11 @@ def _argument_quote(path: Path, value: str, quotes: Quotes) -> str | None:
     arguments JSON text too); None for every other string."""
     if not quotes or not any(isinstance(step, str) and step in ARGUMENT_KEYS for step in path):
         return None
+    at = _position(path)
     if json_container(value):
-        new = rewrite(value, lambda _p, inner: _requoted(inner, quotes))
+        new = rewrite(value, lambda _p, inner: _requoted(inner, quotes, at))
         return new if new != value else None
-    return _requoted(value, quotes)
+    return _requoted(value, quotes, at)
 
 
 # --- documents and streams -----------------------------------------------------------------------
@@ -410,7 +498,7 @@ def _stream(events: list[str | None], counts: Counter[str], quotes: Quotes | Non
                 return cut[path]
             found = plan.get(path)
             if found is None:
-                return _argument_quote(path, value, quotes or {})
+                return _argument_quote(path, value, quotes or Quotes())
             new = voiced(value)
             if new != value:
                 counts[found.label] += 1
@@ -499,7 +587,7 @@ def revoice_body(
 ) -> bytes:
     """A request or response body re-voiced; an empty or binary non-stream body is kept. `quotes`: the
     outputs of the conversation, by which an argument quoting one is re-voiced as that output is."""
-    quotes = quotes or {}
+    quotes = quotes or Quotes()
     if not body.strip():
         return body
     if eventstream.looks_like_event_stream(body):
@@ -547,7 +635,9 @@ def revoice_interaction(interaction: Interaction) -> Revoiced:
     # history or in the calls the response makes, are re-voiced as it is.
     quotes = outputs_of(request.body)
     new_request = revoice_body(request.body, request_type, counts, "prompts", quotes)
-    new_response = revoice_body(response.body, response.content_type, counts, "model answers", quotes)
+    # Every call a response makes comes after every output its request carries.
+    after = replace(quotes, ordered=False)
+    new_response = revoice_body(response.body, response.content_type, counts, "model answers", after)
     return Revoiced(
         replace(
             interaction,
