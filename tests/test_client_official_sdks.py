@@ -366,3 +366,12 @@ def test_a_mistral_stream_served_from_a_whole_response_carries_each_call_whole()
         {"index": 0, "id": "Qm7TzR2vX", "type": "function", "function": {"name": "a", "arguments": ""}}
     ]
     assert openai[2] == [{"index": 0, "function": {"arguments": "{}"}}]
+
+
+@pytest.mark.parametrize("profile", ["default", "strict"])
+def test_google_genai_declares_a_json_schema_its_openapi_subset_cannot_hold(corpus: Corpus, profile: str) -> None:
+    # ADK Go declares an optional list as `type: ["null", "array"]`: google-genai's `parameters` (an
+    # OpenAPI subset) cannot hold it, `parameters_json_schema` can, as the recording sent it.
+    scenario = corpus.scenarios["gemini/recorded/adk-go-delegation-task-to-tool"]
+    result = run_scenario(ADAPTER, scenario, corpus, profile)
+    assert result.outcome == "pass", result.summary

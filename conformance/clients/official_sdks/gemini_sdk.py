@@ -41,13 +41,25 @@ def _response_of(output: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"result": value}
 
 
+def _schema_field(tool: dict[str, Any]) -> str:
+    """`parameters` (Gemini's OpenAPI subset), or `parameters_json_schema` for a JSON Schema that subset
+    cannot hold (a `type` listing several types, `["null", "array"]`, as ADK Go declares an optional list)."""
+
+    def plural(node: Any) -> bool:
+        if isinstance(node, dict):
+            return isinstance(node.get("type"), list) or any(plural(v) for v in node.values())
+        return isinstance(node, list) and any(plural(v) for v in node)
+
+    return "parameters_json_schema" if plural(parameters_of(tool)) else "parameters"
+
+
 def _config(loop: ToolLoop) -> Any:
     from google.genai import types
 
     function_tools_only(loop, "Gemini")
     declarations = [
         types.FunctionDeclaration.model_validate(
-            {"name": t["name"], "description": t.get("description", ""), "parameters": parameters_of(t)}
+            {"name": t["name"], "description": t.get("description", ""), _schema_field(t): parameters_of(t)}
         )
         for t in loop.tools
     ]
