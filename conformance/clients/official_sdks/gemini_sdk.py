@@ -31,6 +31,7 @@ from conformance.clients.official_sdks.common import (
     tls,
 )
 from conformance.connectors.client import ToolLoop
+from conformance.engine.neutral import ToolSpec
 
 
 def _response_of(output: str) -> dict[str, Any]:
@@ -41,7 +42,7 @@ def _response_of(output: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"result": value}
 
 
-def _schema_field(tool: dict[str, Any]) -> str:
+def _schema_field(tool: ToolSpec) -> str:
     """`parameters` (Gemini's OpenAPI subset), or `parameters_json_schema` for a JSON Schema that subset
     cannot hold (a `type` listing several types, `["null", "array"]`, as ADK Go declares an optional list)."""
 
