@@ -9,8 +9,6 @@ import dev.langchain4j.internal.JsonSchemaElementJsonUtils;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.model.chat.request.json.JsonSchemaElement;
 import dev.langchain4j.service.tool.ToolExecutor;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -29,16 +27,7 @@ final class Tools {
                 spec.description(tool.description());
             }
             spec.parameters(parameters(tool));
-            tools.put(spec.build(), (request, memoryId) -> {
-                try {
-                    return c.callTool(request.name(), request.arguments(), request.id());
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            });
+            tools.put(spec.build(), (request, memoryId) -> c.callTool(request.name(), request.arguments(), request.id()));
         }
         return tools;
     }
