@@ -180,8 +180,6 @@ def pytest_configure(config: pytest.Config) -> None:
     generated = _count(_setting(config, "generated"), "--conformance-generated", minimum=0)
     _count(_setting(config, "seed"), "--conformance-seed", minimum=0)
     if generated:
-        if harness:
-            raise pytest.UsageError("--conformance-generated runs codec and client adapters, not a harness")
         try:
             import hypothesis  # noqa: F401
         except ImportError:
@@ -270,7 +268,9 @@ class GeneratedItem(pytest.Item):
             )
         )
         if found.failure is not None:
-            raise GeneratedFailed(failure_text(found, plugin.adapter_spec.strip(), plugin.seed, base))
+            raise GeneratedFailed(
+                failure_text(found, plugin.adapter_spec.strip(), plugin.seed, base, harness=plugin.harness)
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, GeneratedFailed):

@@ -237,3 +237,25 @@ def test_the_plugin_finds_the_planted_bug_in_the_isolated_worker(pytester: pytes
             "*ran: isolated, in a worker process*",
         ]
     )
+
+
+def test_a_harness_is_searched_too_and_its_rerun_names_the_harness(
+    pytester: pytest.Pytester, corpus: Corpus, tmp_path: Path
+) -> None:
+    """A client in another language meets the same generated scenarios as one in Python: the minimal
+    JavaScript harness (a plain Chat Completions loop) passes them; a failure's rerun names the harness."""
+    harness = f"node {Path(__file__).resolve().parents[1] / 'harnesses/minimal-js/harness.mjs'}"
+    ran = pytester.runpytest_subprocess(
+        f"--conformance-harness={harness}",
+        "--conformance-api=openai-chat",
+        "--conformance-generated=5",
+        "-k",
+        "conformance-generated",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+    )
+    ran.stdout.fnmatch_lines(["*conformance-generated::openai-chat PASSED*"])
+    found = search(PLANTED, corpus, "mistral-chat", 200, out=tmp_path / "out")
+    text = failure_text(found, "", 0, base=tmp_path, harness="node my-harness.mjs")
+    assert "pytest '--conformance-harness=node my-harness.mjs' --conformance-cases=" in text
