@@ -259,3 +259,26 @@ def test_a_harness_is_searched_too_and_its_rerun_names_the_harness(
     found = search(PLANTED, corpus, "mistral-chat", 200, out=tmp_path / "out")
     text = failure_text(found, "", 0, base=tmp_path, harness="node my-harness.mjs")
     assert "pytest '--conformance-harness=node my-harness.mjs' --conformance-cases=" in text
+
+
+def test_a_drawn_signature_is_canonical_base64_as_gemini_sends_it(corpus: Corpus) -> None:
+    """rig drops a thoughtSignature that is not base64 (Gemini refuses it: "Base64 decoding failed"), which is
+    right: a malformed signature drawn by the suite would fail a correct client."""
+    import base64
+
+    grammar = GRAMMARS["gemini"]
+    signatures: set[str] = set()
+
+    @given(scenario_docs(grammar, corpus.scenarios[grammar.template].data))
+    @settings(max_examples=60, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    def draw(document: dict[str, Any]) -> None:
+        for turn in document["turns"]:
+            for call in turn.get("calls", ()):
+                signature = call.get("extra", {}).get("thoughtSignature")
+                if signature is not None:
+                    signatures.add(signature)
+
+    draw()
+    assert signatures, "no drawn Gemini scenario carried a signature"
+    for signature in signatures:
+        assert base64.b64encode(base64.b64decode(signature)).decode() == signature, signature

@@ -22,9 +22,7 @@ def rerun_command(chosen: str, cases: Path, case_id: str, base: Path | None = No
             where = cases.relative_to(base)
         except ValueError:
             where = cases
-    return shlex.join(
-        ["pytest", chosen, f"--conformance-cases={where}", f"conformance::{case_id}"]
-    )
+    return shlex.join(["pytest", chosen, f"--conformance-cases={where}", f"conformance::{case_id}"])
 
 
 def failure_text(
