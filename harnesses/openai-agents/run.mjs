@@ -47,12 +47,14 @@ const MODELS = {
   "openai-responses": (client, model) => new OpenAIResponsesModel(client, model),
 };
 
+// The SDK's models are OpenAIChatCompletionsModel and OpenAIResponsesModel (@openai/agents-openai).
+const OPENAI_ONLY = "the Agents SDK's models (OpenAIChatCompletionsModel, OpenAIResponsesModel) speak OpenAI's Chat Completions and Responses APIs only";
 const UNSUPPORTED = {
-  "anthropic-messages": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  gemini: "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  "bedrock-converse": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  "cohere-v2": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  "ollama-chat": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "anthropic-messages": OPENAI_ONLY,
+  gemini: OPENAI_ONLY,
+  "bedrock-converse": OPENAI_ONLY,
+  "cohere-v2": OPENAI_ONLY,
+  "ollama-chat": OPENAI_ONLY,
   "azure-foundry": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
   openresponses: "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
   "mistral-chat": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
