@@ -31,7 +31,8 @@ def test_it_names_mastra_and_the_installed_versions(harness: HarnessAdapter) -> 
     identity = harness.identity()
     assert identity["name"] == "mastra" and identity["language"] == "javascript"
     assert harness.version == lock["node_modules/@mastra/core"]["version"]
-    assert {"openai-chat", "openai-responses", "anthropic-messages", "mistral-chat", "kimi-chat"} == set(harness.apis)
+    served = {"openai-chat", "openai-responses", "anthropic-messages", "mistral-chat", "kimi-chat", "gemini"}
+    assert served == set(harness.apis)
 
 
 @pytest.mark.parametrize(
@@ -100,11 +101,23 @@ def test_an_mcp_approval_request_never_reaches_the_application(harness: HarnessA
     assert "never requested" in summary
 
 
-def test_gemini_is_skipped_because_the_router_cannot_be_pointed_elsewhere(
-    harness: HarnessAdapter, corpus: Corpus
-) -> None:
-    outcome, summary, _ = verdict(harness, corpus, "gemini/one-call")
-    assert outcome == "skip" and "cannot point Google at another base URL" in summary
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "gemini/one-call",  # an AI SDK Google model handed to the agent: the router cannot reach the replay
+        "gemini/server-tool-beside-call",  # google.tools.googleSearch among the agent's tools
+        "anthropic-messages/from-gemini-signed",  # a hand-off whose first leg runs on Gemini
+    ],
+)
+def test_gemini_runs_on_an_ai_sdk_model(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
+    outcome, summary, _ = verdict(harness, corpus, scenario_id)
+    assert outcome == "pass", summary
+
+
+def test_gemini_code_execution_goes_back_as_a_function_call(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, M9: @ai-sdk/google 3.0.101 sends the executableCode back as a functionCall."""
+    outcome, summary, codes = verdict(harness, corpus, "gemini/code-execution-beside-call")
+    assert outcome == "fail" and codes == {"pairing/missing-result"}, summary
 
 
 @pytest.mark.parametrize(

@@ -20,12 +20,13 @@ const { createTool } = await import("@mastra/core/tools");
 // Provider tools, as Mastra documents them: the AI SDK provider's own factories (the releases Mastra's
 // router bundles), passed among the agent's tools.
 const { createAnthropic } = await import("@ai-sdk/anthropic");
+const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
 const { createOpenAI } = await import("@ai-sdk/openai");
 
 // The longest recorded conversation has fewer turns; a loop that runs on fails the case.
 const MAX_STEPS = 12;
 
-const PACKAGES = ["@mastra/core", "@mastra/schema-compat", "@ai-sdk/anthropic", "@ai-sdk/openai", "zod"];
+const PACKAGES = ["@mastra/core", "@mastra/schema-compat", "@ai-sdk/anthropic", "@ai-sdk/google", "@ai-sdk/openai", "zod"];
 
 const trimmed = (url) => url.replace(/\/+$/, "");
 
@@ -40,6 +41,12 @@ const MODELS = {
   "kimi-chat": (c) => ({ id: `moonshotai/${c.model}`, url: c.base_url, apiKey: c.api_key }),
   "anthropic-messages": (c) => routed(c, "anthropic", "ANTHROPIC_BASE_URL", `${trimmed(c.base_url)}/v1`),
   "mistral-chat": (c) => routed(c, "mistral", "MISTRAL_BASE_URL", c.base_url),
+  // The router cannot point Google at another base URL (Google's registry entry has no URL, so no
+  // GOOGLE_BASE_URL is read, and the @ai-sdk/google it bundles reads no base-URL variable), so Gemini is an
+  // AI SDK model handed to the Agent, as Mastra takes any AI SDK provider's model: @ai-sdk/google at the
+  // release the router bundles, its base URL including the API version as the provider's docs show.
+  gemini: (c) =>
+    createGoogleGenerativeAI({ baseURL: `${trimmed(c.base_url)}/v1beta`, apiKey: c.api_key })(c.model.replace(/^.*models\//, "")),
 };
 
 function routed(c, provider, variable, baseUrl) {
@@ -48,9 +55,6 @@ function routed(c, provider, variable, baseUrl) {
 }
 
 const UNSUPPORTED = {
-  gemini:
-    "Mastra's model router cannot point Google at another base URL: Google's registry entry has no URL " +
-    "(so no GOOGLE_BASE_URL is read) and the @ai-sdk/google it bundles reads no base-URL variable",
   "azure-foundry": "Mastra's Azure gateway speaks Azure OpenAI deployments, not a Foundry project endpoint",
   openresponses: "Mastra's model router has no Open Responses provider",
   "bedrock-converse": "Mastra's model router has no Amazon Bedrock provider (it takes an AI SDK Bedrock model instead)",
@@ -64,6 +68,7 @@ const UNSUPPORTED = {
 const FACTORIES = {
   "anthropic-messages": { prefix: "anthropic", package: "@ai-sdk/anthropic", tools: () => createAnthropic({ apiKey: "x" }).tools },
   "openai-responses": { prefix: "openai", package: "@ai-sdk/openai", tools: () => createOpenAI({ apiKey: "x" }).tools },
+  gemini: { prefix: "google", package: "@ai-sdk/google", tools: () => createGoogleGenerativeAI({ apiKey: "x" }).tools },
 };
 const ID_ALIASES = {
   "openai.computer_use_preview": "openai.computer",
@@ -130,11 +135,18 @@ function factoriesOf(api) {
   return factoryIndex.get(api);
 }
 
+// Gemini declares provider tools as `{"googleSearch": {}}`, the others as `{"type": "web_search", ...}`.
+function providerToolType(entry) {
+  if (typeof entry?.type === "string") return entry.type;
+  const keys = Object.keys(entry ?? {}).filter((k) => k !== "functionDeclarations" && k !== "function_declarations");
+  return keys.length === 1 ? keys[0].replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`) : undefined;
+}
+
 function providerTools(c, callTool) {
   const tools = {};
   const missing = [];
   for (const entry of c.recorded_tools ?? []) {
-    const type = entry?.type;
+    const type = providerToolType(entry);
     if (!type || type === "function" || type === "custom" || entry.input_schema) continue;
     const factories = FACTORIES[c.api];
     const id = factories ? (ID_ALIASES[`${factories.prefix}.${type}`] ?? `${factories.prefix}.${type}`) : undefined;
@@ -143,7 +155,7 @@ function providerTools(c, callTool) {
       missing.push(type);
       continue;
     }
-    const { type: _type, name, ...rest } = entry;
+    const { type: _type, name, ...rest } = typeof entry.type === "string" ? entry : (Object.values(entry)[0] ?? {});
     const args = camelKeys(withoutNulls(rest));
     const executed = CLIENT_EXECUTED[id];
     if (executed) {
@@ -284,12 +296,15 @@ function restoredMessages(c) {
         if (part.type === "text") return { type: "text", text: part.text };
         const id = part.call_id || randomUUID();
         if (!part.provider_executed) minted.push(id);
+        // Gemini's thought signature goes where the AI SDK's Google provider keeps it.
+        const signature = part.extra?.thoughtSignature ?? part.extra?.thought_signature;
         return {
           type: "tool-call",
           toolCallId: id,
           toolName: part.name,
           input: part.arguments ?? {},
           ...(part.provider_executed ? { providerExecuted: true } : {}),
+          ...(signature && c.history_api === "gemini" ? { providerOptions: { google: { thoughtSignature: signature } } } : {}),
         };
       });
       messages.push({ role: "assistant", content });
