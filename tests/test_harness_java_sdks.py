@@ -144,7 +144,7 @@ def test_anthropic_java_names_the_pinned_version(anthropic_java: HarnessAdapter)
     identity = anthropic_java.identity()
     assert identity["name"] == "anthropic-java" and anthropic_java.version == version
     assert f"com.anthropic:anthropic-java {version}" in identity["libraries"]
-    assert anthropic_java.apis == ["anthropic-messages"]
+    assert tuple(anthropic_java.apis) == ("anthropic-messages",)
 
 
 @pytest.mark.parametrize(
