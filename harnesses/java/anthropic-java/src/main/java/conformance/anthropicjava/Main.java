@@ -26,7 +26,6 @@ import conformance.kit.Protocol;
 import conformance.kit.Skipped;
 import conformance.kit.Tool;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -187,16 +186,8 @@ public final class Main implements Harness {
                 json.set("allowed_callers", Json.MAPPER.valueToTree(tool.allowedCallers()));
             }
             String name = tool.name();
-            params.add(BetaRunnableTool.of(read(json, BetaTool.class), input -> {
-                try {
-                    return BetaToolResultBlockParam.Content.ofString(c.callTool(name, input, null));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }));
+            params.add(BetaRunnableTool.of(read(json, BetaTool.class),
+                    input -> BetaToolResultBlockParam.Content.ofString(c.callTool(name, input, null))));
             declared.add(name);
         }
         for (JsonNode recorded : c.recordedTools()) {

@@ -120,7 +120,7 @@ final class Responses {
      * tool-search calls under their type with their action, operation or arguments; an MCP approval
      * request is answered as the approval tool says. Server-side items need no answer (null).
      */
-    private JsonNode answer(JsonNode item) throws IOException, InterruptedException {
+    private JsonNode answer(JsonNode item) {
         String type = item.path("type").asText("");
         String callId = item.path("call_id").asText(null);
         ObjectNode answer = Json.MAPPER.createObjectNode();
