@@ -17,6 +17,9 @@ import java.util.Map;
  * LangChain4j's own schema reader) and a ToolExecutor that asks the replay for the output.
  */
 final class Tools {
+    /** The tool metadata the Anthropic models send as fields of the tool (`toolMetadataKeysToSend`). */
+    static final String ANTHROPIC_METADATA = "allowed_callers";
+
     private Tools() {}
 
     static Map<ToolSpecification, ToolExecutor> of(Case c) {
@@ -27,6 +30,10 @@ final class Tools {
                 spec.description(tool.description());
             }
             spec.parameters(parameters(tool));
+            if (!tool.allowedCallers().isEmpty()) {
+                // Anthropic programmatic tool calling: sent as the tool's own field by the Anthropic models.
+                spec.addMetadata(ANTHROPIC_METADATA, tool.allowedCallers());
+            }
             tools.put(spec.build(), (request, memoryId) -> c.callTool(request.name(), request.arguments(), request.id()));
         }
         return tools;
