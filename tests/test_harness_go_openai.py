@@ -1,6 +1,7 @@
 """The go-openai harness (harnesses/go/go-openai): github.com/sashabaranov/go-openai has no tool loop of its
 own, so the harness runs the loop of its completion-with-tool example (and folds streams by the tool
-call's Index); the verdicts judge that loop over the library's types and encoding (docs/findings.md).
+call's Index) and, on the Responses API, its responses example's chaining carried on to tool calls; the
+verdicts judge those loops over the library's types and encoding (docs/findings.md).
 
 The harness is built by `sh harnesses/go/build go-openai` into a cache directory outside the repository;
 where go or the binary is missing the module is skipped with that command as the reason (a failure where
@@ -46,7 +47,7 @@ def test_it_names_the_library_and_the_pinned_version(harness: HarnessAdapter) ->
     identity = harness.identity()
     assert identity["name"] == "go-openai" and identity["language"] == "go"
     assert harness.version == pinned.group(1)
-    assert set(harness.apis) == {"openai-chat", "kimi-chat"}
+    assert set(harness.apis) == {"openai-chat", "kimi-chat", "openai-responses", "openresponses", "azure-foundry"}
 
 
 @pytest.mark.parametrize(
@@ -59,6 +60,12 @@ def test_it_names_the_library_and_the_pinned_version(harness: HarnessAdapter) ->
         "openai-chat/session-memory-window",
         "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # the saved messages as ChatCompletionMessage
         "kimi-chat/index-continues-across-turns",
+        # Responses: outputs chained with PreviousResponseID, the client-run items answered as the API's JSON.
+        "openai-responses/session-previous-response-id",
+        "openai-responses/mcp-approval-flow",
+        "openai-responses/computer-use",
+        "openai-responses/streamed-function-and-custom",  # a custom tool declared through ResponseTool.Parameters
+        "azure-foundry/bing-grounding-pairs",
     ],
 )
 def test_the_loop_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
@@ -83,7 +90,7 @@ def test_the_loop_fails_as_traced(harness: HarnessAdapter, corpus: Corpus, scena
 @pytest.mark.parametrize(
     ("scenario_id", "reason"),
     [
-        ("openai-chat/custom-tool-call", "go-openai's Tool has the function type only (ToolTypeFunction)"),
+        ("openai-chat/custom-tool-call", "go-openai's ToolCall holds a function call only"),
         ("openai-chat/from-anthropic", "go-openai takes a history in its own API's wire form only"),
         ("gemini/one-call", "go-openai speaks OpenAI's APIs only"),
     ],

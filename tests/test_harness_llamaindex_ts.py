@@ -30,7 +30,15 @@ def test_it_names_the_library_and_the_installed_version(harness: HarnessAdapter)
     identity = harness.identity()
     assert identity["name"] == "llamaindex-ts" and identity["language"] == "javascript"
     assert harness.version == lock["node_modules/llamaindex"]["version"]
-    assert set(harness.apis) == {"openai-chat", "openai-responses", "anthropic-messages", "gemini", "ollama-chat"}
+    assert set(harness.apis) == {
+        "openai-chat",
+        "kimi-chat",
+        "openai-responses",
+        "openresponses",
+        "anthropic-messages",
+        "gemini",
+        "ollama-chat",
+    }
 
 
 @pytest.mark.parametrize(
@@ -92,6 +100,7 @@ def test_the_agent_errs_as_traced(harness: HarnessAdapter, corpus: Corpus, scena
         ("openai-chat/custom-tool-call", "no custom (free-form) tool"),
         ("openai-chat/session-repair-interrupted", "answers a tool that throws with an error result"),
         ("mistral-chat/one-call", "MistralAISession takes only an apiKey"),
+        ("bedrock-converse/one-call", "calls InvokeModel and InvokeModelWithResponseStream, not the Converse API"),
     ],
 )
 def test_what_the_library_cannot_express_is_a_skip_naming_its_limit(

@@ -31,7 +31,7 @@ def test_it_names_the_sdk_and_the_installed_version(harness: HarnessAdapter) -> 
     identity = harness.identity()
     assert identity["name"] == "openai-sdk-js" and identity["language"] == "javascript"
     assert harness.version == lock["node_modules/openai"]["version"]
-    assert harness.apis == ("openai-chat", "openai-responses")
+    assert set(harness.apis) == {"openai-chat", "kimi-chat", "openai-responses", "openresponses", "azure-foundry"}
 
 
 @pytest.mark.parametrize(
@@ -45,6 +45,8 @@ def test_it_names_the_sdk_and_the_installed_version(harness: HarnessAdapter) -> 
         "openai-responses/mcp-approval-flow",  # approveMcp answered from the replay
         "openai-responses/computer-use",  # a ComputerToolset over the replay's screenshots
         "openai-responses/session-previous-response-id",  # the next run continues the ledger's history
+        "kimi-chat/index-continues-across-turns",  # runTools at Moonshot's base URL
+        "openresponses/streamed-parallel-calls",
     ],
 )
 def test_the_runners_pass(harness: HarnessAdapter, corpus: Corpus, scenario_id: str) -> None:
@@ -75,6 +77,8 @@ def test_the_runners_fail_as_traced(harness: HarnessAdapter, corpus: Corpus, sce
         ("openai-chat/streamed-indices-from-one", "Cannot read properties of undefined (reading 'id')"),
         ("openai-responses/gateway-nameless-call", "Incomplete or unregistered function call"),
         ("openai-responses/recorded/otel-openai-v2-responses-tool-call", "cannot finish when tool_choice always"),
+        # A Foundry agent's own tool items (bing_grounding_call, ...) are refused as unknown output items.
+        ("azure-foundry/bing-grounding-pairs", "Unsupported response output item"),
     ],
 )
 def test_the_runners_err_as_traced(harness: HarnessAdapter, corpus: Corpus, scenario_id: str, message: str) -> None:

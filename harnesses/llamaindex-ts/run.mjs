@@ -29,8 +29,13 @@ const PACKAGES = [
 // Each API's LLM, pointed at the case the way its package lets a caller set the endpoint.
 const LLMS = {
   "openai-chat": (c) => new OpenAI({ model: c.model, apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 }),
+  // Moonshot's guide points an OpenAI client at its base URL; LlamaIndex's OpenAI LLM takes any baseURL.
+  "kimi-chat": (c) => new OpenAI({ model: c.model, apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 }),
   // OpenAIResponses sends the provider's own tools it is given (builtInTools) beside the agent's.
   "openai-responses": (c) =>
+    new OpenAIResponses({ model: c.model, apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0, builtInTools: builtInTools(c) }),
+  // Open Responses servers implement the Responses API, which OpenAIResponses speaks at any baseURL.
+  openresponses: (c) =>
     new OpenAIResponses({ model: c.model, apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0, builtInTools: builtInTools(c) }),
   "anthropic-messages": (c) =>
     new Anthropic({
@@ -47,10 +52,9 @@ const UNSUPPORTED = {
   "mistral-chat":
     "@llamaindex/mistral's MistralAISession takes only an apiKey: its Mistral client cannot be pointed at another server",
   "azure-foundry": "LlamaIndex.TS has no Azure AI Foundry LLM",
-  openresponses: "LlamaIndex.TS documents OpenAIResponses for OpenAI's own endpoint only",
-  "kimi-chat": "LlamaIndex.TS has no Moonshot (Kimi) LLM",
-  "bedrock-converse": "the harness serves the providers of LlamaIndex.TS's own packages; @llamaindex/aws is not among them",
-  "cohere-v2": "LlamaIndex.TS has no Cohere chat LLM with tool calls",
+  "bedrock-converse":
+    "@llamaindex/aws's Bedrock LLM calls InvokeModel and InvokeModelWithResponseStream, not the Converse API",
+  "cohere-v2": "@llamaindex/cohere ships a reranker (CohereRerank) only: LlamaIndex.TS has no Cohere chat LLM",
 };
 
 // The tools the provider runs itself; the ones the client runs (computer, shell, tool search, MCP

@@ -16,8 +16,8 @@ const { ComputerToolset } = await import("openai/helpers/computer");
 const MAX_TURNS = 12;
 
 const PACKAGES = ["openai"];
-const CHAT_APIS = ["openai-chat"];
-const RESPONSES_APIS = ["openai-responses"];
+const CHAT_APIS = ["openai-chat", "kimi-chat"];
+const RESPONSES_APIS = ["openai-responses", "openresponses", "azure-foundry"];
 
 const OPENAI_ONLY = "the OpenAI SDK speaks OpenAI's APIs only";
 const UNSUPPORTED = Object.fromEntries(
@@ -26,11 +26,9 @@ const UNSUPPORTED = Object.fromEntries(
     "gemini",
     "bedrock-converse",
     "mistral-chat",
-    "kimi-chat",
     "ollama-chat",
     "cohere-v2",
     "azure-foundry",
-    "openresponses",
   ].map((api) => [api, OPENAI_ONLY]),
 );
 

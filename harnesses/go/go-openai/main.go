@@ -1,8 +1,10 @@
 // The go-openai harness (github.com/sashabaranov/go-openai): the library has no tool loop of its own,
-// so this is the loop its completion-with-tool example writes (the assistant message appended as
-// returned, then one tool message per call with the call's ID and function name), run until the
-// model answers in text, against the suite's replay server (docs/harness.md). The verdicts judge this
-// loop over the library's types, request encoding and stream decoding.
+// so on Chat Completions this is the loop its completion-with-tool example writes (the assistant
+// message appended as returned, then one tool message per call with the call's ID and function name),
+// and on the Responses API its responses example's chaining by PreviousResponseID carried on to
+// function calls (responses.go), each run until the model answers in text, against the suite's replay
+// server (docs/harness.md). The verdicts judge these loops over the library's types, request encoding
+// and stream decoding.
 package main
 
 import (
@@ -33,7 +35,7 @@ func main() {
 		Version:   version,
 		Homepage:  "https://github.com/sashabaranov/go-openai",
 		Libraries: map[string]string{module: version},
-		APIs:      chatAPIs,
+		APIs:      append(append([]string{}, chatAPIs...), responsesAPIs...),
 		Continues: []string{"history", "sessions"},
 		Unsupported: map[string]string{
 			"anthropic-messages": "go-openai speaks OpenAI's APIs only",
@@ -44,9 +46,19 @@ func main() {
 }
 
 func run(ctx context.Context, c *harnesskit.Case) (string, error) {
-	if !slices.Contains(chatAPIs, c.API) {
-		return "", harnesskit.Skip{Reason: "go-openai has no client for " + c.API}
+	config := openai.DefaultConfig(c.APIKey)
+	config.BaseURL = c.BaseURL
+	client := openai.NewClientWithConfig(config)
+	switch {
+	case slices.Contains(chatAPIs, c.API):
+		return chat(ctx, client, c)
+	case slices.Contains(responsesAPIs, c.API):
+		return responsesLoop(ctx, client, c)
 	}
+	return "", harnesskit.Skip{Reason: "go-openai has no client for " + c.API}
+}
+
+func chat(ctx context.Context, client *openai.Client, c *harnesskit.Case) (string, error) {
 	tools, err := declare(c)
 	if err != nil {
 		return "", err
@@ -55,9 +67,6 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	config := openai.DefaultConfig(c.APIKey)
-	config.BaseURL = c.BaseURL
-	client := openai.NewClientWithConfig(config)
 	request, err := recordedRequest(c)
 	if err != nil {
 		return "", err
@@ -75,12 +84,13 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	return answer, nil
 }
 
-// declare gives each case tool as an openai.Tool of type function; go-openai's ToolType has no other.
+// declare gives each case tool as an openai.Tool of type function. A custom tool could be declared
+// through Tool.Parameters, but its calls could not be read: ToolCall has a Function and no Custom.
 func declare(c *harnesskit.Case) ([]openai.Tool, error) {
 	var tools []openai.Tool
 	for _, t := range c.Tools {
 		if t.Type == "custom" {
-			return nil, harnesskit.Skip{Reason: "go-openai's Tool has the function type only (ToolTypeFunction): it cannot declare the custom (free-form) tool '" + t.Name + "'"}
+			return nil, harnesskit.Skip{Reason: "go-openai's ToolCall holds a function call only (Type, ID, Function): the input of a call to the custom (free-form) tool '" + t.Name + "' is dropped when a chat completion is decoded"}
 		}
 		parameters := t.Parameters
 		if parameters == nil {
