@@ -27,7 +27,7 @@ from conformance.corpus.loading import Scenario
 from conformance.engine.declarations import unserved_reason
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
-from conformance.engine.forced_choice import forced_past
+from conformance.engine.forced_choice import forced_after_end, forced_past
 from conformance.engine.quoting import told_for
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
@@ -158,6 +158,9 @@ class ReplaySession:
         index = self.sent
         self.sent += 1
         if index >= len(self.interactions):
+            self.forced_end = self._forced_after_end(index, body)
+            if self.forced_end is not None:
+                return self._forced_answer()
             message = (
                 f"The replay of {self.scenario.id} holds {len(self.interactions)} turn(s); this is turn {index + 1}."
             )
@@ -216,6 +219,13 @@ class ReplaySession:
         """Why the recorded turn cannot answer a request that forces a tool call, if it cannot."""
         recorded = json_or_none(self.interactions[index].request.body)  # none for the suite's closing answer
         return forced_past(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
+
+    def _forced_after_end(self, index: int, body: Any) -> str | None:
+        """Why the first request past the last turn ends the conversation, when it forces a tool call
+        after a final answer."""
+        if index != len(self.interactions) or not self.interactions:
+            return None
+        return forced_after_end(self.scenario.api, self.served(index - 1), body, f"response[{index - 1}]")
 
     def _forced_answer(self) -> Answer:
         # No provider text either: under a forced choice the provider answers with a call, not an error.
