@@ -3,6 +3,7 @@ there, as the case says, with every request judged."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.error
 import urllib.request
@@ -111,10 +112,8 @@ def submitting_loop(*, forced: bool) -> Callable[[ToolLoop], None]:
         again: dict[str, Any] = {"model": loop.model, "messages": messages, "tools": tools}
         if forced:
             again["tool_choice"] = {"type": "function", "function": {"name": loop.tools[0]["name"]}}
-        try:
+        with contextlib.suppress(urllib.error.HTTPError):  # the replay has no answer to give; the loop ends
             _post(f"{loop.base_url}/chat/completions", again)
-        except urllib.error.HTTPError:
-            pass  # the replay has no answer to give; the loop ends
 
     return run
 
