@@ -172,21 +172,56 @@ def test_the_library_errs_as_traced(
 @pytest.mark.parametrize(
     ("harness", "scenario_id", "missing"),
     [
-        ("eino", "anthropic-messages/programmatic-tool-calling", "no code_execution tool"),
-        ("eino", "gemini/server-tool-beside-call", "no google_search tool"),
-        ("eino", "anthropic-messages/toolset-member-call", "no browser_toolset tool"),
         ("langchaingo", "anthropic-messages/toolset-member-call", "no browser_toolset tool"),
     ],
 )
 def test_a_request_without_the_server_tool_is_not_served_its_turn(
     harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str, missing: str
 ) -> None:
-    """These libraries declare function tools only: their request could not have produced the
-    recorded server-tool turn, so the case is a skip naming the tool (it was an error or a fail
-    on blocks the provider would never have sent them)."""
+    """This library declares function tools only: its request could not have produced the recorded
+    server-tool turn, so the case is a skip naming the tool (it was an error or a fail on blocks the
+    provider would never have sent it)."""
     outcome, summary, _ = verdict(harnesses[harness], corpus, scenario_id)
     assert outcome == "skip", summary
     assert f"the client's request declared {missing}" in summary
+
+
+@pytest.mark.parametrize(
+    ("harness", "scenario_id", "reason"),
+    [
+        # eino-ext's Claude model has one server tool option, tool search; Eino's ToolInfo no allowed_callers.
+        ("eino", "anthropic-messages/toolset-member-call", "it has no way to declare browser_toolset_20260801"),
+        ("eino", "anthropic-messages/web-search-beside-client-call", "it has no way to declare web_search_20250305"),
+        ("eino", "anthropic-messages/mcp-tool-listing", "has no mcp_servers"),
+        ("eino", "anthropic-messages/programmatic-tool-calling", "schema.ToolInfo has no allowed_callers"),
+        # langchaingo's providers declare function tools only; a case with server tools alone is a skip.
+        ("langchaingo", "anthropic-messages/recorded/mirascope-web-search-tool", "anthropicclient.Tool has a name"),
+        ("langchaingo", "gemini/recorded/openinference-adk-code-execution", "with no way to declare codeExecution"),
+    ],
+)
+def test_a_server_tool_the_library_cannot_declare_is_a_skip_naming_its_limit(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str, reason: str
+) -> None:
+    outcome, summary, _ = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "skip", summary
+    assert reason in summary
+
+
+@pytest.mark.parametrize(
+    ("harness", "scenario_id", "codes"),
+    [
+        # eino-ext's Gemini model declares the built-ins (EnableCodeExecution, EnableGoogleSearch); it sends
+        # the calls back without their ids, and the server-side search call not at all.
+        ("eino", "gemini/code-execution-beside-call", {"roundtrip/empty-id"}),
+        ("eino", "gemini/server-tool-beside-call", {"roundtrip/call-lost", "roundtrip/empty-id"}),
+    ],
+)
+def test_a_declared_built_in_is_judged(
+    harnesses: dict[str, HarnessAdapter], corpus: Corpus, harness: str, scenario_id: str, codes: set[str]
+) -> None:
+    outcome, summary, found = verdict(harnesses[harness], corpus, scenario_id)
+    assert outcome == "fail", summary
+    assert found == codes
 
 
 @pytest.mark.parametrize(
