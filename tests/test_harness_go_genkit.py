@@ -163,3 +163,29 @@ def test_reproduce_3247_shows_what_the_release_sends(capsys: pytest.CaptureFixtu
     assert "(genkit-go 0.7.0)" in out
     assert out.startswith("genkit-3247 in genkit-go 0.7.0 (the library itself): Genkit Go 0.7.0 compat_oai sends")
     assert "REPRODUCED in genkit-go 0.7.0 by the library itself: reproduces: pairing/missing-result, " in out
+
+
+# What a version's plugin cannot be given, named in its skip (None: not a skip of this kind).
+NAMED_SKIPS: dict[str, tuple[str | None, ...]] = {
+    # The Anthropic plugin's config is MessageNewParams, with no mcp_servers.
+    "anthropic-messages/mcp-tool-listing": (None,) * 3 + ("has no mcp_servers",) * 3,
+    # googlegenai before v1.3.0 replaces the config's tools with the application's.
+    "gemini/server-tool-beside-call": ("replaces the config's GenerateContentConfig.Tools",) * 3 + (None,) * 3,
+    # The Anthropic plugin at v1.3.0 and v1.4.0 sends the application's tools alone.
+    "anthropic-messages/web-search-beside-client-call": (None,) * 3
+    + ("to the declarations of ai.WithTools alone",) * 2
+    + (None,),
+}
+
+
+@pytest.mark.parametrize("scenario_id", sorted(NAMED_SKIPS))
+def test_a_tool_the_version_cannot_be_given_is_a_skip_naming_it(
+    harness: tuple[str, HarnessAdapter], corpus: Corpus, scenario_id: str
+) -> None:
+    version, adapter = harness
+    reason = NAMED_SKIPS[scenario_id][VERSIONS.index(version)]
+    if reason is None:
+        return
+    result = run_scenario(adapter, corpus.scenarios[scenario_id], corpus, options=RunOptions(timeout=60))
+    assert str(result.outcome) == "skip", result.summary
+    assert reason in result.summary

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,13 +106,11 @@ func caseTools(c *harnesskit.Case) ([]tools.Tool, error) {
 }
 
 // serverToolsAlone is the skip of a case whose recorded request declared the provider's own tools
-// and no function tool: langchaingo's providers declare function tools only, so its request holds
-// none of the case's tools. (Beside function tools, the case is judged on what the provider does
+// and no function tool, or an Anthropic toolset whose members the scenario calls: langchaingo's
+// providers declare function tools only, so its request holds none of the case's tools, or not the
+// toolset its members belong to. (Beside function tools, a case is judged on what the provider does
 // with those.)
 func serverToolsAlone(c *harnesskit.Case) error {
-	if len(c.Tools) > 0 {
-		return nil
-	}
 	var kinds []string
 	for _, recorded := range c.RecordedTools {
 		switch c.API {
@@ -127,7 +126,7 @@ func serverToolsAlone(c *harnesskit.Case) error {
 			}
 		}
 	}
-	if len(kinds) == 0 {
+	if len(kinds) == 0 || (len(c.Tools) > 0 && !slices.ContainsFunc(kinds, isToolset)) {
 		return nil
 	}
 	sort.Strings(kinds)
@@ -140,6 +139,8 @@ func serverToolsAlone(c *harnesskit.Case) error {
 		"anthropicclient.Tool has a name, description and input_schema and no type "+
 		"(llms/anthropic/internal/anthropicclient/messages.go), with no way to declare %s", strings.Join(kinds, ", "))}
 }
+
+func isToolset(kind string) bool { return strings.Contains(kind, "toolset") }
 
 func unsupported(api string) error {
 	return harnesskit.Skip{Reason: fmt.Sprintf("langchaingo has no provider for %s", strings.TrimSpace(api))}

@@ -21,6 +21,9 @@ import (
 // (toAnthropicRequest, plugins/internal/anthropic/anthropic.go: req.Tools = tools): a server tool
 // given in the config is dropped, so a case that uses one is a skip saying so.
 func Start(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
+	if err := noMCPServers(c); err != nil {
+		return nil, nil, err
+	}
 	if tools := serverTools(c); len(tools) > 0 {
 		return nil, nil, harnesskit.Skip{Reason: fmt.Sprintf("this Genkit Go version's Anthropic plugin sets the request's "+
 			"MessageNewParams.Tools to the declarations of ai.WithTools alone (toAnthropicRequest, "+
@@ -38,9 +41,8 @@ func Start(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGe
 // Genkit's ai.ToolDefinition has no allowed_callers.
 func StartServerTools(config func(maxTokens int64, serverTools []map[string]any) any) func(context.Context, *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
 	return func(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
-		if _, ok := c.Settings.Body["mcp_servers"]; ok {
-			return nil, nil, harnesskit.Skip{Reason: "the Anthropic plugin's config is the SDK's anthropic.MessageNewParams, " +
-				"sent with client.Messages.New, which has no mcp_servers (only BetaMessageNewParams has): an MCP server cannot be declared"}
+		if err := noMCPServers(c); err != nil {
+			return nil, nil, err
 		}
 		for _, t := range c.Tools {
 			if len(t.AllowedCallers) > 0 {
@@ -54,6 +56,16 @@ func StartServerTools(config func(maxTokens int64, serverTools []map[string]any)
 		}
 		return start(ctx, c, config(maxTokens(c), tools))
 	}
+}
+
+// noMCPServers is the skip of a case whose recorded request named MCP servers: the plugin's config is
+// the SDK's anthropic.MessageNewParams, sent with client.Messages.New, which has no mcp_servers.
+func noMCPServers(c *harnesskit.Case) error {
+	if _, ok := c.Settings.Body["mcp_servers"]; ok {
+		return harnesskit.Skip{Reason: "the Anthropic plugin's config is the SDK's anthropic.MessageNewParams, " +
+			"sent with client.Messages.New, which has no mcp_servers (only BetaMessageNewParams has): an MCP server cannot be declared"}
+	}
+	return nil
 }
 
 func maxTokens(c *harnesskit.Case) int64 {
