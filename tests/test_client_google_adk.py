@@ -38,6 +38,7 @@ def test_adk_passes(corpus: Corpus, scenario_id: str) -> None:
     [
         "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history as session events
         "anthropic-messages/from-kimi",  # a Kimi history on Anthropic: AnthropicLlm's id sanitizer fits the ids
+        "openai-responses/from-gemini-idless",  # id-less Gemini calls restored under ADK's own `adk-` ids
         "openai-chat/session-memory-window",  # three runs on one ADK session
         "anthropic-messages/session-repair-interrupted",  # a run cut off in a tool, then the next run
     ],

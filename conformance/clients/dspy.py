@@ -31,8 +31,6 @@ MAX_ITERS = 8
 # LiteLLM reads these as it is imported; without them it fetches its cost map and Anthropic beta table.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
-# DSPy's disk cache would answer a repeated request itself, never reaching the replay.
-os.environ.setdefault("DSPY_CACHEDIR", os.path.join(os.path.expanduser("~"), ".cache", "conformance-dspy"))
 
 
 def _tools(loop: ToolLoop) -> list[Any]:
