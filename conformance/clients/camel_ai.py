@@ -117,15 +117,15 @@ def restore_history(loop: ToolLoop, agent: Any) -> None:
                 )
                 agent.update_memory(call, OpenAIBackendRole.ASSISTANT)
         elif message["role"] == "tool":
-            for i, p in enumerate(parts):
+            for i, part in enumerate(parts):
                 result = FunctionCallingMessage(
                     role_name="assistant",
                     role_type=RoleType.ASSISTANT,
                     meta_dict=None,
                     content="",
-                    func_name=str(p.get("name") or ""),
-                    result=p.get("output"),
-                    tool_call_id=p.get("call_id") or minted[i],
+                    func_name=str(part.get("name") or ""),
+                    result=part.get("output"),
+                    tool_call_id=str(part.get("call_id") or minted[i]),
                 )
                 agent.update_memory(result, OpenAIBackendRole.FUNCTION)
 
@@ -139,7 +139,7 @@ def _run(loop: ToolLoop, platform: str, **options: Any) -> str:
     from conformance.replay.continued import RunInterrupted
 
     config: dict[str, Any] = dict(options.pop("config", {}))
-    streams = loop.stream and options.pop("streams", True)
+    streams = options.pop("streams", True) and loop.stream
     if streams:
         config["stream"] = True
     url = options.pop("url", loop.base_url)
@@ -205,7 +205,9 @@ def _cohere(loop: ToolLoop) -> str:
     # `cohere.ClientV2` (camel/models/cohere_model.py:111-120), whose constructor has no such argument; and
     # the backend never gives the client its `url`. The model class itself, with the client's `base_url`
     # among the keyword arguments it forwards, is CAMEL's other documented way to make one.
-    return _run(loop, "cohere", factory=False, base_url=loop.base_url)
+    # `CohereModel.stream` is always False ("Current it's not supported", camel/models/cohere_model.py:433-441):
+    # it is run unstreamed and answered in that form.
+    return _run(loop, "cohere", factory=False, streams=False, base_url=loop.base_url)
 
 
 def _bedrock(loop: ToolLoop) -> str:

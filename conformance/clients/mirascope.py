@@ -119,11 +119,14 @@ def _run(loop: ToolLoop, provider: Any, model_id: str, **params: Any) -> str:
     model = llm.Model(model_id, **params)
     tools = _tools(loop)
     messages = restored_messages(loop)
-    text = ""
+    response: Any = None
     for prompt in loop.runs:
-        if prompt is not None:
-            messages.append(llm.messages.user(prompt))
-        response = model.stream(messages, tools=tools) if loop.stream else model.call(messages, tools=tools)
+        if response is not None and prompt is not None:
+            response = response.resume(prompt)  # a later run of the session
+        else:
+            if prompt is not None:
+                messages.append(llm.messages.user(prompt))
+            response = model.stream(messages, tools=tools) if loop.stream else model.call(messages, tools=tools)
         try:
             while True:
                 if loop.stream:
@@ -133,8 +136,7 @@ def _run(loop: ToolLoop, provider: Any, model_id: str, **params: Any) -> str:
                 response = response.resume(response.execute_tools())
         except RunInterrupted:
             pass
-        messages = list(response.messages)
-        text = response.text()
+    text = response.text() if response is not None else ""
     return text
 
 

@@ -74,9 +74,10 @@ def _plugin(loop: ToolLoop) -> Any:
 
 def restored_history(loop: ToolLoop) -> Any:
     """A saved conversation as Semantic Kernel keeps one: a `ChatHistory` of `ChatMessageContent`s, the
-    calls as `FunctionCallContent` items of an assistant message (under the plugin's function names) and
-    each result as a `FunctionResultContent` in a tool message, under the call's id. A call saved without an
-    id gets none, as Semantic Kernel's Google connector reads one."""
+    calls as `FunctionCallContent` items of an assistant message and each result as a `FunctionResultContent`
+    in a tool message, under the call's id and the tool's name as saved (a name without a plugin). A call
+    saved without an id gets the one Semantic Kernel's Google connector gives a call it reads: its name and
+    the part's index (`get_weather_0`)."""
     import json
 
     from semantic_kernel.contents import (
@@ -89,6 +90,7 @@ def restored_history(loop: ToolLoop) -> Any:
     from semantic_kernel.contents.utils.author_role import AuthorRole
 
     history = ChatHistory()
+    minted: list[str] = []
     for message in loop.history:
         parts = message["parts"]
         text = text_of(message)
@@ -98,24 +100,24 @@ def restored_history(loop: ToolLoop) -> Any:
             history.add_user_message(text)
         elif message["role"] == "assistant":
             items: list[Any] = [TextContent(text=text)] if text else []
+            calls = [(i, p) for i, p in enumerate(parts) if p["type"] == "tool_call" and not p.get("provider_executed")]
+            # The Google connector's own id for a call read without one: its Gemini name and part index.
+            minted = [p.get("call_id") or f"{p['name']}_{i}" for i, p in calls]
             items += [
                 FunctionCallContent(
-                    id=p.get("call_id"),
-                    plugin_name=PLUGIN,
-                    function_name=p["name"],
+                    id=call_id,
+                    name=p["name"],
                     arguments=json.dumps(p.get("arguments") or {}),
                 )
-                for p in parts
-                if p["type"] == "tool_call" and not p.get("provider_executed")
+                for call_id, (_, p) in zip(minted, calls, strict=True)
             ]
             history.add_message(ChatMessageContent(role=AuthorRole.ASSISTANT, items=items))
         elif message["role"] == "tool":
-            for p in parts:
+            for i, part in enumerate(parts):
                 result = FunctionResultContent(
-                    id=p.get("call_id"),
-                    plugin_name=PLUGIN,
-                    function_name=str(p.get("name") or ""),
-                    result=p.get("output"),
+                    id=str(part.get("call_id") or minted[i]),
+                    name=str(part.get("name") or ""),
+                    result=part.get("output"),
                 )
                 history.add_message(ChatMessageContent(role=AuthorRole.TOOL, items=[result]))
     return history
