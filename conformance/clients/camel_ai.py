@@ -4,7 +4,8 @@
 records the calls and their results in the agent's memory, and calls the model again until it
 answers without a call. Each API gets the model backend CAMEL has for it, created with
 `ModelFactory.create(model_platform, model_type, url=loop.base_url, api_key=loop.api_key)`:
-`OpenAIModel` (Chat Completions, and with `api_mode="responses"` the Responses API),
+`OpenAIModel` (Chat Completions, and with `api_mode="responses"` the Responses API of OpenAI and of the
+servers that speak it at their own `url`),
 `MoonshotModel` (Moonshot's OpenAI-compatible endpoint), `AnthropicModel` (the `anthropic` SDK, and
 Ollama's copy of the Messages API), `MistralModel` (`mistralai`), `CohereModel` (`cohere`'s v2 chat)
 and `AWSBedrockConverseModel` (boto3's Converse). Tools are `FunctionTool`s given the scenario's name,
@@ -223,6 +224,9 @@ ADAPTER = ClientAdapter(
     clients={
         "openai-chat": _openai_chat,
         "openai-responses": _responses,
+        "openresponses": _responses,
+        "mistral-responses": _responses,
+        "ollama-responses": _responses,
         "kimi-chat": _kimi,
         "anthropic-messages": _anthropic,
         "ollama-messages": _anthropic,
