@@ -197,7 +197,7 @@ def _gemini(loop: ToolLoop) -> str:
 
 
 def _mistral(loop: ToolLoop) -> str:
-    from mistralai import Mistral
+    from mistralai import Mistral  # type: ignore[attr-defined]  # mistralai<2, which Semantic Kernel pins
     from mistralai.utils import BackoffStrategy, RetryConfig
     from semantic_kernel.connectors.ai.mistral_ai import MistralAIChatCompletion
 
