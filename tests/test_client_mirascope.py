@@ -91,6 +91,7 @@ def test_a_run_cut_off_in_a_tool_is_resumed_without_a_result(corpus: Corpus) -> 
         "openai-chat/recorded/openllmetry-chat-tool-calls-history",  # a restored history as the call's messages
         "openai-chat/session-memory-window",  # three runs, each resuming the last response
         "anthropic-messages/recorded/mirascope-resume-from-gemini",
+        "gemini/recorded/otel-vertexai-tool-events",  # id-less calls restored as Mirascope reads them
     ],
 )
 def test_mirascope_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
