@@ -10,7 +10,8 @@ servers that speak it at their own `url`),
 Ollama's copy of the Messages API), `MistralModel` (`mistralai`), `CohereModel` (`cohere`'s v2 chat)
 and `AWSBedrockConverseModel` (boto3's Converse). Tools are `FunctionTool`s given the scenario's name,
 description and JSON schema as their `openai_tool_schema`, whose function returns the scenario's
-canned output. Streaming follows `loop.stream` (the backend's `stream` setting). Retries are off in
+canned output. Streaming follows `loop.stream` (the backend's `stream` setting), but for the Mistral and
+Cohere backends, which do not stream: they are answered unstreamed. Retries are off in
 the agent (`retry_attempts=1`) and the SDK clients (`max_retries=0`), so a provider error surfaces once.
 """
 
