@@ -28,6 +28,7 @@ from typing import Any, Literal
 from conformance.connectors.continuing import interrupted_calls, neutral_history, runs_of, wire_history
 from conformance.connectors.contract import check_client_adapter
 from conformance.corpus.loading import Scenario
+from conformance.engine.called_tools import prefixed
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.neutral import Message, ToolSpec
@@ -199,7 +200,9 @@ class ToolLoop:
                     return self.outputs[i][2]
         for exact in (True, False):
             for i, (tool, args, output) in enumerate(self.outputs):
-                same_tool = tool == name or (not name and exact)
+                # A tool the client declared under a prefix of its own (`tools-get_weather`) is the
+                # recorded one: the replay served its calls under that name.
+                same_tool = tool == name or (not name and exact) or (name is not None and prefixed(name, tool))
                 if i in self._used or not same_tool or (exact and dict(args) != arguments):
                     continue
                 self._used.add(i)
