@@ -8,8 +8,10 @@ and `MistralModel`, pointed at `loop.base_url` with `loop.api_key`. Tools are `P
 the module-tool form of Strands' tools guide: a `TOOL_SPEC` of the scenario's name, description and
 JSON schema, and a function returning the scenario's canned output as a `ToolResult`. The provider
 tools the recording declared (web search, code execution, ...) are passed the way each provider
-takes them (`anthropic_tools`, `gemini_tools`, Responses `params["tools"]`); a scenario that needs a
-tool Strands cannot declare or run is declared unsupported (`loop.skip`).
+takes them (`anthropic_tools`, `gemini_tools`, Responses `params["tools"]`), and the recorded Anthropic
+MCP servers through the model's `params`, in the SDK's `extra_body` (the Messages API's `mcp_servers`
+is not a keyword of the SDK's `messages.stream`); a scenario that needs a tool Strands cannot declare
+or run is declared unsupported (`loop.skip`).
 
 Streaming follows `loop.stream` where the provider lets one choose (`stream` for OpenAI and
 Mistral, `streaming` for Bedrock); the Anthropic, Gemini, Ollama and Responses providers always
@@ -63,7 +65,11 @@ def _tools(loop: ToolLoop, cancel: Callable[[], None] = lambda: None) -> list[An
         extras = recorded_extras(loop, t["name"], drop=frozenset({"strict", "cache_control"}))
         if extras:
             # A tool spec is a name, a description and a schema: no per-tool provider options.
-            loop.skip(f"Strands cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}")
+            loop.skip(
+                f"Strands cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}: a ToolSpec has "
+                "name, description and inputSchema only, and AnthropicModel.format_request writes each as name, "
+                "description and input_schema"
+            )
 
     def implementation(name: str) -> Callable[..., Any]:
         def run(tool_use: Any, **_: Any) -> Any:
@@ -187,6 +193,11 @@ def _anthropic(loop: ToolLoop) -> str:
     model = AnthropicModel(
         client_args=client, model_id=loop.model, max_tokens=MAX_TOKENS, anthropic_tools=server_tools(loop)
     )
+    servers = loop.settings.body.get("mcp_servers")
+    if servers:
+        # The model's `params` go into the request as they are; the Messages API's MCP servers are not a
+        # keyword of the SDK's messages.stream, so they ride in its documented `extra_body`.
+        model.update_config(params={"extra_body": {"mcp_servers": servers}})
     return _run(loop, model)
 
 
