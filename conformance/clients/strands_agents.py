@@ -41,14 +41,17 @@ MAX_TOKENS = 4096
 # Responses built-in tools that `strands/models/openai_responses.py` (its module docstring, lines 6-16) lists
 # as not supported, and the client-run ones it never mentions: their items have no handler, so the loop
 # cannot answer them.
+_DOCSTRING = "strands.models.openai_responses module docstring"
+# What the stream reads: OpenAIResponsesModel.stream opens a tool use for a `function_call` item alone.
+_FUNCTION_CALLS_ONLY = "OpenAIResponsesModel.stream reads function_call output items only"
 _RESPONSES_UNSUPPORTED = {
-    "tool_search": "tool_search (needs defer_loading on function tools, which Strands does not support)",
-    "image_generation": "image_generation (not supported by Strands' Responses provider)",
-    "computer_use_preview": "computer_use_preview (needs a screenshot/action loop Strands does not have)",
-    "local_shell": "local_shell (client-executed shell is not supported)",
-    "shell": "shell (client-executed shell is not supported)",
-    "apply_patch": "apply_patch (its client-run items have no handler)",
-    "programmatic_tool_calling": "programmatic_tool_calling (its program items have no handler)",
+    "tool_search": f"tool_search (not supported: it needs defer_loading on function tools; {_DOCSTRING})",
+    "image_generation": f"image_generation (not supported: it needs image content block deltas; {_DOCSTRING})",
+    "computer_use_preview": f"computer_use_preview (not supported: it needs a screenshot/action loop; {_DOCSTRING})",
+    "local_shell": f"local_shell (client-executed shell is not supported; {_DOCSTRING})",
+    "shell": f"shell (client-executed shell is not supported; {_DOCSTRING})",
+    "apply_patch": f"apply_patch (its apply_patch_call items are never run: {_FUNCTION_CALLS_ONLY})",
+    "programmatic_tool_calling": f"programmatic_tool_calling (its program items go unread: {_FUNCTION_CALLS_ONLY})",
 }
 
 
@@ -177,7 +180,7 @@ def _responses(loop: ToolLoop) -> str:
         if kind in _RESPONSES_UNSUPPORTED:
             loop.skip(f"Strands cannot run the Responses built-in tool {_RESPONSES_UNSUPPORTED[kind]}")
         if kind == "mcp" and tool.get("require_approval", "never") != "never":
-            loop.skip("Strands' Responses provider does not surface the MCP approval flow")
+            loop.skip(f"Strands' Responses provider does not surface the MCP approval flow ({_DOCSTRING})")
     client = {"base_url": loop.base_url, "api_key": loop.api_key, "max_retries": 0}
     # Built-in tools go in `params`, merged with the function tools (the provider's documented way).
     model = OpenAIResponsesModel(client_args=client, model_id=loop.model)
