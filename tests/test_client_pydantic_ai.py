@@ -106,6 +106,7 @@ def test_gemini_3_takes_code_execution_beside_function_tools(corpus: Corpus) -> 
         ("anthropic-messages/programmatic-tool-calling", "cannot declare allowed_callers on the tool 'query_sales'"),
         ("anthropic-messages/toolset-member-call", "no native tool for Anthropic's browser_toolset_20260801"),
         ("openai-responses/mcp-approval-flow", "require_approval 'never'"),
+        ("openai-responses/tool-search-then-call", "gives gpt-5.1 no native tool search"),
     ],
 )
 def test_what_pydantic_ai_cannot_declare_stays_a_skip(corpus: Corpus, scenario_id: str, reason: str) -> None:

@@ -118,6 +118,15 @@ def _responses_spec(loop: ToolLoop, tool: Mapping[str, Any]) -> NativeSpec | Non
             )
         return "MCPServerTool", {"id": tool["server_label"], "url": tool["server_url"]}
     if kind == "tool_search":
+        from pydantic_ai.native_tools._tool_search import ToolSearchTool
+        from pydantic_ai.profiles.openai import openai_model_profile
+
+        if ToolSearchTool not in openai_model_profile(loop.model).get("supported_native_tools", ()):
+            loop.skip(
+                f"Pydantic AI's OpenAI profile gives {loop.model} no native tool search (openai_model_profile: "
+                "gpt-5.4, 5.5, 5.6 and gpt-6 only), so ToolSearch falls back to a local search_tools function "
+                "tool and never declares the recording's tool_search"
+            )
         return "ToolSearch", {}
     if kind in _RESPONSES_CLIENT_RUN:
         loop.skip(
