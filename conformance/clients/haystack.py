@@ -85,8 +85,10 @@ def _run(loop: ToolLoop, generator: Any) -> str:
     agent.warm_up()
     if loop.interrupted:
         loop.skip(
-            "a Haystack Agent run cut off in a tool raises out of Agent.run, which returns no messages: what a "
-            "later run continues from is the application's own copy of the conversation"
+            "a Haystack Agent run cut off in a tool raises out of Agent.run, which returns no messages, and the "
+            "Agent has no way to end a run before a tool answers (a hook's stop_run is read only before an LLM "
+            "call, Agent._run_step): what a later run continues from is the application's own copy of the "
+            "conversation"
         )
     messages: list[Any] = restored_messages(loop)
     answer = ""
