@@ -193,14 +193,16 @@ def _anthropic(loop: ToolLoop) -> str:
     from strands.models.anthropic import AnthropicModel
 
     client = {"base_url": loop.base_url, "api_key": loop.api_key, "max_retries": 0}
-    model = AnthropicModel(
-        client_args=client, model_id=loop.model, max_tokens=MAX_TOKENS, anthropic_tools=server_tools(loop)
-    )
     servers = loop.settings.body.get("mcp_servers")
-    if servers:
-        # The model's `params` go into the request as they are; the Messages API's MCP servers are not a
-        # keyword of the SDK's messages.stream, so they ride in its documented `extra_body`.
-        model.update_config(params={"extra_body": {"mcp_servers": servers}})
+    # The model's `params` go into the request as they are; the Messages API's MCP servers are not a
+    # keyword of the SDK's messages.stream, so they ride in its documented `extra_body`.
+    model = AnthropicModel(
+        client_args=client,
+        model_id=loop.model,
+        max_tokens=MAX_TOKENS,
+        anthropic_tools=server_tools(loop),
+        params={"extra_body": {"mcp_servers": servers}} if servers else None,
+    )
     return _run(loop, model)
 
 
