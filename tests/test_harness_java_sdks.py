@@ -170,7 +170,6 @@ def test_anthropic_java_passes(anthropic_java: HarnessAdapter, corpus: Corpus, s
     ("scenario_id", "reason"),
     [
         ("anthropic-messages/from-gemini-idless", "no form for a conversation begun on gemini"),
-        ("anthropic-messages/session-repair-interrupted", "BetaToolRunner.kt:944"),
         ("openai-chat/one-call", "anthropic-java speaks the Anthropic Messages API only"),
     ],
 )
@@ -179,3 +178,12 @@ def test_anthropic_java_skips_what_the_sdk_cannot_express(
 ) -> None:
     outcome, summary, _ = verdict(anthropic_java, corpus, scenario_id)
     assert outcome == "skip" and reason in summary, summary
+
+
+def test_anthropic_java_cut_off_run_keeps_the_unanswered_call_in_its_thread(
+    anthropic_java: HarnessAdapter, corpus: Corpus
+) -> None:
+    """The run is left on the reply that calls the cut-off tool, before the runner runs it; the SDK's
+    message thread keeps that reply, and the next run sends its tool_use with no tool_result (AJ1)."""
+    outcome, summary, codes = verdict(anthropic_java, corpus, "anthropic-messages/session-repair-interrupted")
+    assert outcome == "fail" and "pairing/missing-result" in codes, summary

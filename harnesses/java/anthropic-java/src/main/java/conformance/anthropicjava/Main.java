@@ -72,9 +72,10 @@ public final class Main implements Harness {
             throw new Skipped("anthropic-java keeps a conversation as Messages API messages only: it has no form "
                     + "for a conversation begun on " + c.historyApi() + ", and no way to continue one on another provider");
         }
-        if (c.interrupted().size() > 0) {
+        if (c.interrupted().size() > 0 && c.stream()) {
             throw new Skipped("the tool runner answers a tool that throws with an is_error result and goes on "
-                    + "(BetaToolRunner.runTool, com/anthropic/helpers/BetaToolRunner.kt:944): a run cannot be cut off "
+                    + "(BetaToolRunner.runTool, com/anthropic/helpers/BetaToolRunner.kt:944), and its streaming "
+                    + "iterator gives a reply's events, not the reply, to stop on: a streamed run cannot be cut off "
                     + "before its tool answers");
         }
         for (Tool tool : c.tools()) {
@@ -126,23 +127,38 @@ public final class Main implements Harness {
             public void header(String name, String value) { params.putAdditionalHeader(name, value); }
         });
         BetaMessageThread thread = client.beta().messages().thread(params.build());
+        // The tools a run is cut off in (the user cancelled, the process died): the iteration over the
+        // runner is left on the reply that calls one, before the runner runs its tools, as an
+        // application that stops a run does; the reply stays in the thread for the next run.
+        Set<String> cutOff = new HashSet<>();
+        c.interrupted().forEach(call -> cutOff.add(call.path("name").asText()));
         String answer = "";
         for (String prompt : c.runs()) {
             if (prompt != null) {
                 thread.append(BetaMessageParam.ofUser(prompt));
             }
-            answer = drain(thread.toolRunner(runner -> runner.maxIterations(MAX_ITERATIONS)), c.stream());
+            answer = drain(thread.toolRunner(runner -> runner.maxIterations(MAX_ITERATIONS)), c.stream(), cutOff);
         }
         return answer;
     }
 
     /** Runs the runner to its end (streamed when the case streams), returning its last reply's text. */
     private static String drain(BetaToolRunner runner, boolean stream) {
+        return drain(runner, stream, new HashSet<>());
+    }
+
+    /** As above, leaving the iteration on a reply that calls a tool of {@code cutOff} (each once). */
+    private static String drain(BetaToolRunner runner, boolean stream, Set<String> cutOff) {
         StringBuilder text = new StringBuilder();
         if (!stream) {
             for (BetaMessage message : runner) {
                 text.setLength(0);
                 message.content().forEach(block -> block.text().ifPresent(t -> text.append(t.text())));
+                boolean cut = message.content().stream()
+                        .anyMatch(block -> block.toolUse().map(use -> cutOff.remove(use.name())).orElse(false));
+                if (cut) {
+                    break;
+                }
             }
             return text.toString();
         }
