@@ -125,6 +125,18 @@ def test_tools_agno_cannot_declare_are_skips(corpus: Corpus) -> None:
     assert "computer_use_preview" in _run(corpus, "openai-responses/computer-use").summary
     assert _run(corpus, "openai-chat/custom-tool-call").outcome == "skip"
     assert _run(corpus, "gemini/server-tool-beside-call").outcome == "skip"
+    code = _run(corpus, "gemini/code-execution-beside-call")
+    assert code.outcome == "skip" and "Agno's Gemini has no code execution tool" in code.summary
+    callers = _run(corpus, "anthropic-messages/programmatic-tool-calling")
+    assert callers.outcome == "skip" and "format_tools_for_model" in callers.summary
+
+
+@pytest.mark.parametrize("scenario_id", ["anthropic-messages/mcp-tool-listing", "anthropic-messages/mcp-and-advisor"])
+def test_the_recorded_mcp_servers_are_claudes_mcp_servers(corpus: Corpus, scenario_id: str) -> None:
+    """Claude's `mcp_servers` (MCPServerConfiguration) declares the recorded server: served and judged."""
+    frameworks.importorskip("anthropic")
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
 
 
 @pytest.mark.parametrize(

@@ -118,6 +118,13 @@ def test_custom_tools_are_declared_unsupported(corpus: Corpus) -> None:
     assert "custom tool" in result.summary
 
 
+def test_anthropic_server_tools_are_declared_unsupported_naming_the_client(corpus: Corpus) -> None:
+    frameworks.importorskip("autogen_ext.models.anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/web-search-beside-client-call"], corpus)
+    assert result.outcome == "skip"
+    assert "AnthropicChatCompletionClient.create" in result.summary and "web_search_20250305" in result.summary
+
+
 def test_apis_without_a_model_client_are_skipped(corpus: Corpus) -> None:
     result = run_scenario(ADAPTER, corpus.scenarios["gemini/one-call"], corpus)
     assert result.outcome == "skip"

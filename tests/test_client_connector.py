@@ -332,3 +332,29 @@ def vcr_config():
 def test_chat_tool_loop_is_importable_without_running(corpus: Corpus) -> None:
     assert callable(chat_tool_loop)
     assert OPENAI_SDK.identity()["connector"] == "client"
+
+
+def test_a_tool_that_names_its_call_gets_that_call_s_output_in_any_order() -> None:
+    """Genkit Go runs parallel calls concurrently: two identical calls of one tool ask for their outputs in
+    either order. Looked up by name and arguments alone, the first to ask got the first output, and a
+    library that sends each result under its own call's id was told it paired them by position."""
+    from conformance.connectors.client import ToolLoop
+
+    def loop() -> ToolLoop:
+        return ToolLoop(
+            api="kimi-chat",
+            model="m",
+            prompt="p",
+            stream=False,
+            tools=[],
+            base_url="http://127.0.0.1:1",
+            outputs=[("get_weather", {}, "first"), ("get_weather", {}, "second")],
+            output_ids=["functions.get_weather:0", "functions.get_weather:1"],
+        )
+
+    reversed_order = loop()
+    assert reversed_order.call_tool("get_weather", {}, "functions.get_weather:1") == "second"
+    assert reversed_order.call_tool("get_weather", {}, "functions.get_weather:0") == "first"
+    unknown = loop()  # an id the library made up: by name and arguments, in order
+    assert unknown.call_tool("get_weather", {}, "mine-7") == "first"
+    assert unknown.call_tool("get_weather", {}) == "second"

@@ -136,3 +136,19 @@ def test_a_run_left_on_a_tool_interrupt_goes_on_with_the_call_unanswered(corpus:
     assert {(v.code, v.location) for v in result.errors} == {
         ("pairing/missing-result", "request[1].messages[1].content[0].id")
     }
+
+
+def test_anthropic_server_tools_without_function_tools_are_the_configs_own(corpus: Corpus) -> None:
+    """With no Genkit tool, the config's passthrough `tools` reach the request as they are: the web search is
+    declared and the recording served."""
+    frameworks.importorskip("genkit_anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/recorded/mirascope-web-search-tool"], corpus)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
+
+
+def test_anthropic_server_tools_beside_function_tools_are_declared_unsupported(corpus: Corpus) -> None:
+    frameworks.importorskip("genkit_anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios["anthropic-messages/code-execution-tools"], corpus)
+    assert result.outcome == "skip"
+    assert result.summary.startswith("the client declares: genkit-anthropic sets the request's tools")
+    assert "code_execution_20250825" in result.summary

@@ -103,14 +103,39 @@ def test_openai_calls_streamed_at_one_index_are_dropped(corpus: Corpus) -> None:
     assert {v.expected for v in result.errors} == {"call_u4kq7zm2", "call_9xw3ptbd"}
 
 
-def test_anthropic_programmatic_calls_need_allowed_callers_declared(corpus: Corpus) -> None:
-    """Haystack writes a tool as name, description and schema only, so `query_sales` goes out without
-    `allowed_callers`, and a response whose calls a code-execution container made cannot be served to a
-    request that did not allow it: a skip that says so. (Served, the second turn lost its `caller`:
-    finding H4, out of reach while Haystack cannot declare callers.)"""
-    result = _run(corpus, "anthropic-messages/programmatic-tool-calling", ANTHROPIC)
+@pytest.mark.parametrize(
+    ("scenario_id", "reason"),
+    [
+        # Haystack writes a tool as ToolParam(name, description, input_schema) only. (Served, the second turn
+        # lost its `caller`: finding H4, out of reach while Haystack cannot declare callers.)
+        ("anthropic-messages/programmatic-tool-calling", "cannot declare allowed_callers on the tool 'query_sales'"),
+        ("anthropic-messages/mcp-tool-listing", "ALLOWED_PARAMS, which has no mcp_servers"),
+    ],
+)
+def test_what_anthropic_chat_generator_cannot_send_is_declared_unsupported(
+    corpus: Corpus, scenario_id: str, reason: str
+) -> None:
+    result = _run(corpus, scenario_id, ANTHROPIC)
     assert result.outcome == "skip", result.summary
-    assert "declared no allowed_callers 'code_execution_20250825' on its tool query_sales" in result.summary
+    assert result.summary.startswith("the client declares: ")
+    assert reason in result.summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "module"),
+    [
+        ("openai-responses/recorded/mirascope-web-search-tool", "haystack.components.generators.chat"),
+        ("openai-responses/recorded/logfire-openai-agents-file-search", "haystack.components.generators.chat"),
+        ("gemini/recorded/openinference-adk-code-execution", GEMINI),
+    ],
+)
+def test_server_tools_without_function_tools_are_the_generators_own(
+    corpus: Corpus, scenario_id: str, module: str
+) -> None:
+    """With no function tool beside them, the recorded server tools are the generator's `tools` (a list of
+    OpenAI tool definitions) or its generation_kwargs' Gemini `tools`, and the case is judged."""
+    result = _run(corpus, scenario_id, module)
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.errors])
 
 
 def test_ollama_ids_are_not_sent_back(corpus: Corpus) -> None:

@@ -86,11 +86,22 @@ def test_langchain_declares_the_server_tools_it_binds(scenario_id: str, corpus: 
     _passes(corpus, scenario_id, "langchain_anthropic" if scenario_id.startswith("anthropic") else "langchain_openai")
 
 
-def test_langchain_cannot_bind_programmatic_tool_calling(corpus: Corpus) -> None:
-    """langchain-core reads a dict of an unknown `type` as a function schema and rejects it, so the tool is left out."""
-    result = run_scenario(ADAPTER, corpus.scenarios["openai-responses/program-calls-functions"], corpus)
+@pytest.mark.parametrize(
+    ("scenario_id", "kind", "where"),
+    [
+        ("openai-responses/program-calls-functions", "programmatic_tool_calling", "_WellKnownOpenAITools"),
+        ("openai-responses/local-shell-call", "local_shell", "_WellKnownOpenAITools"),
+        ("anthropic-messages/toolset-member-call", "browser_toolset_20260801", "_BUILTIN_TOOL_PREFIXES"),
+    ],
+)
+def test_langchain_cannot_bind_a_provider_tool_of_a_type_it_does_not_know(
+    corpus: Corpus, scenario_id: str, kind: str, where: str
+) -> None:
+    """bind_tools reads a dict of an unknown `type` as a function schema and rejects it: the client says so."""
+    frameworks.importorskip("langchain_anthropic")
+    result = run_scenario(ADAPTER, corpus.scenarios[scenario_id], corpus)
     assert result.outcome == "skip"
-    assert "declared no programmatic_tool_calling tool" in result.summary
+    assert f"LangChain cannot bind the {kind} tool" in result.summary and where in result.summary
 
 
 @pytest.mark.parametrize(

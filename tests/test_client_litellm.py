@@ -125,6 +125,11 @@ def test_litellm_imported_after_the_adapter_fetches_nothing_from_the_network() -
         "anthropic-messages/from-kimi",  # Kimi's ids made Anthropic's (sanitize_anthropic_tool_use_id)
         "anthropic-messages/from-gemini-idless",  # id-less Gemini calls under LiteLLM's call_ ids
         "openai-chat/session-memory-window",  # three runs on one message list
+        # A Gemini history continued on the Responses API through completion's `responses/` bridge
+        "openai-responses/from-gemini-idless",
+        "openai-responses/from-chat-history",
+        # A run cut off in its tool: litellm.modify_params closes out the unanswered call in the Anthropic translation
+        "anthropic-messages/session-repair-interrupted",
     ],
 )
 def test_litellm_continues_conversations(corpus: Corpus, scenario_id: str) -> None:
@@ -136,3 +141,9 @@ def test_claude_ids_reach_mistral_unchanged(corpus: Corpus) -> None:
     """docs/findings.md: MistralConfig._handle_tool_call_message copies each call's id as it is."""
     result = run_scenario(ADAPTER, corpus.scenarios["mistral-chat/from-anthropic"], corpus)
     assert result.outcome == "fail" and {"format/id-length", "format/id-pattern"} <= {v.code for v in result.errors}
+
+
+def test_a_cut_off_run_on_openai_chat_is_the_applications_to_repair(corpus: Corpus) -> None:
+    result = run_scenario(ADAPTER, corpus.scenarios["openai-chat/session-repair-interrupted"], corpus)
+    assert result.outcome == "skip"
+    assert "only in its Anthropic translation" in result.summary

@@ -98,7 +98,6 @@ def test_pydantic_ai_native_tool_classes_by_api() -> None:
         {"type": "code_interpreter", "container": {"type": "auto"}},
         {"type": "image_generation"},
         {"type": "mcp", "server_label": "deepwiki", "server_url": "https://mcp.example", "require_approval": "never"},
-        {"type": "programmatic_tool_calling"},  # no Pydantic AI class
     ]
     assert pydantic_ai.native_tool_specs(_loop("openai-responses", responses)) == [
         ("WebSearchTool", {"search_context_size": "medium"}),
@@ -113,6 +112,13 @@ def test_pydantic_ai_native_tool_classes_by_api() -> None:
         ("WebFetchTool", {}),
         ("CodeExecutionTool", {}),
     ]
+
+
+def test_pydantic_ai_names_the_responses_built_in_it_has_no_class_for() -> None:
+    with pytest.raises(
+        ScenarioUnsupported, match="no native tool for the Responses built-in programmatic_tool_calling"
+    ):
+        pydantic_ai.native_tool_specs(_loop("openai-responses", [{"type": "programmatic_tool_calling"}]))
 
 
 def test_pydantic_ai_declares_no_mcp_server_that_asks_for_approval() -> None:

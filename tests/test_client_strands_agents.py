@@ -95,6 +95,19 @@ def test_anthropic_server_tool_blocks_are_dropped_from_the_history(corpus: Corpu
     assert {v.code for v in result.errors} == {"roundtrip/call-lost"}
 
 
+def test_the_recorded_mcp_servers_are_declared_and_their_blocks_dropped(corpus: Corpus) -> None:
+    """The recorded `mcp_servers` reach the request through the model's `params` (the SDK's `extra_body`), so the
+    MCP recording is served; its `mcp_tool_use` is in `_SERVER_TOOL_BLOCK_TYPES` and its `mcp_tool_listing` opens an
+    empty block (`format_chunk`'s `content_block_start`, `strands/models/anthropic.py:815`): neither goes back."""
+    frameworks.importorskip("strands.models.anthropic")
+    result = _run(corpus, "anthropic-messages/mcp-tool-listing")
+    assert result.outcome == "fail", result.summary
+    assert {(v.code, v.expected) for v in result.errors} == {
+        ("roundtrip/call-lost", "mcp_tool_listing"),
+        ("roundtrip/call-lost", "mcptoolu_01KcT8wQe3Lr5Zn2Xv7YbH4m"),
+    }
+
+
 def test_gemini_server_tool_parts_are_dropped_from_the_history(corpus: Corpus) -> None:
     """The Gemini provider keeps function calls, text and thought signatures (`strands/models/gemini.py:
     660-700`); the server-side `toolCall`/`toolResponse` parts are not kept, so they are not sent back."""

@@ -297,8 +297,8 @@ def test_a_client_in_any_language_gets_the_closing_answer_over_http(corpus: Corp
                 kind = response.headers["content-type"]
         assert kind.startswith("text/event-stream") and text.rstrip().endswith("data: [DONE]")
         chunks = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
-        assert "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks) == closing.TEXT
-        assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+        assert "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"]) == closing.TEXT
+        assert [c for c in chunks if c["choices"]][-1]["choices"][0]["finish_reason"] == "stop"
         assert {c["model"] for c in chunks} == {json.loads(whole.interactions[0].response.body)["model"]}
         run = session.finish()
     result = client_verdict(cut.scenario, run, ctx, dialect_for("openai-chat"))
@@ -350,3 +350,23 @@ def test_a_client_that_forces_a_call_is_not_answered_with_the_closing_text(
         assert 'forces a tool call (tool_choice "required")' in result.summary
     else:  # a client that raises on a text answer it allowed is an error, as ever
         assert result.outcome == "error" and "the answer holds no tool call" in result.summary
+
+
+def test_an_openai_stream_carries_its_usage_in_a_chunk_of_its_own(corpus: Corpus) -> None:
+    """OpenAI streams usage after the finish, in a chunk whose `choices` is empty (stream_options.include_usage),
+    as the recordings show; openai-java's accumulator takes any chunk with usage for that one, so usage on the
+    finish chunk (the suite's earlier closing stream) lost the finish and the text with it."""
+    scenario = corpus.scenarios["openai-chat/recorded/crewai-azure-streaming-tool-call-events"]
+    recorded = load_cassette(corpus.cassette_path(scenario))
+    answer = closing.closing_interaction(
+        scenario.id, recorded, dialect_for("openai-chat"), transport_for("openai-chat")
+    )
+    assert answer is not None
+    chunks = [
+        json.loads(line[5:])
+        for line in answer.response.body.decode().splitlines()
+        if line.startswith("data:") and line[5:].strip() != "[DONE]"
+    ]
+    with_usage = [c for c in chunks if c.get("usage")]
+    assert len(with_usage) == 1 and with_usage[0]["choices"] == [] and with_usage[0] is chunks[-1]
+    assert chunks[-2]["choices"][0]["finish_reason"] == "stop"

@@ -52,7 +52,7 @@ def test_every_registered_option_is_in_the_options_table() -> None:
     from conformance import plugin
 
     text = (ROOT / "docs" / "plugin.md").read_text(encoding="utf-8")
-    for name in plugin._SETTINGS:
+    for name in plugin.SETTINGS:
         assert f"`--conformance-{name}" in text, name
     for flag in ("--conformance-replay", "--conformance-harness", "--conformance-isolate", "--show-requests"):
         assert f"`{flag}" in text

@@ -237,3 +237,48 @@ def test_the_plugin_finds_the_planted_bug_in_the_isolated_worker(pytester: pytes
             "*ran: isolated, in a worker process*",
         ]
     )
+
+
+def test_a_harness_is_searched_too_and_its_rerun_names_the_harness(
+    pytester: pytest.Pytester, corpus: Corpus, tmp_path: Path
+) -> None:
+    """A client in another language meets the same generated scenarios as one in Python: the minimal
+    JavaScript harness (a plain Chat Completions loop) passes them; a failure's rerun names the harness."""
+    harness = f"node {Path(__file__).resolve().parents[1] / 'harnesses/minimal-js/harness.mjs'}"
+    ran = pytester.runpytest_subprocess(
+        f"--conformance-harness={harness}",
+        "--conformance-api=openai-chat",
+        "--conformance-generated=5",
+        "-k",
+        "conformance-generated",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+    )
+    ran.stdout.fnmatch_lines(["*conformance-generated::openai-chat PASSED*"])
+    found = search(PLANTED, corpus, "mistral-chat", 200, out=tmp_path / "out")
+    text = failure_text(found, "", 0, base=tmp_path, harness="node my-harness.mjs")
+    assert "pytest '--conformance-harness=node my-harness.mjs' --conformance-cases=" in text
+
+
+def test_a_drawn_signature_is_canonical_base64_as_gemini_sends_it(corpus: Corpus) -> None:
+    """rig drops a thoughtSignature that is not base64 (Gemini refuses it: "Base64 decoding failed"), which is
+    right: a malformed signature drawn by the suite would fail a correct client."""
+    import base64
+
+    grammar = GRAMMARS["gemini"]
+    signatures: set[str] = set()
+
+    @given(scenario_docs(grammar, corpus.scenarios[grammar.template].data))
+    @settings(max_examples=60, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    def draw(document: dict[str, Any]) -> None:
+        for turn in document["turns"]:
+            for call in turn.get("calls", ()):
+                signature = call.get("extra", {}).get("thoughtSignature")
+                if signature is not None:
+                    signatures.add(signature)
+
+    draw()
+    assert signatures, "no drawn Gemini scenario carried a signature"
+    for signature in signatures:
+        assert base64.b64encode(base64.b64decode(signature)).decode() == signature, signature

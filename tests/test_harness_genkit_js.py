@@ -75,9 +75,21 @@ def test_a_gemini_call_without_an_id_cannot_go_on_to_anthropic(harness: HarnessA
     assert "Tool request ref is required" in result.summary
 
 
-def test_a_run_cut_off_in_a_tool_is_skipped_with_what_genkit_lacks(harness: HarnessAdapter, corpus: Corpus) -> None:
-    result = run(harness, corpus, "anthropic-messages/session-repair-interrupted")
-    assert result.outcome == "skip" and "only when the loop ends" in result.summary
+def test_a_run_its_tool_interrupted_is_continued_and_judged(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """The cut-off tool calls its `interrupt()` (genkit/beta); the run returns the model's request
+    unanswered, and the next run sends it as it is: Genkit answers an interrupted request only through
+    `resume` (docs/findings.md, Genkit (JavaScript), the run its tool interrupted)."""
+    for scenario_id in ("anthropic-messages/session-repair-interrupted", "openai-chat/session-repair-interrupted"):
+        result = run(harness, corpus, scenario_id)
+        assert result.outcome == "fail", result.summary
+        assert {v.code for v in result.errors} == {"pairing/missing-result"}
+
+
+def test_anthropic_server_tools_are_declared_through_the_config(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """The Anthropic plugin has no option for server tools; its config's `tools` is sent in their place,
+    so the recorded web search is declared and the run goes on."""
+    result = run(harness, corpus, "anthropic-messages/recorded/mirascope-web-search-tool")
+    assert result.outcome == "pass", (result.summary, [v.code for v in result.violations])
 
 
 def test_calls_streamed_at_one_index_break_the_openai_stream_helper(harness: HarnessAdapter, corpus: Corpus) -> None:

@@ -304,20 +304,31 @@ def test_spring_ai_throws(spring_ai: HarnessAdapter, corpus: Corpus, scenario_id
 
 
 @pytest.mark.parametrize(
-    ("scenario_id", "tool"),
+    ("scenario_id", "what"),
     [
-        ("anthropic-messages/web-search-beside-client-call", "web_search"),
-        ("gemini/code-execution-beside-call", "code_execution"),
+        ("anthropic-messages/web-search-beside-client-call", "AnthropicChatModel declares function tools only"),
+        ("anthropic-messages/mcp-tool-listing", "it cannot declare mcp_toolset"),
+        ("gemini/code-execution-beside-call", "cannot declare the Gemini built-in code_execution"),
     ],
 )
-def test_spring_ai_cannot_declare_the_server_tools(
-    spring_ai: HarnessAdapter, corpus: Corpus, scenario_id: str, tool: str
+def test_spring_ai_names_the_server_tools_it_cannot_declare(
+    spring_ai: HarnessAdapter, corpus: Corpus, scenario_id: str, what: str
 ) -> None:
-    """S6: ChatClient declares function tools only, so its request could not have been served the
-    recorded server-tool turn: a skip naming the tool, not the error or the stop it would meet."""
+    """S6: AnthropicChatModel's request tools are its ToolDefinitions' (getFunctionTools), and the Gemini
+    model adds Google Search only: the harness skips naming what Spring AI lacks."""
     outcome, summary, _ = verdict(spring_ai, corpus, scenario_id)
     assert outcome == "skip", summary
-    assert f"the client's request declared no {tool} tool" in summary
+    assert summary.startswith("the harness declares: Spring AI") and what in summary, summary
+
+
+def test_spring_ai_declares_google_search_and_drops_the_call_beside_it(
+    spring_ai: HarnessAdapter, corpus: Corpus
+) -> None:
+    """S6: googleSearchRetrieval declares the tool; a candidate is a function call only when every part is
+    one (GoogleGenAiChatModel.java:652-653), so the call beside Gemini's toolCall part is never run."""
+    outcome, summary, found = verdict(spring_ai, corpus, "gemini/server-tool-beside-call")
+    assert outcome == "fail", summary
+    assert found == {"pairing/calls-unanswered"}
 
 
 def test_spring_ai_serves_no_responses_api(spring_ai: HarnessAdapter, corpus: Corpus) -> None:
@@ -342,6 +353,32 @@ def test_langchain4j_does_not_declare_tools_whose_items_it_cannot_run(
     outcome, summary, _ = verdict(langchain4j, corpus, scenario_id)
     assert outcome == "skip", summary
     assert tool in summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "codes"),
+    [
+        # allowCodeExecution / allowGoogleSearch declare Gemini's built-ins; LJ10 (server-side parts not
+        # sent back) and LJ4 (thought signatures dropped) then show
+        ("gemini/code-execution-beside-call", {"roundtrip/call-lost", "roundtrip/opaque-dropped"}),
+        ("gemini/server-tool-beside-call", {"roundtrip/call-lost", "roundtrip/opaque-dropped"}),
+        # an MCP toolset as a server tool, its mcp_servers as customParameters; LJ6: mcp_tool_use is dropped
+        ("anthropic-messages/mcp-tool-listing", {"roundtrip/call-lost"}),
+        # allowed_callers as tool metadata (toolMetadataKeysToSend); LJ6: `caller` is dropped
+        ("anthropic-messages/programmatic-tool-calling", {"roundtrip/call-lost", "roundtrip/opaque-dropped"}),
+    ],
+)
+def test_langchain4j_declares_the_server_tools_of_the_case(
+    langchain4j: HarnessAdapter, corpus: Corpus, scenario_id: str, codes: set[str]
+) -> None:
+    outcome, summary, found = verdict(langchain4j, corpus, scenario_id)
+    assert outcome == "fail", summary
+    assert found == codes
+
+
+def test_langchain4j_passes_gemini_code_execution(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    outcome, summary, _ = verdict(langchain4j, corpus, "gemini/recorded/openinference-adk-code-execution")
+    assert outcome == "pass", summary
 
 
 def test_langchain4j_still_declares_the_tools_the_provider_runs(langchain4j: HarnessAdapter, corpus: Corpus) -> None:

@@ -158,3 +158,11 @@ def test_an_anthropic_turn_goes_to_gemini_with_its_calls_twice(harness: HarnessA
     into functionCall parts both."""
     outcome, summary, codes = verdict(harness, corpus, "gemini/from-anthropic")
     assert outcome == "fail" and "pairing/count-mismatch" in codes, summary
+
+
+def test_a_run_its_tool_interrupted_goes_on_with_the_call_unanswered(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, J12: the cut-off tool's `interrupt()` pauses the run in the checkpointer's thread;
+    a new message on that thread sends the paused call without a result."""
+    for scenario_id in ("anthropic-messages/session-repair-interrupted", "openai-chat/session-repair-interrupted"):
+        outcome, summary, codes = verdict(harness, corpus, scenario_id)
+        assert outcome == "fail" and codes == {"pairing/missing-result"}, summary

@@ -1,9 +1,9 @@
 """The Rust harness kit (harnesses/rust/kit): the protocol every Rust harness speaks, driven through
 kit-probe, a harness that uses nothing else.
 
-kit-probe is built by `harnesses/rust/build -p kit` into a target directory outside the repository (a
-small build: the kit alone, without the libraries); the module is skipped, with that command as the
-reason, where cargo or the build is missing (and fails there when CI requires the unit:
+kit-probe is built by `harnesses/rust/build -p toolcall-conformance-kit` into a target directory
+outside the repository (a small build: the kit alone, without the libraries); the module is skipped,
+with that command as the reason, where cargo or the build is missing (and fails there when CI requires the unit:
 tests/toolchains.py).
 """
 
@@ -29,7 +29,7 @@ RELEASE = (
 )
 PROBE = RELEASE / "kit-probe"
 
-require("cargo", built=PROBE, install="harnesses/rust/build -p kit", unit="rust-kit")
+require("cargo", built=PROBE, install="harnesses/rust/build -p toolcall-conformance-kit", unit="rust-kit")
 
 
 # --- the kit: the protocol every Rust harness speaks ------------------------------------------------

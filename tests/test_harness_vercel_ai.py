@@ -83,6 +83,16 @@ def test_a_case_the_sdk_cannot_express_is_skipped_with_the_reason(harness: Harne
     outcome, summary, _ = verdict(harness, corpus, "openai-chat/custom-tool-call")
     assert outcome == "skip"
     assert "custom (free-form) tools for the OpenAI Responses API only" in summary
+    outcome, summary, _ = verdict(harness, corpus, "anthropic-messages/toolset-member-call")
+    assert outcome == "skip" and "(AI SDK 7) has no provider tool for browser_toolset_20260801" in summary
+
+
+def test_a_chat_stopped_in_its_tool_cannot_go_on(harness: HarnessAdapter, corpus: Corpus) -> None:
+    """docs/findings.md, V7: the stopped run's UIMessages keep the call without its output, and the next
+    run's prompt conversion refuses them (MissingToolResultsError) before anything is sent."""
+    for scenario_id in ("anthropic-messages/session-repair-interrupted", "openai-chat/session-repair-interrupted"):
+        outcome, summary, _ = verdict(harness, corpus, scenario_id)
+        assert outcome == "error" and "Tool result is missing for tool call" in summary, summary
 
 
 @pytest.mark.parametrize(

@@ -95,6 +95,23 @@ def test_v5_skips_what_its_packages_lack(v5: HarnessAdapter, corpus: Corpus) -> 
     assert outcome == "skip" and "@ai-sdk/moonshotai has no release for AI SDK 5" in summary
     outcome, summary, _ = verdict(v5, corpus, "openai-responses/streamed-function-and-custom")
     assert outcome == "skip" and "no custom (free-form) tools" in summary
+    outcome, summary, _ = verdict(v5, corpus, "anthropic-messages/mcp-tool-listing")
+    assert outcome == "skip" and "(AI SDK 5) has no mcpServers provider option" in summary
+    outcome, summary, _ = verdict(v5, corpus, "anthropic-messages/programmatic-tool-calling")
+    assert outcome == "skip" and "(AI SDK 5) has no allowedCallers tool option" in summary
+    outcome, summary, _ = verdict(v5, corpus, "openai-responses/mcp-approval-flow")
+    assert outcome == "skip" and "its `tools` make no openai.mcp" in summary
+
+
+def test_a_chat_stopped_in_its_tool_goes_on_without_its_result_on_v5_and_is_refused_on_v6(
+    v5: HarnessAdapter, v6: HarnessAdapter, corpus: Corpus
+) -> None:
+    """docs/findings.md, S7: AI SDK 5 sends the stopped run's call without a result; AI SDK 6 refuses the
+    chat's messages before sending (MissingToolResultsError), as 7 does."""
+    outcome, summary, codes = verdict(v5, corpus, "anthropic-messages/session-repair-interrupted")
+    assert outcome == "fail" and codes == {"pairing/missing-result"}, summary
+    outcome, summary, _ = verdict(v6, corpus, "anthropic-messages/session-repair-interrupted")
+    assert outcome == "error" and "Tool result is missing for tool call" in summary, summary
 
 
 def test_v5_sends_stored_calls_back_by_reference_and_passes(v5: HarnessAdapter, corpus: Corpus) -> None:

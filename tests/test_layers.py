@@ -33,7 +33,7 @@ RANK = {
     "generated": 11,
     "proxy": 12,
     "node_ids": 11,
-    "plugin": 12,
+    "plugin": 12,  # a package: options, items, state, session
     "docgen": 13,
     "commands": 14,
     "cli": 15,

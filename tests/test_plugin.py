@@ -125,7 +125,7 @@ def test_plugin_without_adapter_adds_nothing_and_loads_no_library(tmp_path) -> N
 
 
 def test_marker_apis_match_the_schema_vocabulary() -> None:
-    assert set(plugin._APIS) == set(vocabulary("api"))
+    assert set(plugin.APIS) == set(vocabulary("api"))
 
 
 def document_complete(pytester: pytest.Pytester) -> bool:

@@ -3,6 +3,7 @@ there, as the case says, with every request judged."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.error
 import urllib.request
@@ -90,3 +91,37 @@ def test_a_recording_made_under_the_same_setting_is_served_as_it_is() -> None:
     assert forced_past("openai-chat", text, forced, {"tool_choice": "auto"}, "response[1]") is not None
     assert forced_past("openai-chat", text, forced, forced, "response[1]") is None
     assert forced_past("openai-chat", text, {}, {}, "response[1]") is None
+
+
+def submitting_loop(*, forced: bool) -> Callable[[ToolLoop], None]:
+    """A loop that, after the model's final answer, asks once more forcing a tool of its own that ends
+    the loop, as dspy's ReAct forces `submit`; or, not forced, simply asks again."""
+
+    def run(loop: ToolLoop) -> None:
+        messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+        tools = [chat_tool(t) for t in loop.tools]
+        while True:
+            body = {"model": loop.model, "messages": messages, "tools": tools}
+            message = _post(f"{loop.base_url}/chat/completions", body)["choices"][0]["message"]
+            messages.append(message)
+            if not message.get("tool_calls"):
+                break
+            for call in message["tool_calls"]:
+                output = loop.call_tool(call["function"]["name"], json.loads(call["function"]["arguments"]))
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+        again: dict[str, Any] = {"model": loop.model, "messages": messages, "tools": tools}
+        if forced:
+            again["tool_choice"] = {"type": "function", "function": {"name": loop.tools[0]["name"]}}
+        with contextlib.suppress(urllib.error.HTTPError):  # the replay has no answer to give; the loop ends
+            _post(f"{loop.base_url}/chat/completions", again)
+
+    return run
+
+
+@pytest.mark.parametrize("replay", ["in-process", "server"])
+def test_a_forced_request_after_the_final_answer_ends_the_conversation_judged(corpus: Corpus, replay: str) -> None:
+    forced = _run(corpus, submitting_loop(forced=True), replay)
+    assert forced.outcome == "pass", forced.summary
+    assert "after the final answer (response[1]) the client asked again, forcing a tool call" in forced.summary
+    asked = _run(corpus, submitting_loop(forced=False), replay)
+    assert asked.outcome == "fail" and "asked again after the final answer" in asked.summary, asked.summary

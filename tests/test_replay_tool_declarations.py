@@ -3,7 +3,8 @@
 The provider calls only the tools a request declares (a function or custom tool by name, a client
 built-in by its tool type). A client that leaves one out is not served the recorded call; a client
 that was handed the tool and left it out is a finding (`format/tools-dropped`); a tool declared under
-another name, or a built-in the client does not offer, makes the case a `skip` that says why.
+a prefix of the client's own (`tools-get_weather`) is served under that name, as the provider would
+answer that request; a built-in the client does not offer makes the case a `skip` that says why.
 """
 
 from __future__ import annotations
@@ -91,14 +92,58 @@ def test_a_loop_that_declares_its_tools_still_passes(corpus: Corpus) -> None:
     assert result.outcome == "pass", result.summary
 
 
-def test_a_tool_declared_under_another_name_is_a_skip_that_says_so(corpus: Corpus) -> None:
-    def prefixed(loop: ToolLoop) -> list[dict[str, Any]]:
-        return [chat_tool({**t, "name": f"tools-{t['name']}"}) for t in loop.tools]
+def prefixed_loop(*, keep_name: bool = True) -> Callable[[ToolLoop], None]:
+    """Semantic Kernel's way: every tool declared as `tools-<name>`; the calls sent back as served, or,
+    broken, under the recorded name the client was never served."""
 
-    result = _run(corpus, chat_loop(prefixed), "openai-chat/one-call")
-    assert result.outcome == "skip", result.summary
-    assert "get_weather only as tools-get_weather" in result.summary
-    assert not result.violations
+    def run(loop: ToolLoop) -> None:
+        tools = [chat_tool({**t, "name": f"tools-{t['name']}"}) for t in loop.tools]
+        messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+        for _ in range(4):
+            body = {"model": loop.model, "messages": messages, "tools": tools}
+            message = _post(f"{loop.base_url}/chat/completions", body)["choices"][0]["message"]
+            calls = message.get("tool_calls") or []
+            if not keep_name:
+                for call in calls:
+                    call["function"]["name"] = call["function"]["name"].removeprefix("tools-")
+            messages.append(message)
+            if not calls:
+                return
+            for call in calls:
+                output = loop.call_tool(call["function"]["name"], json.loads(call["function"]["arguments"]))
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+
+    return run
+
+
+@pytest.mark.parametrize("scenario_id", ["openai-chat/one-call", "openai-chat/streamed-parallel-calls"])
+def test_a_tool_declared_under_a_prefix_is_served_under_it_and_judged(corpus: Corpus, scenario_id: str) -> None:
+    result = _run(corpus, prefixed_loop(), scenario_id)
+    assert result.outcome == "pass", result.summary
+    assert "served calls under the names the client declared: response[0]: get_weather as tools-get_weather" in (
+        result.summary
+    )
+    broken = _run(corpus, prefixed_loop(keep_name=False), scenario_id)
+    assert broken.outcome == "fail" and "roundtrip/name-altered" in {v.code for v in broken.errors}, broken.summary
+
+
+def test_renamed_turns_keep_the_recorded_framing(corpus: Corpus) -> None:
+    """A streamed turn is served as a stream again, its calls under the declared names."""
+    from conformance.engine.dialects import dialect_for
+    from conformance.recordings.cassette import load_cassette
+    from conformance.replay.renaming import renamed_interaction
+    from conformance.replay.transports import transport_for
+
+    scenario = corpus.scenarios["openai-chat/streamed-parallel-calls"]
+    interaction = load_cassette(corpus.cassette_path(scenario)).interactions[0]
+    dialect = dialect_for("openai-chat")
+    renamed = renamed_interaction(
+        interaction, {"get_weather": "tools-get_weather"}, dialect, transport_for("openai-chat"), "response[0]"
+    )
+    assert renamed is not None
+    served, before = dialect.served(renamed.response, "response[0]"), dialect.served(interaction.response, "r")
+    assert served.stream and [c.call_id for c in served.calls] == [c.call_id for c in before.calls]
+    assert {c.name for c in served.calls} == {"tools-get_weather", "get_time"} != {c.name for c in before.calls}
 
 
 def test_a_built_in_the_request_leaves_out_is_not_served(corpus: Corpus) -> None:

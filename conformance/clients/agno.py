@@ -9,8 +9,9 @@ given), and return the scenario's canned output. `agent.run(prompt, stream=loop.
 loop; a streamed run is read to its end. Retries are off (the SDKs' `max_retries=0`, Agno's own
 `retries=0`, a single-attempt boto3 client), telemetry is off, and nothing is stored between cases.
 The provider tools the recording declared (web search, code execution, ...) are given to the Agent
-as dicts, which Agno passes on as built-in tools; a scenario that needs a tool Agno cannot declare
-or run is declared unsupported (`loop.skip`).
+as dicts, which Agno passes on as built-in tools, and the recorded Anthropic MCP servers are Claude's
+`mcp_servers`; a scenario that needs a tool Agno cannot declare or run is declared unsupported
+(`loop.skip`), naming the Agno class or function that lacks it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,11 @@ def _tools(loop: ToolLoop) -> list[Any]:
         extras = recorded_extras(loop, t["name"], drop=frozenset({"strict", "cache_control"}))
         if extras:
             # A Function is a name, a description and a schema: no per-tool provider options.
-            loop.skip(f"Agno cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}")
+            loop.skip(
+                f"Agno cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}: a Function has no such "
+                "option, and the Claude model writes a function tool as name, description, input_schema and strict "
+                "only (agno.utils.models.claude.format_tools_for_model)"
+            )
 
     def implementation(name: str) -> Callable[..., str]:
         def run(**arguments: Any) -> str:
@@ -166,9 +171,17 @@ def _responses_builtin(loop: ToolLoop) -> list[Any]:
     for tool in builtin:
         kind = str(tool.get("type"))
         if kind in _RESPONSES_CLIENT_RUN:
-            loop.skip(f"Agno cannot run the client-side items of the Responses built-in tool {kind}")
+            loop.skip(
+                f"Agno cannot run the client-side items of the Responses built-in tool {kind}: OpenAIResponses reads "
+                "message, function_call and reasoning output items only "
+                "(agno.models.openai.responses.OpenAIResponses._parse_provider_response)"
+            )
         if kind == "mcp" and tool.get("require_approval", "never") != "never":
-            loop.skip("Agno has no handler for Responses MCP approval requests")
+            loop.skip(
+                "Agno has no handler for Responses MCP approval requests: OpenAIResponses reads message, "
+                "function_call and reasoning output items only, so an mcp_approval_request is never answered "
+                "(agno.models.openai.responses.OpenAIResponses._parse_provider_response)"
+            )
     return builtin
 
 
@@ -205,9 +218,21 @@ def kimi_chat(loop: ToolLoop) -> str:
 
 def anthropic_messages(loop: ToolLoop) -> str:
     from agno.models.anthropic import Claude
+    from agno.utils.models.claude import MCPServerConfiguration
 
     params = {"base_url": loop.base_url, "max_retries": 0}
-    model = Claude(id=loop.model, api_key=loop.api_key, max_tokens=MAX_TOKENS, client_params=params)
+    # The recorded MCP servers are Claude's `mcp_servers`, which it sends beside the tools.
+    recorded = loop.settings.body.get("mcp_servers")
+    servers = (
+        [MCPServerConfiguration(**s) for s in recorded if isinstance(s, dict)] if isinstance(recorded, list) else []
+    )
+    model = Claude(
+        id=loop.model,
+        api_key=loop.api_key,
+        max_tokens=MAX_TOKENS,
+        client_params=params,
+        mcp_servers=servers or None,
+    )
     return _run(loop, model, server_tools(loop))
 
 
@@ -215,10 +240,19 @@ def gemini(loop: ToolLoop) -> str:
     from agno.models.google import Gemini
     from google.genai import types
 
-    if server_tools(loop):
-        # Agno's Gemini declares built-in tools through its flags (search, url_context, ...), and with any
-        # of them on it leaves the function tools out (agno/models/google/gemini.py:408-411).
-        loop.skip("Agno's Gemini cannot declare a Gemini built-in tool beside function tools")
+    builtin = server_tools(loop)
+    if any("codeExecution" in t or "code_execution" in t for t in builtin):
+        loop.skip(
+            "Agno's Gemini has no code execution tool: its built-in tools are the flags search, grounding, "
+            "url_context, vertexai_search, file search and parallel_search "
+            "(agno.models.google.Gemini.get_request_params)"
+        )
+    if builtin:
+        loop.skip(
+            "Agno's Gemini cannot declare a Gemini built-in tool beside function tools: with any built-in flag on it "
+            "sends the built-in tools alone and leaves the function tools out (agno.models.google.Gemini."
+            "get_request_params, 'Built-in tools enabled. External tools will be disabled.')"
+        )
     http = types.HttpOptions(base_url=loop.base_url, retry_options=types.HttpRetryOptions(attempts=1))
     return _run(loop, Gemini(id=loop.model, api_key=loop.api_key, client_params={"http_options": http}))
 

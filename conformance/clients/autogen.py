@@ -44,12 +44,18 @@ def _tools(loop: ToolLoop) -> list[Any]:
     from autogen_core.tools import BaseTool, ToolSchema
     from pydantic import BaseModel, ConfigDict
 
-    if server_tools(loop):
+    builtin = server_tools(loop)
+    if builtin:
         # The model clients convert autogen Tools only; a provider's own tools have no place in the request.
-        loop.skip(
-            "AutoGen's model clients declare function tools only: the recording's server tools (web search, "
-            "code execution, MCP, ...) cannot be declared"
-        )
+        kinds = ", ".join(str(t.get("type")) for t in builtin)
+        if loop.api == "anthropic-messages":
+            loop.skip(
+                "AutoGen's AnthropicChatCompletionClient.create builds the request from its own fields: tools only "
+                "as convert_tools writes autogen Tools (name, description, input_schema), and of its create args "
+                "only max_tokens, temperature, top_p, top_k, stop_sequences, metadata and thinking: the recording's "
+                f"{kinds} cannot be declared"
+            )
+        loop.skip(f"AutoGen's model clients declare function tools only: the recording's {kinds} cannot be declared")
     for t in loop.tools:
         if t.get("type", "function") != "function":
             loop.skip(

@@ -14,8 +14,9 @@ off where the plugin passes client options through (`max_retries=0`).
 Provider tools: Gemini's are genkit-google-genai's config flags (`code_execution`,
 `google_search_retrieval`, `url_context`), and an Anthropic MCP server is the recorded `mcp_servers`,
 which genkit-anthropic's config passes through. Anthropic's server tools (web search, web fetch, code
-execution, tool search, advisor) are not declared: genkit-anthropic replaces any configured `tools`
-with the Genkit tools, so the replay skips the scenarios that use them, naming the tool.
+execution, tool search, advisor) are the config's passthrough `tools` where the scenario has no
+function tool; beside function tools they cannot be declared (genkit-anthropic replaces any configured
+`tools` with the Genkit tools), and the scenario is declared unsupported, naming that.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_region, installed_version
+from conformance.clients.official_sdks.common import bedrock_region, installed_version, server_tools
 from conformance.connectors.client import ClientAdapter, ToolLoop
 from conformance.engine.neutral import text_of
 
@@ -275,6 +276,16 @@ def anthropic_messages(loop: ToolLoop) -> str:
         config["api_version"] = "beta"
         config["betas"] = [b.strip() for b in betas.split(",") if b.strip()]
     config.update({k: v for k, v in body.items() if k not in ("system", "tool_choice")})
+    builtin = server_tools(loop)
+    if builtin and loop.tools:
+        loop.skip(
+            "genkit-anthropic sets the request's tools to the Genkit tools alone (name, description, input_schema), "
+            "replacing any tools in the config (genkit_anthropic.models.AnthropicModel._build_params): the "
+            f"recording's {', '.join(str(t.get('type')) for t in builtin)} cannot be declared beside function tools"
+        )
+    if builtin:
+        # No Genkit tool: the config's passthrough `tools` reach the request as they are.
+        config["tools"] = builtin
     plugin = _plugin(
         ("anthropic", loop.api_key, loop.base_url),
         lambda: Anthropic(api_key=loop.api_key, base_url=loop.base_url, max_retries=0),

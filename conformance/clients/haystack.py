@@ -14,6 +14,12 @@ scenario is declared unsupported. Retries are off (`max_retries=0`; for Bedrock 
 boto3 config). The generators that take no base URL are pointed at the replay the way their SDKs
 document: `ANTHROPIC_BASE_URL` (anthropic), `GOOGLE_GEMINI_BASE_URL` (google-genai) and
 `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` (boto3), set for the run only.
+
+Server tools: Anthropic's are the generator's `anthropic_server_tools`. OpenAI Responses and Gemini
+take the provider's tool definitions only where no Haystack tool is given (the Responses generator's
+`tools` as a list of OpenAI tool dicts, the Gemini generator's `generation_kwargs["tools"]`); beside
+function tools they cannot be declared, and such a scenario is declared unsupported, naming the
+generator's limit, as are an Anthropic MCP server and a tool's `allowed_callers`.
 """
 
 from __future__ import annotations
@@ -23,7 +29,13 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from conformance.clients.official_sdks.common import bedrock_region, installed_version, one_attempt, server_tools
+from conformance.clients.official_sdks.common import (
+    bedrock_region,
+    installed_version,
+    named_mcp_servers,
+    one_attempt,
+    server_tools,
+)
 from conformance.connectors.client import ClientAdapter, ToolLoop
 from conformance.engine.neutral import text_of
 
@@ -73,8 +85,10 @@ def _run(loop: ToolLoop, generator: Any) -> str:
     agent.warm_up()
     if loop.interrupted:
         loop.skip(
-            "a Haystack Agent run cut off in a tool raises out of Agent.run, which returns no messages: what a "
-            "later run continues from is the application's own copy of the conversation"
+            "a Haystack Agent run cut off in a tool raises out of Agent.run, which returns no messages, and the "
+            "Agent has no way to end a run before a tool answers (a hook's stop_run is read only before an LLM "
+            "call, Agent._run_step): what a later run continues from is the application's own copy of the "
+            "conversation"
         )
     messages: list[Any] = restored_messages(loop)
     answer = ""
@@ -153,13 +167,22 @@ def openai_responses(loop: ToolLoop) -> str:
     from haystack.components.generators.chat import OpenAIResponsesChatGenerator
     from haystack.utils import Secret
 
-    if server_tools(loop):
+    builtin = server_tools(loop)
+    if builtin and loop.tools:
         loop.skip(
             "Haystack's OpenAIResponsesChatGenerator takes either Haystack tools or a list of OpenAI tool "
-            "definitions, not both: the recording's server tools cannot be declared beside function tools"
+            "definitions, not both (its `tools` docstring: 'You cannot pass OpenAI/MCP tools and Haystack tools "
+            "together'; _prepare_api_call sends the dicts only when the first tool is one): the recording's "
+            f"{', '.join(sorted({str(t.get('type')) for t in builtin}))} cannot be declared beside function tools"
         )
+    # With no function tool, the recorded server tools are the generator's own `tools`, a list of OpenAI tool
+    # definitions; the Agent then passes it none, and the generator sends them.
     generator = OpenAIResponsesChatGenerator(
-        api_key=Secret.from_token(loop.api_key), model=loop.model, api_base_url=loop.base_url, max_retries=0
+        api_key=Secret.from_token(loop.api_key),
+        model=loop.model,
+        api_base_url=loop.base_url,
+        max_retries=0,
+        tools=builtin or None,
     )
     return _run(loop, generator)
 
@@ -178,6 +201,19 @@ def anthropic_messages(loop: ToolLoop) -> str:
     from haystack.utils import Secret
     from haystack_integrations.components.generators.anthropic import AnthropicChatGenerator
 
+    if named_mcp_servers(loop) or loop.settings.body.get("mcp_servers"):
+        loop.skip(
+            "Haystack's AnthropicChatGenerator drops every generation_kwargs key outside its ALLOWED_PARAMS, which "
+            "has no mcp_servers (AnthropicChatGenerator._prepare_request_params): the recording's MCP server "
+            "cannot be declared"
+        )
+    for t in loop.tools:
+        if t.get("allowed_callers"):
+            loop.skip(
+                f"Haystack cannot declare allowed_callers on the tool {t['name']!r}: AnthropicChatGenerator sends "
+                "a haystack.tools.Tool as ToolParam(name, description, input_schema) only "
+                "(AnthropicChatGenerator._prepare_request_params)"
+            )
     with _environment(ANTHROPIC_BASE_URL=loop.base_url):
         generator = AnthropicChatGenerator(
             api_key=Secret.from_token(loop.api_key),
@@ -193,13 +229,21 @@ def gemini(loop: ToolLoop) -> str:
     from haystack.utils import Secret
     from haystack_integrations.components.generators.google_genai import GoogleGenAIChatGenerator
 
-    if server_tools(loop):
+    builtin = server_tools(loop)
+    if builtin and loop.tools:
         loop.skip(
-            "Haystack's GoogleGenAIChatGenerator sends only the Haystack tools it is given (the config's tools are "
-            "replaced by them): the recording's Gemini tools (code execution, Google Search, ...) cannot be declared"
+            "Haystack's GoogleGenAIChatGenerator sets the request config's tools to the Haystack tools it is "
+            "given, replacing any in generation_kwargs (GoogleGenAIChatGenerator.run: config_params['tools'] = "
+            "_convert_tools_to_google_genai_format(tools)): the recording's Gemini tools cannot be declared beside "
+            "function tools"
         )
+    # With no function tool, generation_kwargs are the GenerateContentConfig as they are: its `tools` the
+    # recorded Gemini tools.
+    kwargs = {"tools": builtin} if builtin else None
     with _environment(GOOGLE_GEMINI_BASE_URL=loop.base_url):
-        generator = GoogleGenAIChatGenerator(api_key=Secret.from_token(loop.api_key), model=loop.model, max_retries=0)
+        generator = GoogleGenAIChatGenerator(
+            api_key=Secret.from_token(loop.api_key), model=loop.model, max_retries=0, generation_kwargs=kwargs
+        )
         return _run(loop, generator)
 
 

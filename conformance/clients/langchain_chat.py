@@ -13,8 +13,8 @@ Tools are LangChain tools built from the scenario's JSON schemas (OpenAI custom 
 The provider's own tools the scenario uses are bound beside them as the provider's tool dicts, which
 is how LangChain documents built-in tools: `bind_tools` passes a dict whose `type` it knows as a
 built-in tool on unchanged (langchain-anthropic by type prefix, langchain-openai's Responses by
-type name). One it does not know it would try to read as a function schema and reject, so it is
-left out, and the replay skips the scenario naming it. Anthropic options on a function tool
+type name). One it does not know it would read as a function schema and reject, so the scenario
+is declared unsupported, naming the list it is missing from. Anthropic options on a function tool
 (`allowed_callers`, `defer_loading`) ride on the tool's `extras`, and an Anthropic MCP server is
 the model's `mcp_servers` with an `mcp_toolset` tool naming it.
 Retries are off, so a provider error surfaces once.
@@ -70,6 +70,24 @@ RESPONSES_BUILTIN_TYPES = frozenset(
 ANTHROPIC_TOOL_EXTRAS = frozenset(
     {"allowed_callers", "cache_control", "defer_loading", "eager_input_streaming", "input_examples"}
 )
+
+
+def unbindable(loop: ToolLoop) -> list[str]:
+    """The scenario's server tools `bind_tools` would not pass on: it would read them as function schemas and raise."""
+    if loop.api in ANTHROPIC_APIS:
+        return [
+            str(t.get("type"))
+            for t in loop.server_tools
+            if not str(t.get("type", "")).startswith(ANTHROPIC_BUILTIN_PREFIXES)
+        ]
+    if loop.api in RESPONSES_APIS:
+        return [
+            str(t.get("type"))
+            for t in loop.server_tools
+            if t.get("type") not in RESPONSES_BUILTIN_TYPES
+            and not str(t.get("type", "")).startswith("web_search_preview")
+        ]
+    return []
 
 
 def server_tools(loop: ToolLoop) -> list[dict[str, Any]]:
@@ -190,13 +208,28 @@ def _run(model: Any, loop: ToolLoop) -> str:
     then each run of the session on the same message list."""
     from langchain_core.messages import HumanMessage
 
+    missing = unbindable(loop)
+    if missing:
+        where = (
+            "langchain_anthropic.chat_models._BUILTIN_TOOL_PREFIXES"
+            if loop.api in ANTHROPIC_APIS
+            else "langchain_core.utils.function_calling._WellKnownOpenAITools"
+        )
+        loop.skip(
+            f"LangChain cannot bind the {', '.join(missing)} tool: bind_tools passes a provider tool dict on only "
+            f"when its type is one it knows ({where}), and reads any other as a function schema, raising "
+            "'Unsupported function'"
+        )
     tools = _tools(loop)
     by_name = {t.name: t for t in tools}
     bound = model.bind_tools([*tools, *server_tools(loop)])
     if loop.interrupted:
         loop.skip(
-            "the manual tool loop's message list is the application's: repairing a run cut off before its tool "
-            "answered is the application's (or a LangGraph checkpointer's), not the chat model's"
+            "LangChain's chat models send the message list they are given: neither ChatAnthropic "
+            "(langchain_anthropic.chat_models._format_messages) nor ChatOpenAI (_convert_message_to_dict) closes out "
+            "a tool call left without its ToolMessage, and langchain-core's message utilities (trim_messages, "
+            "filter_messages, merge_message_runs) have none that does: repairing a run cut off before its tool "
+            "answered is the application's"
         )
     messages = restored_messages(loop)
     answer = ""

@@ -21,6 +21,12 @@ Servers of the same wires under another host are reached as LiteLLM documents fo
 endpoints, the `openai/` or `anthropic/` model prefix with their `api_base`: Mistral's and Ollama's
 `/v1/responses` through `litellm.responses`, Ollama's `/v1/messages` through `litellm.completion`.
 
+A conversation continued (a restored history, a session of several runs) is LiteLLM's own input form,
+OpenAI Chat messages, whatever provider it was begun on; one continued on the Responses API goes
+through `completion`'s Responses bridge (the `responses/` model prefix), since `litellm.responses`
+takes Responses input items only. A run cut off in its tool leaves its call unanswered, which
+`litellm.modify_params` (LiteLLM's documented switch) closes out in the Anthropic translation.
+
 Retries are off (`max_retries=0`, `num_retries=0`), so a provider error surfaces once. The cost
 map and the Anthropic beta-header table are read from the installed package
 (`LITELLM_LOCAL_MODEL_COST_MAP`, `LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS`), since a replay has no
@@ -47,6 +53,8 @@ from conformance.connectors.client import ClientAdapter, ToolLoop
 from conformance.engine.neutral import text_of
 
 MAX_TURNS = 8
+# The provider whose translation closes out a call left without its result, under `litellm.modify_params`.
+_REPAIRING_PREFIXES = ("anthropic/",)
 
 
 # Set when this module is imported, before anything imports litellm: litellm reads them as it is
@@ -125,17 +133,32 @@ def _continued(litellm: Any, loop: ToolLoop, model: str, tools: list[dict[str, A
     """A conversation continued: the saved messages in LiteLLM's own input form (OpenAI Chat messages,
     whatever provider they were exchanged with: LiteLLM translates them for the model's), then each run
     of the session on the same list, with the loop of LiteLLM's function-calling docs."""
-    if loop.interrupted:
+    from conformance.replay.continued import RunInterrupted
+
+    repairs = model.startswith(_REPAIRING_PREFIXES)
+    if loop.interrupted and not repairs:
         loop.skip(
-            "LiteLLM keeps no conversation of its own: a run cut off before its tool answered leaves the "
-            "application's message list to repair"
+            "LiteLLM closes out a call left without its result only in its Anthropic translation "
+            "(litellm.modify_params: sanitize_messages_for_tool_calling, called from anthropic_messages_pt "
+            "alone); for this provider it sends the application's message list as given, so repairing a run cut "
+            "off before its tool answered is the application's"
         )
     messages = chat_messages(loop.history)
     answer = ""
-    for prompt in loop.runs:
-        if prompt is not None:
-            messages.append({"role": "user", "content": prompt})
-        answer = _manual_loop(litellm, loop, model, tools, messages, kwargs)
+    saved = litellm.modify_params
+    # LiteLLM's documented switch for letting it fix a conversation the provider would refuse: here, a call
+    # of a cut-off run that never got its result.
+    litellm.modify_params = saved or (repairs and bool(loop.interrupted))
+    try:
+        for prompt in loop.runs:
+            if prompt is not None:
+                messages.append({"role": "user", "content": prompt})
+            try:
+                answer = _manual_loop(litellm, loop, model, tools, messages, kwargs)
+            except RunInterrupted:
+                continue  # the run ends on its unanswered call; the next request is LiteLLM's to repair
+    finally:
+        litellm.modify_params = saved
     return answer
 
 
@@ -283,10 +306,10 @@ def openai_responses(loop: ToolLoop) -> str:
         for t in loop.tools
     ] + server_tools(loop)
     if loop.history and loop.history_api != loop.api:
-        loop.skip(
-            f"litellm.responses takes Responses input items; a history saved from {loop.history_api} "
-            "is the application's to translate"
-        )
+        # litellm.responses takes Responses input items only; a conversation saved in LiteLLM's own form (OpenAI
+        # Chat messages) goes on against the Responses API through completion's bridge, the `responses/` model
+        # prefix, which translates the messages into input items.
+        return _completion_loop(loop, f"openai/responses/{loop.model}", api_base=loop.base_url)
     if loop.interrupted:
         loop.skip("litellm.responses keeps no conversation of its own to repair after a run cut off in a tool")
     inputs: list[Any] = list(loop.history_wire)

@@ -16,10 +16,15 @@ The provider's own tools the scenario uses are declared as the framework documen
 agent's capabilities: a `NativeTool` for each native tool class (`WebSearchTool`, `WebFetchTool`,
 `CodeExecutionTool`, `FileSearchTool`, `ImageGenerationTool`, `AdvisorTool`, `MCPServerTool`), and
 Anthropic's tool search as the `ToolSearch` capability over the tools the recording deferred. A
-provider tool with no Pydantic AI class (Responses `programmatic_tool_calling`) is left undeclared,
-so the replay skips the scenario naming it; one whose recorded options the class cannot send in a
-way that changes what the server answers (a Responses MCP server that asks for approval) is
-declared unsupported (`loop.skip`).
+provider tool with no Pydantic AI class (Responses `shell`, `local_shell`, `computer_use_preview`,
+`programmatic_tool_calling`, Anthropic's browser toolset), a tool option no `Tool` carries
+(`allowed_callers`), and recorded options the class cannot send in a way that changes what the
+server answers (a Responses MCP server that asks for approval) are declared unsupported
+(`loop.skip`), naming what the framework lacks.
+
+A session's runs continue one another's `all_messages()`; a run cut off in its tool raises out of the
+agent, and the next run continues what `capture_run_messages` kept of it, as the framework documents
+for a run that raised.
 """
 
 from __future__ import annotations
@@ -65,6 +70,10 @@ _RESPONSES_CLASSES = {
     "code_interpreter": "CodeExecutionTool",
     "image_generation": "ImageGenerationTool",
 }
+# Responses built-ins with no Pydantic AI class, whose items the client would have to run or answer.
+_RESPONSES_CLIENT_RUN = frozenset(
+    {"computer_use_preview", "local_shell", "shell", "apply_patch", "programmatic_tool_calling"}
+)
 _GEMINI_CLASSES = {
     "google_search": "WebSearchTool",
     "url_context": "WebFetchTool",
@@ -86,6 +95,11 @@ def _anthropic_spec(loop: ToolLoop, tool: Mapping[str, Any]) -> NativeSpec | Non
             return None  # a toolset naming no server the recording declared
         token = _given(named[0], "authorization_token")
         return "MCPServerTool", {"id": named[0]["name"], "url": named[0]["url"], **token}
+    if kind.startswith("browser_toolset"):
+        loop.skip(
+            f"Pydantic AI has no native tool for Anthropic's {tool.get('type')}: pydantic_ai.native_tools has no "
+            "browser toolset class, and AnthropicModel sends only the native tools it maps"
+        )
     found = _ANTHROPIC_CLASSES.get(kind)
     if found == "AdvisorTool":
         return found, _given(tool, "model", "max_uses")
@@ -104,7 +118,22 @@ def _responses_spec(loop: ToolLoop, tool: Mapping[str, Any]) -> NativeSpec | Non
             )
         return "MCPServerTool", {"id": tool["server_label"], "url": tool["server_url"]}
     if kind == "tool_search":
+        from pydantic_ai.native_tools._tool_search import ToolSearchTool
+        from pydantic_ai.profiles.openai import openai_model_profile
+
+        if ToolSearchTool not in openai_model_profile(loop.model).get("supported_native_tools", ()):
+            loop.skip(
+                f"Pydantic AI's OpenAI profile gives {loop.model} no native tool search (openai_model_profile: "
+                "gpt-5.4, 5.5, 5.6 and gpt-6 only), so ToolSearch falls back to a local search_tools function "
+                "tool and never declares the recording's tool_search"
+            )
         return "ToolSearch", {}
+    if kind in _RESPONSES_CLIENT_RUN:
+        loop.skip(
+            f"Pydantic AI has no native tool for the Responses built-in {kind}: OpenAIResponsesModel's "
+            "_get_native_tools maps WebSearchTool, FileSearchTool, CodeExecutionTool, MCPServerTool, "
+            "ImageGenerationTool and ToolSearchTool only (pydantic_ai/models/openai/_responses_model.py)"
+        )
     found = _RESPONSES_CLASSES.get(kind)
     if found == "FileSearchTool":
         return found, {"file_store_ids": list(tool.get("vector_store_ids") or ()), **_given(tool, "max_num_results")}
@@ -147,6 +176,12 @@ def _tools(loop: ToolLoop, *, deferrable: bool = False) -> list[Any]:
                 f"Pydantic AI cannot declare the {t.get('type')} tool {t['name']!r}: it has function tools only "
                 "(custom tools: https://github.com/pydantic/pydantic-ai/issues/2513)"
             )
+        if loop.api in _ANTHROPIC_APIS and t.get("allowed_callers"):
+            loop.skip(
+                f"Pydantic AI cannot declare allowed_callers on the tool {t['name']!r}: a Tool has no such option, "
+                "and AnthropicModel._map_tool_definition sends name, description, input_schema, strict, "
+                "eager_input_streaming and defer_loading only (pydantic_ai/models/anthropic/__init__.py)"
+            )
 
     def implementation(name: str) -> Any:
         def run(**arguments: Any) -> str:
@@ -171,8 +206,10 @@ def _tools(loop: ToolLoop, *, deferrable: bool = False) -> list[Any]:
 
 def _run(loop: ToolLoop, model: Any, *, set_max_retries: bool = True, max_tokens: int | None = None) -> str:
     """The documented tool loop: an Agent holding the tools, run on the prompt until it answers."""
-    from pydantic_ai import Agent, AgentRunResultEvent
+    from pydantic_ai import Agent, capture_run_messages
     from pydantic_ai.settings import ModelSettings
+
+    from conformance.replay.continued import RunInterrupted
 
     settings = ModelSettings()
     if set_max_retries:
@@ -187,29 +224,37 @@ def _run(loop: ToolLoop, model: Any, *, set_max_retries: bool = True, max_tokens
         model_settings=settings,
         capabilities=_capabilities(specs) or None,
     )
-    if loop.interrupted:
-        loop.skip(
-            "an Agent run cut off in a tool returns no messages (run_sync raises); what a later run continues "
-            "from is the application's own store of the run's nodes"
-        )
     messages: list[Any] = restored_history(loop)
     output = ""
     for prompt in loop.runs:  # each run of the session continues the messages of the ones before
-        if not loop.stream:
-            result = agent.run_sync(prompt, message_history=messages or None)
-            output, messages = str(result.output), result.all_messages()
-            continue
-
-        async def streamed(prompt: str | None, history: list[Any]) -> tuple[str, list[Any]]:
-            found: tuple[str, list[Any]] = ("", history)
-            async with agent.run_stream_events(prompt, message_history=history or None) as events:
-                async for event in events:
-                    if isinstance(event, AgentRunResultEvent):
-                        found = (str(event.result.output), event.result.all_messages())
-            return found
-
-        output, messages = asyncio.run(streamed(prompt, messages))
+        # A run cut off in its tool raises out of the agent; `capture_run_messages` keeps what it had
+        # exchanged, its unanswered request marked `state='interrupted'`, which the next run takes as its
+        # history and closes out itself (the framework's documented way to go on after a failed run).
+        with capture_run_messages() as captured:
+            try:
+                output, messages = _one_run(agent, prompt, messages, stream=loop.stream)
+            except RunInterrupted:
+                messages = list(captured)
     return output
+
+
+def _one_run(agent: Any, prompt: str | None, history: list[Any], *, stream: bool) -> tuple[str, list[Any]]:
+    """One run of the agent on `history`: its output and all its messages."""
+    from pydantic_ai import AgentRunResultEvent
+
+    if not stream:
+        result = agent.run_sync(prompt, message_history=history or None)
+        return str(result.output), result.all_messages()
+
+    async def streamed() -> tuple[str, list[Any]]:
+        found: tuple[str, list[Any]] = ("", history)
+        async with agent.run_stream_events(prompt, message_history=history or None) as events:
+            async for event in events:
+                if isinstance(event, AgentRunResultEvent):
+                    found = (str(event.result.output), event.result.all_messages())
+        return found
+
+    return asyncio.run(streamed())
 
 
 def restored_history(loop: ToolLoop) -> list[Any]:

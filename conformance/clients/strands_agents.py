@@ -8,8 +8,10 @@ and `MistralModel`, pointed at `loop.base_url` with `loop.api_key`. Tools are `P
 the module-tool form of Strands' tools guide: a `TOOL_SPEC` of the scenario's name, description and
 JSON schema, and a function returning the scenario's canned output as a `ToolResult`. The provider
 tools the recording declared (web search, code execution, ...) are passed the way each provider
-takes them (`anthropic_tools`, `gemini_tools`, Responses `params["tools"]`); a scenario that needs a
-tool Strands cannot declare or run is declared unsupported (`loop.skip`).
+takes them (`anthropic_tools`, `gemini_tools`, Responses `params["tools"]`), and the recorded Anthropic
+MCP servers through the model's `params`, in the SDK's `extra_body` (the Messages API's `mcp_servers`
+is not a keyword of the SDK's `messages.stream`); a scenario that needs a tool Strands cannot declare
+or run is declared unsupported (`loop.skip`).
 
 Streaming follows `loop.stream` where the provider lets one choose (`stream` for OpenAI and
 Mistral, `streaming` for Bedrock); the Anthropic, Gemini, Ollama and Responses providers always
@@ -39,14 +41,17 @@ MAX_TOKENS = 4096
 # Responses built-in tools that `strands/models/openai_responses.py` (its module docstring, lines 6-16) lists
 # as not supported, and the client-run ones it never mentions: their items have no handler, so the loop
 # cannot answer them.
+_DOCSTRING = "strands.models.openai_responses module docstring"
+# What the stream reads: OpenAIResponsesModel.stream opens a tool use for a `function_call` item alone.
+_FUNCTION_CALLS_ONLY = "OpenAIResponsesModel.stream reads function_call output items only"
 _RESPONSES_UNSUPPORTED = {
-    "tool_search": "tool_search (needs defer_loading on function tools, which Strands does not support)",
-    "image_generation": "image_generation (not supported by Strands' Responses provider)",
-    "computer_use_preview": "computer_use_preview (needs a screenshot/action loop Strands does not have)",
-    "local_shell": "local_shell (client-executed shell is not supported)",
-    "shell": "shell (client-executed shell is not supported)",
-    "apply_patch": "apply_patch (its client-run items have no handler)",
-    "programmatic_tool_calling": "programmatic_tool_calling (its program items have no handler)",
+    "tool_search": f"tool_search (not supported: it needs defer_loading on function tools; {_DOCSTRING})",
+    "image_generation": f"image_generation (not supported: it needs image content block deltas; {_DOCSTRING})",
+    "computer_use_preview": f"computer_use_preview (not supported: it needs a screenshot/action loop; {_DOCSTRING})",
+    "local_shell": f"local_shell (client-executed shell is not supported; {_DOCSTRING})",
+    "shell": f"shell (client-executed shell is not supported; {_DOCSTRING})",
+    "apply_patch": f"apply_patch (its apply_patch_call items are never run: {_FUNCTION_CALLS_ONLY})",
+    "programmatic_tool_calling": f"programmatic_tool_calling (its program items go unread: {_FUNCTION_CALLS_ONLY})",
 }
 
 
@@ -63,7 +68,11 @@ def _tools(loop: ToolLoop, cancel: Callable[[], None] = lambda: None) -> list[An
         extras = recorded_extras(loop, t["name"], drop=frozenset({"strict", "cache_control"}))
         if extras:
             # A tool spec is a name, a description and a schema: no per-tool provider options.
-            loop.skip(f"Strands cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}")
+            loop.skip(
+                f"Strands cannot declare {', '.join(sorted(extras))} on the tool {t['name']!r}: a ToolSpec has "
+                "name, description and inputSchema only, and AnthropicModel.format_request writes each as name, "
+                "description and input_schema"
+            )
 
     def implementation(name: str) -> Callable[..., Any]:
         def run(tool_use: Any, **_: Any) -> Any:
@@ -171,7 +180,7 @@ def _responses(loop: ToolLoop) -> str:
         if kind in _RESPONSES_UNSUPPORTED:
             loop.skip(f"Strands cannot run the Responses built-in tool {_RESPONSES_UNSUPPORTED[kind]}")
         if kind == "mcp" and tool.get("require_approval", "never") != "never":
-            loop.skip("Strands' Responses provider does not surface the MCP approval flow")
+            loop.skip(f"Strands' Responses provider does not surface the MCP approval flow ({_DOCSTRING})")
     client = {"base_url": loop.base_url, "api_key": loop.api_key, "max_retries": 0}
     # Built-in tools go in `params`, merged with the function tools (the provider's documented way).
     model = OpenAIResponsesModel(client_args=client, model_id=loop.model)
@@ -184,8 +193,15 @@ def _anthropic(loop: ToolLoop) -> str:
     from strands.models.anthropic import AnthropicModel
 
     client = {"base_url": loop.base_url, "api_key": loop.api_key, "max_retries": 0}
+    servers = loop.settings.body.get("mcp_servers")
+    # The model's `params` go into the request as they are; the Messages API's MCP servers are not a
+    # keyword of the SDK's messages.stream, so they ride in its documented `extra_body`.
     model = AnthropicModel(
-        client_args=client, model_id=loop.model, max_tokens=MAX_TOKENS, anthropic_tools=server_tools(loop)
+        client_args=client,
+        model_id=loop.model,
+        max_tokens=MAX_TOKENS,
+        anthropic_tools=server_tools(loop),
+        params={"extra_body": {"mcp_servers": servers}} if servers else None,
     )
     return _run(loop, model)
 

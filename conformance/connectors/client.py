@@ -28,6 +28,7 @@ from typing import Any, Literal
 from conformance.connectors.continuing import interrupted_calls, neutral_history, runs_of, wire_history
 from conformance.connectors.contract import check_client_adapter
 from conformance.corpus.loading import Scenario
+from conformance.engine.called_tools import prefixed
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.neutral import Message, ToolSpec
@@ -144,6 +145,9 @@ class ToolLoop:
     base_url: str
     api_key: str = REPLAY_API_KEY
     outputs: Sequence[tuple[str, Mapping[str, Any], str]] = ()  # (name, arguments, canned output)
+    # The served id of each of `outputs`' calls: a tool that says which call it runs gets that call's
+    # output, whatever order a library runs parallel calls in (identical calls of one tool included).
+    output_ids: Sequence[str] = ()
     # The provider's own tools the scenario's responses use, as a request declares them (`{"type":
     # "code_execution_20250825", "name": "code_execution"}`, `{"type": "web_search"}`), and the client
     # built-ins the recorded request declared (`{"type": "computer_use_preview", ...}`, `{"type": "shell"}`): a client
@@ -175,9 +179,10 @@ class ToolLoop:
         if not self.runs:
             self.runs = [None] if self.history else [self.prompt]
 
-    def call_tool(self, name: str | None, arguments: Any) -> str:
-        """The scenario's canned output for a call: same name and arguments, else the next by name. A
-        call served without a name (a broken gateway's) is answered by its arguments alone. A call the
+    def call_tool(self, name: str | None, arguments: Any, call_id: str | None = None) -> str:
+        """The scenario's canned output for a call: the output of the call the library names by its
+        served id (a harness's toolCall carries it), else same name and arguments, else the next by name.
+        A call served without a name (a broken gateway's) is answered by its arguments alone. A call the
         scenario cuts off raises RunInterrupted instead, once."""
         self.calls.append((name, arguments))
         if isinstance(arguments, str):
@@ -187,9 +192,17 @@ class ToolLoop:
             if i not in self._cut and tool == name and dict(args) == arguments:
                 self._cut.add(i)
                 raise RunInterrupted(name)
+        if call_id:
+            for i, served_id in enumerate(self.output_ids):
+                named = self.outputs[i][0] if i < len(self.outputs) else None
+                if served_id == call_id and i not in self._used and (named == name or not name):
+                    self._used.add(i)
+                    return self.outputs[i][2]
         for exact in (True, False):
             for i, (tool, args, output) in enumerate(self.outputs):
-                same_tool = tool == name or (not name and exact)
+                # A tool the client declared under a prefix of its own (`tools-get_weather`) is the
+                # recorded one: the replay served its calls under that name.
+                same_tool = tool == name or (not name and exact) or (name is not None and prefixed(name, tool))
                 if i in self._used or not same_tool or (exact and dict(args) != arguments):
                     continue
                 self._used.add(i)
@@ -254,6 +267,7 @@ def tool_loop(
         tools=[dict(t) for t in scenario.tools],  # type: ignore[misc]
         base_url=base_url or DEFAULT_BASE_URLS[scenario.api],
         outputs=[(c.name, c.arguments, c.output) for t in scenario.turns for c in t.client_calls],
+        output_ids=[c.id or "" for t in scenario.turns for c in t.client_calls],
         server_tools=[*(dict(t) for t in scenario.server_tools), *_client_built_ins(scenario, recorded)],
         recorded_tools=_recorded_tools(recorded),
         settings=recorded_settings(recorded, scenario.api),

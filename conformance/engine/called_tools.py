@@ -9,9 +9,10 @@ instead (text, most often) is not recorded, so the replay does not serve the tur
 Only what the recorded request itself declared is required: a call the model made to a tool the
 recorded request never declared (a hallucinated name) binds no client to declaring it. A tool the
 client declared under another name (Semantic Kernel's `tools-get_weather`, a Gemini adapter's
-`tools__get_weather` for `get_weather`) is told apart from one left out: the replay serves a recorded
-call only under the name the recording gives it, so the case says it cannot be served, and the
-client is not faulted for a declaration the provider would honour.
+`tools__get_weather` for `get_weather`) is told apart from one left out: the replay serves the
+recorded turn with its calls under the declared names, as the provider would have answered that
+request (conformance.replay.renaming), and the client is not faulted for a declaration the provider
+would honour.
 """
 
 from __future__ import annotations
@@ -47,10 +48,20 @@ class Tools:
     names: frozenset[str] = frozenset()
     kinds: frozenset[str] = frozenset()
 
+    @classmethod
+    def of(cls, *names: str) -> Tools:
+        """The function tools of these names."""
+        return cls(frozenset(names))
+
     def renamed(self, name: str) -> str | None:
         """The name this request declares `name` under, where it adds a prefix to it."""
         found = sorted(d for d in self.names if d.endswith(name) and len(d) > len(name) + 1)
         return next((d for d in found if d[-len(name) - 1] in _PREFIX_ENDS), None)
+
+
+def prefixed(name: str, tool: str) -> bool:
+    """Whether `name` is `tool` under a prefix a framework adds (`tools-get_weather`, `tools__get_weather`)."""
+    return Tools.of(name).renamed(tool) == name
 
 
 @dataclass(frozen=True)

@@ -74,3 +74,23 @@ def forced_past(api: str, served: Served, request: Any, recorded: Any, response:
         f"answers no text; the recorded {response} is a final text answer, and what the provider would "
         "have called is not recorded: the conversation ends at that request"
     )
+
+
+def forced_after_end(api: str, last: Served, request: Any, response: str) -> str | None:
+    """Why a request past the recorded final answer ends the conversation, when it forces a tool call.
+
+    Some tool loops ask once more after the model's answer, forcing a tool of their own that ends the
+    loop (dspy's ReAct forces `submit`; smolagents' `final_answer`): under that setting the provider
+    calls the tool, and what it would call is not recorded. As with a forced request inside the
+    recording, the conversation ends there; the requests before it are judged. A request that forces
+    nothing past a final answer is the client asking again, which its verdict says."""
+    if last.calls:
+        return None
+    setting = forcing(api, request)
+    if setting is None:
+        return None
+    return (
+        f"after the final answer ({response}) the client asked again, forcing a tool call ({setting}), as "
+        "its loop ends by design; the provider would call a tool there, and what it would call is not "
+        "recorded: the conversation ends at that request"
+    )

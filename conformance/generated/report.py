@@ -9,20 +9,25 @@ from conformance.generated.search import Search, size
 from conformance.reports.textreport import case_text
 
 
-def rerun_command(adapter_spec: str, cases: Path, case_id: str, base: Path | None = None) -> str:
-    """The pytest command that runs the written scenario alone, by its id."""
+def selector(adapter_spec: str, harness: str | None = None) -> str:
+    """The option that names what ran: the harness's command, else the adapter."""
+    return f"--conformance-harness={harness}" if harness else f"--conformance-adapter={adapter_spec}"
+
+
+def rerun_command(chosen: str, cases: Path, case_id: str, base: Path | None = None) -> str:
+    """The pytest command that runs the written scenario alone, by its id; `chosen` is `selector(...)`."""
     where = cases
     if base is not None:
         try:
             where = cases.relative_to(base)
         except ValueError:
             where = cases
-    return shlex.join(
-        ["pytest", f"--conformance-adapter={adapter_spec}", f"--conformance-cases={where}", f"conformance::{case_id}"]
-    )
+    return shlex.join(["pytest", chosen, f"--conformance-cases={where}", f"conformance::{case_id}"])
 
 
-def failure_text(found: Search, adapter_spec: str, seed: int, base: Path | None = None) -> str:
+def failure_text(
+    found: Search, adapter_spec: str, seed: int, base: Path | None = None, *, harness: str | None = None
+) -> str:
     failure = found.failure
     if failure is None:
         return f"{found.api}: {found.examples} generated scenarios passed (seed {seed})"
@@ -44,6 +49,6 @@ def failure_text(found: Search, adapter_spec: str, seed: int, base: Path | None 
             f"  case:     {case}",
             f"  cassette: {cassette}",
             "rerun it:",
-            "  " + rerun_command(adapter_spec, cases_root, str(failure.document["id"]), base),
+            "  " + rerun_command(selector(adapter_spec, harness), cases_root, str(failure.document["id"]), base),
         ]
     return "\n".join(lines)

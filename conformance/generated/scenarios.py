@@ -44,7 +44,9 @@ _CLASSES = {
 }
 
 # Opaque values the providers attach, in their published shapes (base64 signatures; a direct caller).
-_SIGNATURE = "CiQBjz1rX3Vb8Lq2Wr6Ns1Bc9Xe4Hk7Ty0Pd5Ga8Uf3Ri6Oj1Zs4Eb2Mw7Qn=="
+# A Gemini signature is bytes in canonical base64: a client may rightly drop one that is not (Gemini
+# answers "Base64 decoding failed"), so a malformed one would fail a correct client.
+_SIGNATURE = "CiQBwuraPdsQ2/toj9adXPJ3QMWaHWsBIt6BnZ1vNqWdK/wSCGdlbi1zaWch"
 
 
 def _arguments(kind: str, k: int) -> dict[str, Any]:

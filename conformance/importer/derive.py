@@ -140,8 +140,7 @@ def suite_output(name: str, number: int) -> str:
 def _suite_answers(step: Step, ctx: CheckContext) -> dict[int, _Answer]:
     needing = [i for i, call in enumerate(step.served.calls) if _needs_result(ctx, call)]
     return {
-        i: _Answer(suite_output(step.served.calls[i].name or "", n), (-1, n))
-        for n, i in enumerate(needing, start=1)
+        i: _Answer(suite_output(step.served.calls[i].name or "", n), (-1, n)) for n, i in enumerate(needing, start=1)
     }
 
 

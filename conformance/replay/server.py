@@ -47,7 +47,7 @@ class ReplayServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self._sessions: dict[str, tuple[ReplaySession, str]] = {}  # scenario id -> (session, base path)
         # scenario id -> the tools of its loop: (name, arguments) -> the canned output
-        self._tools: dict[str, Callable[[str, Any], str]] = {}
+        self._tools: dict[str, Callable[[str, Any, str | None], str]] = {}
         self._lock = threading.Lock()
         self._http = ThreadedServer(self._serve, host, port, idle_timeout=IDLE_TIMEOUT, auto_decompress=False)
         self.backlog = BACKLOG
@@ -82,7 +82,9 @@ class ReplayServer:
         self.stop()
 
     # --- scenarios ------------------------------------------------------------------------------
-    def add(self, session: ReplaySession, base_path: str = "", tools: Callable[[str, Any], str] | None = None) -> str:
+    def add(
+        self, session: ReplaySession, base_path: str = "", tools: Callable[[str, Any, str | None], str] | None = None
+    ) -> str:
         """Serve a session (and its tools at `tools_url`); returns the base URL its client is configured with."""
         with self._lock:
             self._sessions[session.scenario.id] = (session, base_path)
@@ -201,7 +203,9 @@ class ReplayServer:
         if not isinstance(call, dict) or not isinstance(call.get("name"), str) or "arguments" not in call:
             return Answer.json(400, {"error": {"message": 'a tool call is {"name": string, "arguments": ...}'}})
         try:
-            return Answer.json(200, {"output": tools(call["name"], call["arguments"])})
+            call_id = call.get("call_id")
+            output = tools(call["name"], call["arguments"], call_id if isinstance(call_id, str) else None)
+            return Answer.json(200, {"output": output})
         except RunInterrupted as cut:
             return Answer.json(200, {"interrupted": str(cut)})
 

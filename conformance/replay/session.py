@@ -24,16 +24,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.corpus.loading import Scenario
-from conformance.engine.declarations import unserved_reason
+from conformance.engine.called_tools import needed
+from conformance.engine.declarations import declared_by_request, undeclared, unserved_reason
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
-from conformance.engine.forced_choice import forced_past
+from conformance.engine.forced_choice import forced_after_end, forced_past
 from conformance.engine.quoting import told_for
 from conformance.engine.violations import Violation
 from conformance.engine.wire import Served
 from conformance.recordings.bounds import json_or_none
 from conformance.recordings.cassette import Cassette
 from conformance.replay.closing import closing_interaction
+from conformance.replay.renaming import renamed_interaction
 from conformance.replay.render import render
 from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
@@ -67,6 +69,9 @@ class ClientRun:
     # Turns the replay serves past the recording, its own (conformance.replay.closing): 1 where the
     # recording ends on calls for the client, whose results the client then sends; else 0.
     closing: int = 0
+    # Turns served with their calls under the names the client declared its tools by (a prefix of its
+    # own: `tools-get_weather` for `get_weather`), each as "response[i]: get_weather as tools-get_weather".
+    renamed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -104,12 +109,13 @@ class ReplaySession:
         self.undeclared: str | None = None
         self.forced_end: str | None = None
         self.malformed: list[str] = []
+        self.renamed: list[str] = []
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
         # What is played: the recording, then the suite's closing answer where it ends on calls (not
         # after a hand-off's first leg, whose calls' results go to the next API: closing=False).
         answer = closing_interaction(scenario.id, recorded, dialect, transport) if closing else None
-        self.interactions = (*recorded.interactions, *((answer,) if answer is not None else ()))
+        self.interactions = [*recorded.interactions, *((answer,) if answer is not None else ())]
 
     @classmethod
     def of(cls, scenario: Scenario, recorded: Cassette, judge: Judge, *, closing: bool = True) -> ReplaySession:
@@ -158,6 +164,9 @@ class ReplaySession:
         index = self.sent
         self.sent += 1
         if index >= len(self.interactions):
+            self.forced_end = self._forced_after_end(index, body)
+            if self.forced_end is not None:
+                return self._forced_answer()
             message = (
                 f"The replay of {self.scenario.id} holds {len(self.interactions)} turn(s); this is turn {index + 1}."
             )
@@ -177,6 +186,8 @@ class ReplaySession:
         if refusal is not None:
             return refusal
         self.undeclared = self._unserved(index, body)
+        if self.undeclared is not None and self._serve_renamed(index, body):
+            self.undeclared = None
         if self.undeclared is not None:
             return self._undeclared_answer()
         self.forced_end = self._forced(index, body)
@@ -212,10 +223,37 @@ class ReplaySession:
         recorded = json_or_none(self.interactions[index].request.body)  # none for the suite's closing answer
         return unserved_reason(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
 
+    def _serve_renamed(self, index: int, body: Any) -> bool:
+        """Whether turn `index` is now served with its calls under the names the request declares them
+        by: every tool it lacks is declared under a prefix of the client's own, and nothing else lacks."""
+        api, served = self.scenario.api, self.served(index)
+        recorded = json_or_none(self.interactions[index].request.body)
+        if undeclared(api, served, declared_by_request(api, body)):
+            return False
+        lacking = needed(api, served, body, recorded)
+        if not lacking or any(n.name is None or n.renamed is None for n in lacking):
+            return False
+        renames = {n.name: n.renamed for n in lacking if n.name is not None and n.renamed is not None}
+        where = f"response[{index}]"
+        renamed = renamed_interaction(self.interactions[index], renames, self.dialect, self.transport, where)
+        if renamed is None:
+            return False
+        self.interactions[index] = renamed
+        self._served.pop(index, None)
+        self.renamed.extend(f"{where}: {old} as {new}" for old, new in renames.items())
+        return True
+
     def _forced(self, index: int, body: Any) -> str | None:
         """Why the recorded turn cannot answer a request that forces a tool call, if it cannot."""
         recorded = json_or_none(self.interactions[index].request.body)  # none for the suite's closing answer
         return forced_past(self.scenario.api, self.served(index), body, recorded, f"response[{index}]")
+
+    def _forced_after_end(self, index: int, body: Any) -> str | None:
+        """Why the first request past the last turn ends the conversation, when it forces a tool call
+        after a final answer."""
+        if index != len(self.interactions) or not self.interactions:
+            return None
+        return forced_after_end(self.scenario.api, self.served(index - 1), body, f"response[{index - 1}]")
 
     def _forced_answer(self) -> Answer:
         # No provider text either: under a forced choice the provider answers with a call, not an error.
@@ -264,6 +302,7 @@ class ReplaySession:
                 undeclared=self.undeclared,
                 forced_end=self.forced_end,
                 closing=len(self.interactions) - len(self.recorded.interactions),
+                renamed=list(self.renamed),
             )
 
 

@@ -150,6 +150,8 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
     if run.closing and run.sent > run.recorded:
         _mark_closing(result, run.recorded)
         notes.append(f"{closing.NOTE} (response[{run.recorded}])")
+    if run.renamed:
+        notes.append(f"the replay served calls under the names the client declared: {listed(run.renamed)}")
     if run.extra:
         notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)

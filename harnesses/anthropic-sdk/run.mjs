@@ -7,7 +7,7 @@
 //   conformance run --harness 'node harnesses/anthropic-sdk/run.mjs --full-history'
 //
 // The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
-import { installedVersions, runsOf, serve } from "@toolcall-conformance/harness-kit";
+import { installedVersions, RunInterrupted, runsOf, serve } from "@toolcall-conformance/harness-kit";
 
 const { default: Anthropic } = await import("@anthropic-ai/sdk");
 const { betaTool } = await import("@anthropic-ai/sdk/helpers/beta/json-schema");
@@ -37,7 +37,7 @@ const UNSUPPORTED = Object.fromEntries(
 // Body fields that are the conversation itself (the runner sends its own) or the runner's.
 const CONVERSATION = new Set(["model", "messages", "tools", "stream"]);
 
-function declareTools(c, callTool) {
+function declareTools(c, callTool, cutOff) {
   const tools = [];
   for (const spec of c.tools) {
     if (spec.type === "custom") {
@@ -48,7 +48,16 @@ function declareTools(c, callTool) {
         name: spec.name,
         description: spec.description ?? "",
         inputSchema: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
-        run: async (input, context) => callTool(spec.name, input, context?.toolUse?.id),
+        run: async (input, context) => {
+          try {
+            return await callTool(spec.name, input, context?.toolUse?.id);
+          } catch (error) {
+            // The runner would answer the throw with an is_error result; the application that cut the run
+            // off stops iterating instead (`stepped`), and that result is never sent.
+            if (error instanceof RunInterrupted) cutOff.add(context?.toolUse?.id);
+            throw error;
+          }
+        },
         // Who besides the model may call it (code execution): betaTool sends extra fields as given.
         ...(spec.allowed_callers ? { allowed_callers: spec.allowed_callers } : {}),
       }),
@@ -72,7 +81,7 @@ function text(message) {
 // (`client.beta.messages.thread`) begun with the restored messages, each run's user message appended
 // and a tool runner run over the thread, whose replies and tool results become part of its history;
 // with `--full-history`, the runner's own `params.messages` and its final reply, sent whole each run.
-async function continued(c, client, declared, body, headers) {
+async function continued(c, client, declared, body, headers, cutOff) {
   const settings = { max_iterations: MAX_ITERATIONS, stream: c.stream };
   let messages = structuredClone(c.history_wire ?? []);
   if (!FULL_HISTORY) {
@@ -80,7 +89,7 @@ async function continued(c, client, declared, body, headers) {
     let final;
     for (const prompt of runsOf(c)) {
       if (prompt !== null) thread.append({ role: "user", content: prompt });
-      final = await thread.toolRunner(settings).runUntilDone();
+      final = await finished(thread.toolRunner(settings), c, cutOff);
     }
     return { output: text(final) };
   }
@@ -91,12 +100,30 @@ async function continued(c, client, declared, body, headers) {
       { max_tokens: 1024, ...body, model: c.model, messages, tools: declared.tools, ...settings, thread: false },
       { headers },
     );
-    final = await runner.runUntilDone();
-    // Once the loop has ended, the runner's messages hold its final reply.
+    final = await finished(runner, c, cutOff);
+    // Once the loop has ended (or was left), the runner's messages hold the turns it sent; its last reply
+    // is the application's to keep.
     messages = [...runner.params.messages];
     if (messages.at(-1)?.role !== "assistant") messages.push({ role: "assistant", content: final.content });
   }
   return { output: text(final) };
+}
+
+// One run of the tool runner. Where the session cuts a run off, it is iterated the way an application
+// that can stop a run does: each reply's tools are run in the loop body with
+// `runner.generateToolResponse()` (the runner reuses that response once the body ends), and a run whose
+// tool was cut off leaves the `for await`, which closes the runner before it appends that response. The
+// reply with the unanswered tool_use stays in the conversation for the next run.
+async function finished(runner, c, cutOff) {
+  if (!c.interrupted?.length) return runner.runUntilDone();
+  let last;
+  for await (const turn of runner) {
+    last = typeof turn?.finalMessage === "function" ? await turn.finalMessage() : turn;
+    cutOff.clear();
+    await runner.generateToolResponse();
+    if (cutOff.size) return last;
+  }
+  return runner.done();
 }
 
 async function run(c, { callTool }) {
@@ -108,19 +135,13 @@ async function run(c, { callTool }) {
         `begun on ${c.history_api}, and no way to continue one on another provider`,
     };
   }
-  if (c.interrupted?.length) {
-    return {
-      skipped:
-        "the tool runner answers a tool that throws with an is_error result and goes on (runRunnableTool, " +
-        "lib/tools/BetaRunnableTool.mjs): a run cannot be cut off before its tool answers",
-    };
-  }
-  const declared = declareTools(c, callTool);
+  const cutOff = new Set();
+  const declared = declareTools(c, callTool, cutOff);
   if (declared.skip) return { skipped: declared.skip };
   const client = new Anthropic({ apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 });
   const body = Object.fromEntries(Object.entries(c.settings?.body ?? {}).filter(([key]) => !CONVERSATION.has(key)));
   const headers = Object.fromEntries(Object.entries(c.settings?.headers ?? {}).filter(([name]) => name.toLowerCase() === "anthropic-beta"));
-  if (c.history?.length || runsOf(c).length > 1) return continued(c, client, declared, body, headers);
+  if (c.history?.length || runsOf(c).length > 1) return continued(c, client, declared, body, headers, cutOff);
   const runner = client.beta.messages.toolRunner(
     {
       max_tokens: 1024,

@@ -8,13 +8,15 @@
 // The protocol itself is the shared harness kit's. Genkit and the provider SDKs log through console
 // and process.stdout; the kit, imported first, keeps stdout for the protocol before any of them is
 // loaded.
-import { callTool, installedVersions, runsOf, serve } from "@toolcall-conformance/harness-kit";
+import { callTool, installedVersions, RunInterrupted, runsOf, serve } from "@toolcall-conformance/harness-kit";
 
 // Genkit stops a loop after `maxTurns` model calls with tool requests (5 by default); recordings may
 // hold longer chains, and the replay already answers a turn past the end with an error.
 const MAX_TURNS = 16;
 
 const { genkit } = await import("genkit");
+// A tool's `interrupt()` is a beta feature of Genkit: it needs the instance `genkit/beta` makes.
+const { genkit: genkitBeta } = await import("genkit/beta");
 const { openAI } = await import("@genkit-ai/compat-oai/openai");
 const { openAICompatible } = await import("@genkit-ai/compat-oai");
 const { googleAI } = await import("@genkit-ai/google-genai");
@@ -123,7 +125,31 @@ function anthropicConfig(c) {
     config.apiVersion = "beta";
     config.betas = betas.split(",").map((b) => b.trim()).filter(Boolean);
   }
+  const serverTools = anthropicServerTools(c);
+  if (serverTools.length) config.tools = [...anthropicFunctionTools(c), ...serverTools];
   return config;
+}
+
+// The plugin declares a Genkit tool by its name, description and input_schema (toAnthropicTool,
+// lib/runner/base.mjs) and has no option for Anthropic's server tools (web search, code execution, tool
+// search, MCP toolsets); its config is sent last in the request body (`...restConfig`,
+// lib/runner/stable.mjs, lib/runner/beta.mjs), so an application declares them with a config `tools`,
+// which takes the place of the plugin's list: it lists the function tools too, each as the recording
+// declared it (with `allowed_callers` or `defer_loading` where it had them), else in the plugin's form.
+function anthropicServerTools(c) {
+  return (c.recorded_tools ?? []).filter((t) => t && typeof t.type === "string" && !t.input_schema && t.type !== "custom");
+}
+
+function anthropicFunctionTools(c) {
+  const recorded = new Map((c.recorded_tools ?? []).filter((t) => t?.input_schema).map((t) => [t.name, t]));
+  return c.tools.map(
+    (t) =>
+      recorded.get(t.name) ?? {
+        name: t.name,
+        description: t.description ?? "",
+        input_schema: { type: "object", ...(t.parameters ?? {}) },
+      },
+  );
 }
 
 function toolChoice(c) {
@@ -155,7 +181,16 @@ function defineTools(ai, c, inTurn) {
         description: t.description ?? "",
         inputJsonSchema: t.parameters ?? { type: "object", properties: {} },
       },
-      (input) => inTurn(() => callTool(c.tools_url, t.name, input, null)),
+      // A run cut off before its tool answered ends the way Genkit ends a run from inside a tool: the
+      // tool's `interrupt()`, which stops the loop and returns the model's request unanswered.
+      async (input, { interrupt }) => {
+        try {
+          return await inTurn(() => callTool(c.tools_url, t.name, input, null));
+        } catch (error) {
+          if (error instanceof RunInterrupted) interrupt({ reason: error.message });
+          throw error;
+        }
+      },
     ),
   );
 }
@@ -221,7 +256,9 @@ function restoredMessages(c) {
 async function firstLegs(ai, c, tools) {
   let messages = [{ role: "user", content: [{ text: c.prompt }] }];
   for (const leg of c.legs) {
-    if (!SERVED[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    if (!SERVED[leg.api]) {
+      return { skipped: `the conversation begins on ${leg.api}, which Genkit cannot serve: ${UNSUPPORTED[leg.api] ?? "no plugin speaks it"}` };
+    }
     const legCase = { ...c, ...leg, stream: false, server_tools: [] };
     for (let step = 0; step < leg.steps; step++) {
       const response = await ai.generate(options(legCase, tools, { messages, returnToolRequests: true }));
@@ -240,24 +277,21 @@ async function firstLegs(ai, c, tools) {
 
 // Each run of the session continues the same conversation: the run's user message appended to the
 // messages Genkit returned, the loop run on them (`messages`), as Genkit's chat guides keep a history.
+// A run cut off before its tool answered is one its tool interrupted: its messages end on the model's
+// unanswered request, and the next run goes on from them.
 async function run(c) {
   const served = SERVED[c.api];
   if (!served) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
   const custom = c.tools.find((t) => t.type === "custom");
   if (custom) {
     return {
-      skipped: `Genkit tools take JSON input against a schema; it cannot declare the free-form custom tool '${custom.name}'`,
-    };
-  }
-  if (c.interrupted?.length) {
-    return {
       skipped:
-        "Genkit returns a run's messages only when the loop ends: a run cut off before its tool answered leaves " +
-        "no messages of that run to continue (an interrupt is a tool's own, declared with defineInterrupt)",
+        `Genkit's ai.defineTool takes JSON input against an inputSchema or inputJsonSchema, and its plugins declare ` +
+        `every tool as a function (@genkit-ai/compat-oai's toOpenAITool): it cannot declare the free-form custom tool '${custom.name}'`,
     };
   }
   const legApis = (c.legs ?? []).map((leg) => leg.api).filter((api) => SERVED[api] && api !== c.api);
-  const ai = genkit({ plugins: [served.plugin(c), ...legApis.map((api) => SERVED[api].plugin({ ...c, ...c.legs.find((l) => l.api === api) }))] });
+  const ai = (c.interrupted?.length ? genkitBeta : genkit)({ plugins: [served.plugin(c), ...legApis.map((api) => SERVED[api].plugin({ ...c, ...c.legs.find((l) => l.api === api) }))] });
   const tools = defineTools(ai, c, serialized());
   if (!c.history?.length && !c.legs?.length && runsOf(c).length === 1) {
     return { output: (await generated(ai, c, options(c, tools, { prompt: c.prompt }))).text };

@@ -10,6 +10,7 @@
 // having signed in at the link) the application sends the same history again.
 import { randomUUID } from "node:crypto";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, createMiddleware } from "langchain";
 import { callTool, runsOf } from "@toolcall-conformance/harness-kit";
 import { buildTools } from "./tools.mjs";
@@ -37,9 +38,9 @@ function settingsMiddleware(callOptions, choice) {
   ];
 }
 
-async function runOnce(agent, messages, stream) {
+async function runOnce(agent, messages, stream, thread) {
   const input = { messages };
-  const config = { recursionLimit: RECURSION_LIMIT };
+  const config = { recursionLimit: RECURSION_LIMIT, ...(thread ? { configurable: { thread_id: thread } } : {}) };
   if (!stream) return (await agent.invoke(input, config)).messages;
   let state;
   for await (const [mode, chunk] of await agent.stream(input, { ...config, streamMode: ["messages", "values"] })) {
@@ -120,14 +121,9 @@ export async function runAgent(c, variant = {}) {
   const tools = buildTools(c);
   const refused = refusedDeclaration(model, tools);
   if (refused) return { skipped: refused };
-  if (c.interrupted?.length) {
-    return {
-      skipped:
-        "the agent returns its messages only when a run ends: a run cut off before its tool answered leaves " +
-        "no state of that run without a checkpointer, which the harness does not configure",
-    };
-  }
-  const agent = createAgent({ model, tools, middleware: settingsMiddleware(callOptions, toolChoice(c)) });
+  const middleware = settingsMiddleware(callOptions, toolChoice(c));
+  if (c.interrupted?.length) return checkpointedRuns(c, createAgent({ model, tools, middleware, checkpointer: new MemorySaver() }));
+  const agent = createAgent({ model, tools, middleware });
   let messages;
   if (c.legs?.length) {
     const handed = await firstLegs(c, variant);
@@ -140,6 +136,23 @@ export async function runAgent(c, variant = {}) {
   for (const prompt of runsOf(c)) {
     if (prompt !== null) messages.push(new HumanMessage(prompt));
     ({ messages, output } = await runOnceWithApprovals(agent, messages, c));
+  }
+  return { output };
+}
+
+// A session whose run is cut off in its tool: the agent keeps the conversation in a thread of its
+// checkpointer (LangGraph's MemorySaver), as LangChain's short-term memory guide configures it, and each
+// run is invoked on that thread with the run's message only. The cut-off tool's `interrupt()` pauses the
+// run; the next run is a new message on the same thread, not a resume.
+async function checkpointedRuns(c, agent) {
+  const thread = randomUUID();
+  let first = restoredMessages(c);
+  let output = "";
+  for (const prompt of runsOf(c)) {
+    const input = [...first, ...(prompt !== null ? [new HumanMessage(prompt)] : [])];
+    first = [];
+    const messages = await runOnce(agent, input, c.stream, thread);
+    output = lastAssistant(messages)?.text ?? "";
   }
   return { output };
 }

@@ -6,7 +6,8 @@
 // recorded declaration itself, which every LangChain.js chat model passes through to the provider.
 import { tool } from "@langchain/core/tools";
 import { customTool, tools as openaiTools } from "@langchain/openai";
-import { callTool } from "@toolcall-conformance/harness-kit";
+import { interrupt } from "@langchain/langgraph";
+import { callTool, RunInterrupted } from "@toolcall-conformance/harness-kit";
 
 // Fields of a recorded function declaration that are the declaration itself, not extras.
 const DECLARATION_FIELDS = new Set(["type", "name", "description", "parameters", "input_schema", "function", "strict"]);
@@ -36,7 +37,16 @@ function extrasOf(recorded) {
 function functionTool(spec, c) {
   const schema = spec.parameters ?? { type: "object", properties: {} };
   const declared = tool(
-    async (input, config) => callTool(c.tools_url, spec.name, input, config?.toolCall?.id),
+    async (input, config) => {
+      try {
+        return await callTool(c.tools_url, spec.name, input, config?.toolCall?.id);
+      } catch (error) {
+        // A run cut off before its tool answered pauses the way a LangGraph tool pauses a run: its
+        // `interrupt()`, which leaves the call unanswered in the thread's checkpoint.
+        if (error instanceof RunInterrupted) interrupt({ reason: error.message });
+        throw error;
+      }
+    },
     { name: spec.name, description: spec.description ?? "", schema },
   );
   const extras = c.api === "anthropic-messages" ? extrasOf(recordedFunction(c.recorded_tools ?? [], spec.name)) : undefined;

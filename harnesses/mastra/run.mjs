@@ -9,7 +9,7 @@
 // The protocol itself is the shared harness kit's; this file holds Mastra's tool loop only.
 import { randomUUID } from "node:crypto";
 
-import { callTool as askReplay, camelKeys, installedVersions, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
+import { callTool as askReplay, camelKeys, installedVersions, RunInterrupted, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
 
 // Mastra sends usage telemetry and refreshes its model registry over the network by default.
 process.env.MASTRA_TELEMETRY_DISABLED = "1";
@@ -20,12 +20,13 @@ const { createTool } = await import("@mastra/core/tools");
 // Provider tools, as Mastra documents them: the AI SDK provider's own factories (the releases Mastra's
 // router bundles), passed among the agent's tools.
 const { createAnthropic } = await import("@ai-sdk/anthropic");
+const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
 const { createOpenAI } = await import("@ai-sdk/openai");
 
 // The longest recorded conversation has fewer turns; a loop that runs on fails the case.
 const MAX_STEPS = 12;
 
-const PACKAGES = ["@mastra/core", "@mastra/schema-compat", "@ai-sdk/anthropic", "@ai-sdk/openai", "zod"];
+const PACKAGES = ["@mastra/core", "@mastra/schema-compat", "@ai-sdk/anthropic", "@ai-sdk/google", "@ai-sdk/openai", "zod"];
 
 const trimmed = (url) => url.replace(/\/+$/, "");
 
@@ -40,6 +41,12 @@ const MODELS = {
   "kimi-chat": (c) => ({ id: `moonshotai/${c.model}`, url: c.base_url, apiKey: c.api_key }),
   "anthropic-messages": (c) => routed(c, "anthropic", "ANTHROPIC_BASE_URL", `${trimmed(c.base_url)}/v1`),
   "mistral-chat": (c) => routed(c, "mistral", "MISTRAL_BASE_URL", c.base_url),
+  // The router cannot point Google at another base URL (Google's registry entry has no URL, so no
+  // GOOGLE_BASE_URL is read, and the @ai-sdk/google it bundles reads no base-URL variable), so Gemini is an
+  // AI SDK model handed to the Agent, as Mastra takes any AI SDK provider's model: @ai-sdk/google at the
+  // release the router bundles, its base URL including the API version as the provider's docs show.
+  gemini: (c) =>
+    createGoogleGenerativeAI({ baseURL: `${trimmed(c.base_url)}/v1beta`, apiKey: c.api_key })(c.model.replace(/^.*models\//, "")),
 };
 
 function routed(c, provider, variable, baseUrl) {
@@ -48,9 +55,6 @@ function routed(c, provider, variable, baseUrl) {
 }
 
 const UNSUPPORTED = {
-  gemini:
-    "Mastra's model router cannot point Google at another base URL: Google's registry entry has no URL " +
-    "(so no GOOGLE_BASE_URL is read) and the @ai-sdk/google it bundles reads no base-URL variable",
   "azure-foundry": "Mastra's Azure gateway speaks Azure OpenAI deployments, not a Foundry project endpoint",
   openresponses: "Mastra's model router has no Open Responses provider",
   "bedrock-converse": "Mastra's model router has no Amazon Bedrock provider (it takes an AI SDK Bedrock model instead)",
@@ -62,10 +66,12 @@ const UNSUPPORTED = {
 // ("anthropic.web_search_20250305"); a recorded type names its id after the provider's prefix, except
 // where the SDK's id drops a word.
 const FACTORIES = {
-  "anthropic-messages": { prefix: "anthropic", tools: () => createAnthropic({ apiKey: "x" }).tools },
-  "openai-responses": { prefix: "openai", tools: () => createOpenAI({ apiKey: "x" }).tools },
+  "anthropic-messages": { prefix: "anthropic", package: "@ai-sdk/anthropic", tools: () => createAnthropic({ apiKey: "x" }).tools },
+  "openai-responses": { prefix: "openai", package: "@ai-sdk/openai", tools: () => createOpenAI({ apiKey: "x" }).tools },
+  gemini: { prefix: "google", package: "@ai-sdk/google", tools: () => createGoogleGenerativeAI({ apiKey: "x" }).tools },
 };
 const ID_ALIASES = {
+  "openai.computer_use_preview": "openai.computer",
   "anthropic.tool_search_tool_regex_20251119": "anthropic.tool_search_regex_20251119",
   "anthropic.tool_search_tool_bm25_20251119": "anthropic.tool_search_bm25_20251119",
 };
@@ -129,11 +135,18 @@ function factoriesOf(api) {
   return factoryIndex.get(api);
 }
 
+// Gemini declares provider tools as `{"googleSearch": {}}`, the others as `{"type": "web_search", ...}`.
+function providerToolType(entry) {
+  if (typeof entry?.type === "string") return entry.type;
+  const keys = Object.keys(entry ?? {}).filter((k) => k !== "functionDeclarations" && k !== "function_declarations");
+  return keys.length === 1 ? keys[0].replace(/[A-Z]/g, (ch) => `_${ch.toLowerCase()}`) : undefined;
+}
+
 function providerTools(c, callTool) {
   const tools = {};
   const missing = [];
   for (const entry of c.recorded_tools ?? []) {
-    const type = entry?.type;
+    const type = providerToolType(entry);
     if (!type || type === "function" || type === "custom" || entry.input_schema) continue;
     const factories = FACTORIES[c.api];
     const id = factories ? (ID_ALIASES[`${factories.prefix}.${type}`] ?? `${factories.prefix}.${type}`) : undefined;
@@ -142,7 +155,7 @@ function providerTools(c, callTool) {
       missing.push(type);
       continue;
     }
-    const { type: _type, name, ...rest } = entry;
+    const { type: _type, name, ...rest } = typeof entry.type === "string" ? entry : (Object.values(entry)[0] ?? {});
     const args = camelKeys(withoutNulls(rest));
     const executed = CLIENT_EXECUTED[id];
     if (executed) {
@@ -160,7 +173,11 @@ function declareTools(c, callTool) {
     if (spec.type === "custom") {
       // Free-form custom tools exist for OpenAI's Responses API only, as @ai-sdk/openai's customTool.
       if (c.api !== "openai-responses") {
-        return { skip: `Mastra tools take JSON input against a schema, and custom (free-form) tools exist only for the Responses API; ${c.api} cannot declare '${spec.name}'` };
+        return {
+          skip:
+            `Mastra's createTool takes JSON input against an inputSchema, and its free-form custom tool is @ai-sdk/openai's ` +
+            `customTool, for the Responses API only: ${c.api} cannot declare '${spec.name}'`,
+        };
       }
       const custom = createOpenAI({ apiKey: "x" }).tools.customTool({ name: spec.name, description: spec.description ?? "" });
       custom.execute = async (input, options) => callTool(spec.name, { input }, options?.toolCallId);
@@ -171,7 +188,17 @@ function declareTools(c, callTool) {
       id: spec.name,
       description: spec.description ?? "",
       inputSchema: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
-      execute: async (input, context) => callTool(spec.name, input, context?.agent?.toolCallId),
+      execute: async (input, context) => {
+        try {
+          return await callTool(spec.name, input, context?.agent?.toolCallId);
+        } catch (error) {
+          // A run cut off before its tool answered ends the way a Mastra tool ends an agent's run: it
+          // suspends, and the run stops with the call unanswered.
+          if (!(error instanceof RunInterrupted) || !context?.agent?.suspend) throw error;
+          await context.agent.suspend({ reason: error.message });
+          return undefined;
+        }
+      },
       // Who besides the model may call it (Anthropic code execution): @ai-sdk/anthropic's allowedCallers.
       ...(spec.allowed_callers && c.api === "anthropic-messages"
         ? { providerOptions: { anthropic: { allowedCallers: spec.allowed_callers } } }
@@ -180,7 +207,15 @@ function declareTools(c, callTool) {
   }
   const provided = providerTools(c, callTool);
   if (provided.missing.length) {
-    return { skip: `the harness declares no Mastra tool for the provider tools ${provided.missing.join(", ")} on ${c.api}` };
+    const factories = FACTORIES[c.api];
+    if (!factories) return { skip: `Mastra passes through AI SDK provider tools only, and ${c.api} has no AI SDK provider here: it cannot declare ${provided.missing.join(", ")}` };
+    const version = installedVersions(import.meta.url, [factories.package])[factories.package];
+    return {
+      skip:
+        `Mastra declares provider tools with the AI SDK provider's factories, and ${factories.package} ${version} ` +
+        `(the release Mastra's router bundles) has no provider tool for ${provided.missing.join(", ")}: ` +
+        `its \`tools\` make no ${provided.missing.map((type) => ID_ALIASES[`${factories.prefix}.${type}`] ?? `${factories.prefix}.${type}`).join(", ")}`,
+    };
   }
   return { tools: { ...tools, ...provided.tools } };
 }
@@ -194,7 +229,8 @@ function toolChoice(c) {
 }
 
 // The recording's request settings, where Mastra lets an application set them: provider options for
-// the OpenAI models (`store`, `parallel_tool_calls`, `reasoning`) and the output token limit.
+// the OpenAI models (`store`, `parallel_tool_calls`, `reasoning`), Anthropic's MCP servers, and the
+// output token limit.
 function callSettings(c) {
   const body = c.settings?.body ?? {};
   const settings = {};
@@ -204,6 +240,10 @@ function callSettings(c) {
   if (body.reasoning?.effort) openai.reasoningEffort = body.reasoning.effort;
   if (body.reasoning?.summary) openai.reasoningSummary = body.reasoning.summary;
   if (Object.keys(openai).length && (c.api === "openai-responses" || c.api === "openai-chat")) settings.providerOptions = { openai };
+  // Anthropic's MCP connector: the servers go in the Anthropic provider's options (`mcpServers`).
+  if (Array.isArray(body.mcp_servers) && c.api === "anthropic-messages") {
+    settings.providerOptions = { anthropic: { mcpServers: camelKeys(withoutNulls(body.mcp_servers)) } };
+  }
   const maxTokens = body.max_output_tokens ?? body.max_completion_tokens ?? body.max_tokens;
   if (typeof maxTokens === "number") settings.modelSettings = { maxOutputTokens: maxTokens };
   return settings;
@@ -226,6 +266,7 @@ async function runOnce(c, agent, input, options) {
   if (!c.stream) {
     const result = await agent.generate(input, options);
     if (result.error) throw result.error;
+    if (result.finishReason === "suspended") return { text: result.text ?? "", suspended: result.messages ?? [] };
     return { text: result.text ?? "", messages: result.response?.messages ?? [] };
   }
   const stream = await agent.stream(input, options);
@@ -255,12 +296,15 @@ function restoredMessages(c) {
         if (part.type === "text") return { type: "text", text: part.text };
         const id = part.call_id || randomUUID();
         if (!part.provider_executed) minted.push(id);
+        // Gemini's thought signature goes where the AI SDK's Google provider keeps it.
+        const signature = part.extra?.thoughtSignature ?? part.extra?.thought_signature;
         return {
           type: "tool-call",
           toolCallId: id,
           toolName: part.name,
           input: part.arguments ?? {},
           ...(part.provider_executed ? { providerExecuted: true } : {}),
+          ...(signature && c.history_api === "gemini" ? { providerOptions: { google: { thoughtSignature: signature } } } : {}),
         };
       });
       messages.push({ role: "assistant", content });
@@ -283,7 +327,7 @@ function restoredMessages(c) {
 async function firstLegs(c) {
   let messages = [{ role: "user", content: c.prompt }];
   for (const leg of c.legs) {
-    if (!MODELS[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    if (!MODELS[leg.api]) return { skipped: `the conversation begins on ${leg.api}: ${UNSUPPORTED[leg.api] ?? "Mastra's model router has no provider for it"}` };
     const legCase = { ...c, ...leg, stream: false, server_tools: [] };
     const legTool = (name, args, callId) => askReplay(leg.tools_url, name, args, callId);
     const declared = declareTools(legCase, legTool);
@@ -296,19 +340,13 @@ async function firstLegs(c) {
 
 // Each run of the session continues the same message list: the run's user message appended, the agent
 // run on the whole list, the messages it returns appended, as an application keeps a conversation
-// without Mastra's memory. A run cut off in a tool returns no messages to continue.
+// without Mastra's memory. A run cut off in a tool is one its tool suspended (`context.agent.suspend`):
+// the conversation goes on from the suspended result's messages.
 async function run(c, { callTool }) {
   const model = MODELS[c.api];
   if (!model) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
   const declared = declareTools(c, callTool);
   if (declared.skip) return { skipped: declared.skip };
-  if (c.interrupted?.length) {
-    return {
-      skipped:
-        "a Mastra agent returns a run's messages only when the run ends: a run cut off before its tool answered " +
-        "leaves none to continue without Mastra's memory (a storage-backed thread), which the harness does not configure",
-    };
-  }
   const agent = makeAgent(c, declared.tools);
   const options = runOptions(c, MAX_STEPS);
   if (!c.history?.length && !c.legs?.length && runsOf(c).length === 1) return { output: (await runOnce(c, agent, c.prompt, options)).text };
@@ -324,7 +362,9 @@ async function run(c, { callTool }) {
   for (const prompt of runsOf(c)) {
     if (prompt !== null) messages.push({ role: "user", content: prompt });
     const outcome = await runOnce(c, agent, messages, options);
-    messages = [...messages, ...outcome.messages];
+    // A suspended run has no response messages; its result's `messages` (MastraDBMessages) are the
+    // conversation as Mastra holds it, its input and the unanswered call.
+    messages = outcome.suspended ? [...outcome.suspended] : [...messages, ...outcome.messages];
     output = outcome.text;
   }
   return { output };

@@ -8,7 +8,8 @@
 // Import it before the library: on import it keeps stdout for the protocol alone and sends
 // everything else printed there (console.log, a library's own process.stdout.write) to stderr, and
 // it lets every connection (`fetch`, `node:http`, `node:https`, `node:net`) reach this machine only.
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import net from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -100,18 +101,54 @@ function directoryOf(root) {
 }
 
 /** The installed version of each package, read from the harness's node_modules (a package's
- * `exports` may hide its package.json from import); "not installed" where it is absent. */
+ * `exports` may hide its package.json from import): at the top, else where npm nested it under
+ * another package (two versions of one package: `"1.2.0, 2.0.1"`); "not installed" where it is absent. */
 export function installedVersions(root, names) {
+  const top = fileURLToPath(new URL("node_modules/", directoryOf(root)));
   const versions = {};
   for (const name of names) {
-    try {
-      const url = new URL(`node_modules/${name}/package.json`, directoryOf(root));
-      versions[name] = JSON.parse(readFileSync(url, "utf8")).version;
-    } catch {
-      versions[name] = "not installed";
-    }
+    const found = versionOf(join(top, name)) ?? nestedVersions(top, name);
+    versions[name] = found ?? "not installed";
   }
   return versions;
+}
+
+function versionOf(directory) {
+  try {
+    return JSON.parse(readFileSync(join(directory, "package.json"), "utf8")).version ?? null;
+  } catch {
+    return null;
+  }
+}
+
+// npm nests a package under the one that needs another version of it than the top holds
+// (node_modules/@scope/a/node_modules/name): look a few levels down, never following links.
+function nestedVersions(top, name, depth = 3) {
+  const seen = new Set();
+  const walk = (modules, level) => {
+    if (level > depth) return;
+    let entries;
+    try {
+      entries = readdirSync(modules, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
+      const packages = entry.name.startsWith("@")
+        ? readdirSync(join(modules, entry.name), { withFileTypes: true })
+            .filter((e) => e.isDirectory())
+            .map((e) => join(modules, entry.name, e.name))
+        : [join(modules, entry.name)];
+      for (const pkg of packages) {
+        const version = versionOf(join(pkg, "node_modules", name));
+        if (version) seen.add(version);
+        walk(join(pkg, "node_modules"), level + 1);
+      }
+    }
+  };
+  walk(top, 1);
+  return seen.size ? [...seen].sort().join(", ") : null;
 }
 
 /** Thrown by callTool when the scenario cuts the run off before the tool answers (the user cancelled,
@@ -146,14 +183,20 @@ export async function callTool(toolsUrl, name, args, callId) {
   return output;
 }
 
-// The repository's root: this file is harnesses/node-kit/index.mjs (Node resolves the symlink npm
-// makes for the `file:` dependency to this real path).
-const REPOSITORY = new URL("../../", import.meta.url);
+// Paths in errors are named from the root of the harness's repository (the nearest directory above the
+// harness holding `.git`, else the harness's own directory), so that results recorded on two machines
+// read the same: `harnesses/vercel-ai/node_modules/ai/...`.
+function repositoryOf(root) {
+  let directory = fileURLToPath(directoryOf(root));
+  for (let up = directory; ; up = dirname(up)) {
+    if (existsSync(join(up, ".git"))) return up.endsWith("/") ? up : up + "/";
+    if (dirname(up) === up) return directory;
+  }
+}
 
-/** Paths under the repository named from its root (`harnesses/vercel-ai/node_modules/ai/...`), so
- * that results recorded on two machines read the same. */
-function relative(text) {
-  return text.split(REPOSITORY.href).join("").split(fileURLToPath(REPOSITORY)).join("");
+function relativeTo(repository, text) {
+  const href = new URL(`file://${repository}`).href;
+  return text.split(href).join("").split(repository).join("");
 }
 
 /** The stack of an error and of up to three of its causes. */
@@ -162,6 +205,14 @@ export function stackOf(error) {
   let cause = error?.cause;
   for (let depth = 0; cause && depth < 3; depth++, cause = cause.cause) lines.push(`caused by: ${cause?.stack ?? cause}`);
   return lines.join("\n");
+}
+
+/** A rejection the library left unhandled while a case ran: that case's error, with the rejection as its cause. */
+export class UnhandledRejection extends Error {
+  constructor(reason) {
+    super(`the library left a rejection unhandled: ${reason?.message ?? String(reason)}`, { cause: reason });
+    this.name = "UnhandledRejection";
+  }
 }
 
 const defaultDescribe = (error) => String(error?.message ?? error);
@@ -184,6 +235,16 @@ function ran(seq, result) {
  *   and the stack (causes included) as the detail.
  */
 export async function serve({ root, implementation, run, describe = defaultDescribe }) {
+  const repository = repositoryOf(root);
+  const relative = (text) => relativeTo(repository, text);
+  // A library's promise that rejects with no handler would end the process (Node's default), and with
+  // it every case after this one: the rejection is the running case's error instead, and between cases
+  // it is logged.
+  let failRunning = null;
+  process.on("unhandledRejection", (reason) => {
+    if (failRunning) failRunning(reason);
+    else log(`a rejection no one handled, between cases: ${stackOf(reason)}`);
+  });
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;
@@ -211,11 +272,17 @@ export async function serve({ root, implementation, run, describe = defaultDescr
       });
     } else if (command.cmd === "run") {
       const c = command.case;
+      const unhandled = new Promise((_, reject) => {
+        failRunning = (reason) => reject(new UnhandledRejection(reason));
+      });
       try {
-        const result = await run(c, { callTool: (name, args, callId) => callTool(c.tools_url, name, args, callId) });
-        answer(ran(command.seq, result));
+        const running = run(c, { callTool: (name, args, callId) => callTool(c.tools_url, name, args, callId) });
+        answer(ran(command.seq, await Promise.race([running, unhandled])));
       } catch (error) {
         answer({ seq: command.seq, errored: { message: relative(describe(error)), detail: relative(stackOf(error)) } });
+      } finally {
+        failRunning = null;
+        unhandled.catch(() => {});
       }
     } else if (command.cmd === "stop") {
       break;

@@ -9,7 +9,7 @@
 // The protocol itself is the shared harness kit's; this file holds the SDK's tool loop only.
 import { randomUUID } from "node:crypto";
 
-import { callTool as askReplay, installedVersions, runsOf, serve } from "@toolcall-conformance/harness-kit";
+import { callTool as askReplay, installedVersions, RunInterrupted, runsOf, serve } from "@toolcall-conformance/harness-kit";
 
 // The SDK exports traces to OpenAI by default; the suite's traffic stays on 127.0.0.1.
 process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
@@ -47,12 +47,14 @@ const MODELS = {
   "openai-responses": (client, model) => new OpenAIResponsesModel(client, model),
 };
 
+// The SDK's models are OpenAIChatCompletionsModel and OpenAIResponsesModel (@openai/agents-openai).
+const OPENAI_ONLY = "the Agents SDK's models (OpenAIChatCompletionsModel, OpenAIResponsesModel) speak OpenAI's Chat Completions and Responses APIs only";
 const UNSUPPORTED = {
-  "anthropic-messages": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  gemini: "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  "bedrock-converse": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  "cohere-v2": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
-  "ollama-chat": "the Agents SDK's models speak OpenAI's Chat Completions and Responses APIs only",
+  "anthropic-messages": OPENAI_ONLY,
+  gemini: OPENAI_ONLY,
+  "bedrock-converse": OPENAI_ONLY,
+  "cohere-v2": OPENAI_ONLY,
+  "ollama-chat": OPENAI_ONLY,
   "azure-foundry": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
   openresponses: "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
   "mistral-chat": "this column runs the SDK against OpenAI's own APIs (openai-chat, openai-responses)",
@@ -167,7 +169,7 @@ function shellOutput(text) {
 }
 
 const NOT_DECLARED = {
-  local_shell: "the Agents SDK's shell tool declares `shell`; it has no `local_shell` tool",
+  local_shell: "the Agents SDK's shellTool() declares the `shell` tool; its Tool has no `local_shell` tool (@openai/agents-core tool.d.ts)",
 };
 
 function pick(entry, names) {
@@ -176,13 +178,16 @@ function pick(entry, names) {
   return picked;
 }
 
-function functionTool(callTool, spec, programmatic) {
+function functionTool(callTool, spec, programmatic, raises = false) {
   return tool({
     name: spec.name,
     description: spec.description ?? "",
     parameters: { type: "object", properties: {}, ...(spec.parameters ?? {}) },
     strict: false,
     ...(programmatic ? { allowedCallers: ["direct", "programmatic"] } : {}),
+    // Where a session cuts a run off in its tool, the tool's throw ends the run (`errorFunction: null`)
+    // instead of going to the model as an error result.
+    ...(raises ? { errorFunction: null } : {}),
     execute: async (input, _context, details) => callTool(spec.name, input, details?.toolCall?.callId),
   });
 }
@@ -194,9 +199,13 @@ function declareTools(c, callTool) {
   const programmatic = (c.recorded_tools ?? []).some((t) => t?.type === "programmatic_tool_calling");
   for (const spec of c.tools) {
     if (spec.type === "custom") {
-      return { skip: `the Agents SDK has no custom (free-form) tools; it cannot declare '${spec.name}'` };
+      return {
+        skip:
+          "the Agents SDK's Tool is a FunctionTool, ComputerTool, ShellTool, ApplyPatchTool or HostedTool " +
+          `(@openai/agents-core tool.d.ts): it has no custom (free-form) tool to run; it cannot declare '${spec.name}'`,
+      };
     }
-    tools.push(functionTool(callTool, spec, programmatic));
+    tools.push(functionTool(callTool, spec, programmatic, Boolean(c.interrupted?.length)));
   }
   const missing = [];
   for (const entry of c.recorded_tools ?? []) {
@@ -300,7 +309,9 @@ function restoredItems(c) {
 async function firstLegs(c, runner) {
   let items = [{ role: "user", content: c.prompt }];
   for (const leg of c.legs) {
-    if (!MODELS[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which this column does not serve` };
+    if (!MODELS[leg.api]) {
+      return { skipped: `the conversation begins on ${leg.api}: ${UNSUPPORTED[leg.api] ?? "the Agents SDK has no model for it"}` };
+    }
     const legCase = { ...c, ...leg, server_tools: [] };
     const legTool = (name, args, callId) => askReplay(leg.tools_url, name, args, callId);
     const declared = declareTools(legCase, legTool);
@@ -314,18 +325,12 @@ async function firstLegs(c, runner) {
 const finalOutput = (result) => (typeof result.finalOutput === "string" ? result.finalOutput : JSON.stringify(result.finalOutput ?? ""));
 
 // Each run of the session goes on with the items of the last (`result.history`), the run's user
-// message appended, as the SDK's guide on managing conversation state shows without a Session.
+// message appended, as the SDK's guide on managing conversation state shows without a Session; a run
+// cut off in its tool goes on from the history of the state its ToolCallError carries.
 async function run(c, { callTool }) {
   if (!MODELS[c.api]) return { skipped: UNSUPPORTED[c.api] ?? `the harness serves no ${c.api}` };
   const declared = declareTools(c, callTool);
   if (declared.skip) return { skipped: declared.skip };
-  if (c.interrupted?.length) {
-    return {
-      skipped:
-        "the Runner returns a run's items only when the run ends, and a tool that throws is answered to the model " +
-        "as an error result: a run cut off before its tool answered leaves no items of that run to continue",
-    };
-  }
   const agent = makeAgent(c, callTool, declared.tools);
   const runner = new Runner({ tracingDisabled: true });
   if (!c.history?.length && !c.legs?.length && runsOf(c).length === 1) {
@@ -342,7 +347,15 @@ async function run(c, { callTool }) {
   let result;
   for (const prompt of runsOf(c)) {
     if (prompt !== null) items = [...items, { role: "user", content: prompt }];
-    result = await runWithApprovals(runner, agent, items, c, callTool);
+    try {
+      result = await runWithApprovals(runner, agent, items, c, callTool);
+    } catch (error) {
+      // A run cut off in its tool: the SDK's ToolCallError carries the run's state, whose history (the
+      // model's call included, without its output) the next run goes on from.
+      if (!(error?.error instanceof RunInterrupted) || !error.state) throw error;
+      items = error.state.history;
+      continue;
+    }
     items = result.history;
   }
   return { output: finalOutput(result) };

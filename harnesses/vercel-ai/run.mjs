@@ -14,7 +14,7 @@
 //
 // AI SDK 5 and 6 are installed beside 7 under npm aliases (`ai-v5`, `@ai-sdk/openai-v5`, ...), each
 // with the provider majors built for it, so that one tool loop puts the three majors side by side.
-import { callTool, camelKeys, installedVersions, log, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
+import { callTool, camelKeys, installedVersions, log, RunInterrupted, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
 
 const MAX_STEPS = 12; // the longest recorded conversation has fewer turns; a loop that runs on fails the case
 const MAX_APPROVAL_ROUNDS = 4;
@@ -58,7 +58,7 @@ const { createMoonshotAI } = await load("@ai-sdk/moonshotai");
 const { createOpenResponses } = await load("@ai-sdk/open-responses");
 const { createOpenAI } = await load("@ai-sdk/openai");
 const { createOpenAICompatible } = await load("@ai-sdk/openai-compatible");
-const { generateId, generateText, jsonSchema, stepCountIs, streamText, tool } = await load("ai");
+const { convertToModelMessages, generateId, generateText, jsonSchema, stepCountIs, streamText, tool } = await load("ai");
 
 // ---------------------------------------------------------------------------------------------
 // Providers: one per API, configured the way each provider's documentation shows (a base URL and
@@ -304,6 +304,37 @@ function providerTools(c) {
   return { tools, missing };
 }
 
+const PROVIDER_PACKAGES = { openai: "@ai-sdk/openai", anthropic: "@ai-sdk/anthropic", google: "@ai-sdk/google" };
+
+function installedRelease(name) {
+  return `${name} ${installedVersions(import.meta.url, [installedName(name)])[installedName(name)]}`;
+}
+
+// A recorded provider tool the provider's factories cannot make: the provider release, and the tool id it
+// would have.
+function lackedProviderTools(c, missing) {
+  const prefix = TOOL_PREFIX[c.api];
+  if (!prefix) return `the AI SDK's ${c.api} provider has no provider tools: it cannot declare ${missing.join(", ")}`;
+  const ids = missing.map((type) => ID_ALIASES[`${prefix}.${type}`] ?? `${prefix}.${type}`);
+  return (
+    `${installedRelease(PROVIDER_PACKAGES[prefix])} (AI SDK ${MAJOR}) has no provider tool for ${missing.join(", ")} on ${c.api}: ` +
+    `its \`tools\` make no ${ids.join(", ")}`
+  );
+}
+
+// Request options the recording used that the provider release has no option for: @ai-sdk/anthropic 2
+// (AI SDK 5) reads neither `mcpServers` from its provider options nor `allowedCallers` from a tool's.
+function lackedOptions(c) {
+  if (MAJOR !== 5 || c.api !== "anthropic-messages") return undefined;
+  const release = installedRelease("@ai-sdk/anthropic");
+  if (Array.isArray(c.settings?.body?.mcp_servers)) {
+    return `${release} (AI SDK 5) has no mcpServers provider option: it cannot declare the recorded MCP servers`;
+  }
+  const caller = c.tools.find((t) => t.allowed_callers?.length);
+  if (caller) return `${release} (AI SDK 5) has no allowedCallers tool option: it cannot declare allowed_callers on '${caller.name}'`;
+  return undefined;
+}
+
 function declareTools(c) {
   const declarations = recordedDeclarations(c);
   const tools = {};
@@ -323,9 +354,9 @@ function declareTools(c) {
     tools[spec.name] = functionTool(c, spec, declarations.get(spec.name));
   }
   const provided = providerTools(c);
-  if (provided.missing.length) {
-    return { skip: `the AI SDK has no provider tool for ${provided.missing.join(", ")} on ${c.api}` };
-  }
+  if (provided.missing.length) return { skip: lackedProviderTools(c, provided.missing) };
+  const lacked = lackedOptions(c);
+  if (lacked) return { skip: lacked };
   return { tools: { ...tools, ...provided.tools } };
 }
 
@@ -461,15 +492,9 @@ function restoredMessages(c) {
 async function run(c) {
   const declared = declareTools(c);
   if (declared.skip) return { skipped: declared.skip };
-  if (c.interrupted?.length) {
-    return {
-      skipped:
-        "the AI SDK returns a run's messages only when the run ends: a run cut off before its tool answered " +
-        "leaves no messages of that run to continue (what is kept is the application's own store)",
-    };
-  }
   const model = PROVIDERS[c.api](c);
   const settings = callSettings(c);
+  if (c.interrupted?.length) return chatRuns(c, model, declared, settings);
   let messages;
   if (c.legs?.length) {
     const handed = await firstLegs(c);
@@ -489,13 +514,74 @@ async function run(c) {
   return { ok: true, output: outcome?.text ?? "" };
 }
 
+// A session whose run is cut off before its tool answered, kept the way the AI SDK's chatbot guides keep
+// a chat: its UIMessages, each run streamed (`streamText` on `convertToModelMessages` of them) and read
+// back through `toUIMessageStream({ originalMessages, onFinish })`, which hands over the chat's messages
+// when a run ends, stopped or not. The user stops the run (the `abortSignal`) while its tool runs, as a
+// chat's stop button does; what `onFinish` hands over is the next run's chat.
+async function chatRuns(c, model, declared, settings) {
+  if (c.history?.length || c.legs?.length) throw new Error("the harness keeps a stopped chat's UIMessages from its first run only");
+  let chat = [];
+  let output = "";
+  for (const prompt of runsOf(c)) {
+    if (prompt !== null) chat = [...chat, { id: generateId(), role: "user", parts: [{ type: "text", text: prompt }] }];
+    const stop = new AbortController();
+    const tools = Object.fromEntries(Object.entries(declared.tools).map(([name, t]) => [name, stoppable(t, stop)]));
+    const result = streamText({
+      model,
+      tools,
+      messages: await convertToModelMessages(chat),
+      ...settings,
+      maxRetries: 0,
+      stopWhen: stepCountIs(MAX_STEPS),
+      abortSignal: stop.signal,
+    });
+    let kept;
+    let failure;
+    const stream = result.toUIMessageStream({
+      originalMessages: chat,
+      onFinish: ({ messages }) => (kept = messages),
+      // The chat would show a masked message; the run's error is the case's.
+      onError: (error) => {
+        failure ??= error;
+        return String(error?.message ?? error);
+      },
+    });
+    for await (const _part of stream) {
+      // The chat's client would render these; the harness only drains them.
+    }
+    if (failure) throw failure;
+    if (kept === undefined) throw new Error("toUIMessageStream ended without handing over the chat's messages");
+    chat = kept;
+    if (!stop.signal.aborted) output = await result.text;
+  }
+  return { ok: true, output };
+}
+
+// A tool whose call is cut off stops the run (the user's stop) instead of answering.
+function stoppable(t, stop) {
+  if (typeof t.execute !== "function") return t;
+  return {
+    ...t,
+    execute: async (input, options) => {
+      try {
+        return await t.execute(input, options);
+      } catch (error) {
+        if (!(error instanceof RunInterrupted)) throw error;
+        stop.abort(error);
+        throw error;
+      }
+    },
+  };
+}
+
 // A hand-off across providers: the conversation begins on each leg's provider, the SDK's loop stopped
 // after running the calls of the leg's last step (`stopWhen: stepCountIs(steps)`), and the messages it
 // returns are continued on the case's model, as the AI SDK documents switching models mid-conversation.
 async function firstLegs(c) {
   let messages = [{ role: "user", content: c.prompt }];
   for (const leg of c.legs) {
-    if (!PROVIDERS[leg.api]) return { skipped: `the conversation begins on ${leg.api}, which ${COLUMN} does not serve` };
+    if (!PROVIDERS[leg.api]) return { skipped: `the conversation begins on ${leg.api}: ${UNSUPPORTED[leg.api] ?? `${COLUMN} does not serve it`}` };
     const legCase = { ...c, ...leg, server_tools: [] };
     const declared = declareTools(legCase);
     if (declared.skip) return { skipped: declared.skip };

@@ -10,11 +10,13 @@ from collections.abc import Callable
 from conformance.replay.transports.base import Transport
 
 
-def _chat(api: str, owner: str, *hosts: str, whole_calls: bool = False) -> Callable[[], Transport]:
+def _chat(
+    api: str, owner: str, *hosts: str, whole_calls: bool = False, usage_apart: bool = False
+) -> Callable[[], Transport]:
     def make() -> Transport:
         from conformance.replay.transports.chat_completions import ChatCompletions
 
-        return ChatCompletions(api, owner, hosts, whole_calls=whole_calls)
+        return ChatCompletions(api, owner, hosts, whole_calls=whole_calls, usage_apart=usage_apart)
 
     return make
 
@@ -73,7 +75,7 @@ def _cohere() -> Transport:
 _REGISTRY: dict[str, Callable[[], Transport]] = {
     # The hosts where the provider itself serves the API: only recordings made there are answered with
     # the provider's own error texts (a compatible server may accept what the provider rejects).
-    "openai-chat": _chat("openai-chat", "openai", "api.openai.com"),
+    "openai-chat": _chat("openai-chat", "openai", "api.openai.com", usage_apart=True),
     "mistral-chat": _chat("mistral-chat", "mistralai", "api.mistral.ai", whole_calls=True),
     "kimi-chat": _chat("kimi-chat", "moonshot", "api.moonshot.ai", "api.moonshot.cn"),
     "openai-responses": _responses("openai-responses", "api.openai.com"),

@@ -31,13 +31,22 @@ _MODELS = re.compile(r"/models(/.+)?/?$")
 
 
 class ChatCompletions(ProviderTransport):
-    def __init__(self, api: str, owner: str, provider_hosts: tuple[str, ...], *, whole_calls: bool = False) -> None:
+    def __init__(
+        self,
+        api: str,
+        owner: str,
+        provider_hosts: tuple[str, ...],
+        *,
+        whole_calls: bool = False,
+        usage_apart: bool = False,
+    ) -> None:
         self.api = api
         self.owner = owner
         self.provider_hosts = provider_hosts
         # Mistral streams each tool call whole (id, name and arguments in one delta), in the chunk that
         # finishes the turn; its SDK's chunk model requires the name on every call delta.
         self.whole_calls = whole_calls
+        self.usage_apart = usage_apart
 
     def route(self, request: Request) -> Route | None:
         if _TURN.search(request.path):
@@ -64,7 +73,7 @@ class ChatCompletions(ProviderTransport):
         return _accumulate(events_in(payload))
 
     def events_of(self, body: Any) -> list[StreamEvent]:
-        return _chunks(body, whole_calls=self.whole_calls)
+        return _chunks(body, whole_calls=self.whole_calls, usage_apart=self.usage_apart)
 
     def frame(self, events: Sequence[StreamEvent], framing: Framing) -> tuple[str, bytes]:
         return sse_frame(self.api, events, framing, named=False, done=True)
@@ -148,10 +157,12 @@ def _join_call(entry: dict[str, Any], open_calls: dict[Any, dict[str, Any]], cal
         call["function"]["arguments"] += function["arguments"]
 
 
-def _chunks(body: Any, *, whole_calls: bool = False) -> list[StreamEvent]:
+def _chunks(body: Any, *, whole_calls: bool = False, usage_apart: bool = False) -> list[StreamEvent]:
     """The chunks OpenAI streams for a completion: the role, the text, each call opened with its
     id and name and then its arguments, and a last chunk with the finish reason (and usage). With
-    `whole_calls` (Mistral), every call goes whole in that last chunk."""
+    `whole_calls` (Mistral), every call goes whole in that last chunk. With `usage_apart` (OpenAI), the
+    usage comes after it in a chunk of its own whose `choices` is empty, as `stream_options.include_usage`
+    streams it: a client may rightly take any chunk with usage for that one (openai-java does)."""
     if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"]:
         raise ReframeError("a chat.completion without choices cannot be streamed")
     choice = body["choices"][0]
@@ -172,7 +183,7 @@ def _chunks(body: Any, *, whole_calls: bool = False) -> list[StreamEvent]:
     if any(call.get("type") == "custom" or "custom" in call for call in calls):
         # The chunk types (openai-python's ChoiceDeltaToolCall) have no custom tool call.
         raise ReframeError("a custom tool call has no Chat Completions stream form")
-    extra = {"usage": body["usage"]} if body.get("usage") else {}
+    extra = {"usage": body["usage"]} if body.get("usage") and not usage_apart else {}
     finish = choice.get("finish_reason") or ("tool_calls" if calls else "stop")
     if whole_calls and calls:
         whole = [
@@ -194,4 +205,6 @@ def _chunks(body: Any, *, whole_calls: bool = False) -> list[StreamEvent]:
         if arguments:
             events.append(chunk({"tool_calls": [{"index": k, "function": {"arguments": arguments}}]}))
     events.append(chunk({}, finish, **extra))
+    if usage_apart and body.get("usage"):
+        events.append(StreamEvent(None, {**head, "choices": [], "usage": body["usage"]}))
     return events

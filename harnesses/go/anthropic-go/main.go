@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 
@@ -40,18 +41,14 @@ func main() {
 
 func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	client := anthropic.NewClient(clientOptions(c)...)
-	tools, err := runnerTools(c)
-	if err != nil {
-		return "", err
-	}
 	// A restored conversation is the saved messages decoded into BetaMessageParam; each run of a
 	// session is a tool runner over the conversation so far (the last runner's Messages()) with the
 	// run's user message appended.
-	if len(c.Interrupted) > 0 {
-		return "", harnesskit.Skip{Reason: "the tool runner answers a tool's error with an is_error result and runs on: " +
-			"it has no way to cut a run off before its tool answered"}
-	}
-	messages, err := harnesskit.WireHistory[anthropic.BetaMessageParam](c, "anthropic-sdk-go", "anthropic-messages")
+	// (The kit's WireHistory refuses a session with a cut-off run, for an SDK with no loop of its own;
+	// the tool runner's loop can be stepped and cut off, below, so the history is read as any other.)
+	restored := *c
+	restored.Interrupted = nil
+	messages, err := harnesskit.WireHistory[anthropic.BetaMessageParam](&restored, "anthropic-sdk-go", "anthropic-messages")
 	if err != nil {
 		return "", err
 	}
@@ -60,7 +57,7 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 		if prompt != nil {
 			messages = append(messages, anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(*prompt)))
 		}
-		if answer, messages, err = runOnce(ctx, &client, c, tools, messages); err != nil {
+		if answer, messages, err = runOnce(ctx, &client, c, &cutOff{}, messages); err != nil {
 			return "", err
 		}
 	}
@@ -69,7 +66,13 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 
 // runOnce runs the tool runner to its end over messages and returns its answer and the
 // conversation it ends with.
-func runOnce(ctx context.Context, client *anthropic.Client, c *harnesskit.Case, tools []anthropic.BetaTool, messages []anthropic.BetaMessageParam) (string, []anthropic.BetaMessageParam, error) {
+//
+// The runner is stepped a response at a time (NextMessage, NextStreaming), as an application does
+// that keeps the conversation after each response. A tool whose run the case cuts off cancels the
+// run's context (cut.stop), the way an application stops a run in progress; the step that was
+// running the tools then fails, and the run ends with the conversation as it stood after the
+// response that made the calls: the runner's Messages() taken before that step, no results in it.
+func runOnce(ctx context.Context, client *anthropic.Client, c *harnesskit.Case, cut *cutOff, messages []anthropic.BetaMessageParam) (string, []anthropic.BetaMessageParam, error) {
 	params := anthropic.BetaToolRunnerParams{
 		BetaMessageNewParams: anthropic.BetaMessageNewParams{
 			Model:     c.Model,
@@ -81,29 +84,59 @@ func runOnce(ctx context.Context, client *anthropic.Client, c *harnesskit.Case, 
 		MaxIterations: maxIterations,
 	}
 	opts := bodyOptions(c)
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	cut.stop = stop
+	tools, err := runnerTools(c, cut)
+	if err != nil {
+		return "", nil, err
+	}
 	if !c.Stream {
 		runner := client.Beta.Messages.NewToolRunner(tools, params, opts...)
-		message, err := runner.RunToCompletion(ctx)
-		if err != nil {
-			return "", nil, err
-		}
-		return text(message), runner.Messages(), nil
-	}
-	runner := client.Beta.Messages.NewToolRunnerStreaming(tools, params, opts...)
-	for events, err := range runner.AllStreaming(ctx) {
-		if err != nil {
-			return "", nil, err
-		}
-		for _, err := range events {
+		for {
+			saved := runner.Messages()
+			message, err := runner.NextMessage(runCtx)
+			if cut.happened(runCtx) {
+				return "", saved, nil
+			}
 			if err != nil {
 				return "", nil, err
 			}
+			if message == nil {
+				return text(runner.LastMessage()), runner.Messages(), nil
+			}
 		}
 	}
-	if err := runner.Err(); err != nil {
-		return "", nil, err
+	runner := client.Beta.Messages.NewToolRunnerStreaming(tools, params, opts...)
+	for !runner.IsCompleted() {
+		saved := runner.Messages()
+		var failed error
+		for _, err := range runner.NextStreaming(runCtx) {
+			if err != nil {
+				failed = err
+				break
+			}
+		}
+		if cut.happened(runCtx) {
+			return "", saved, nil
+		}
+		if failed != nil {
+			return "", nil, failed
+		}
+		if err := runner.Err(); err != nil {
+			return "", nil, err
+		}
 	}
 	return text(runner.LastMessage()), runner.Messages(), nil
+}
+
+// cutOff is how a tool stops the run it was called in: it cancels the run's context with the
+// RunInterrupted the replay answered.
+type cutOff struct{ stop context.CancelCauseFunc }
+
+func (c *cutOff) happened(runCtx context.Context) bool {
+	var interrupted *harnesskit.RunInterrupted
+	return errors.As(context.Cause(runCtx), &interrupted)
 }
 
 func clientOptions(c *harnesskit.Case) []option.RequestOption {
@@ -162,7 +195,7 @@ func betas(c *harnesskit.Case) []anthropic.AnthropicBeta {
 
 // runnerTools are the case's tools as the tool runner's BetaTools (toolrunner.NewBetaToolFromBytes
 // with a json.RawMessage input, as tools.md's "Raw JSON Input" shows); each asks the replay.
-func runnerTools(c *harnesskit.Case) ([]anthropic.BetaTool, error) {
+func runnerTools(c *harnesskit.Case, cut *cutOff) ([]anthropic.BetaTool, error) {
 	var tools []anthropic.BetaTool
 	for _, t := range c.Tools {
 		if t.Type == "custom" {
@@ -180,6 +213,10 @@ func runnerTools(c *harnesskit.Case) ([]anthropic.BetaTool, error) {
 		tool, err := toolrunner.NewBetaToolFromBytes(name, t.Description, raw,
 			func(ctx context.Context, input json.RawMessage) (anthropic.BetaToolResultBlockParamContentUnion, error) {
 				output, err := c.CallTool(ctx, name, input, "")
+				var interrupted *harnesskit.RunInterrupted
+				if errors.As(err, &interrupted) {
+					cut.stop(interrupted)
+				}
 				if err != nil {
 					return anthropic.BetaToolResultBlockParamContentUnion{}, err
 				}

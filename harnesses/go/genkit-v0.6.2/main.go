@@ -92,11 +92,20 @@ func startCompatible(provider string) genkitharness.Start {
 }
 
 // The plugin builds its genai client without a base URL; the genai SDK reads it from the
-// environment.
+// environment. The recorded request's built-in tools go in the model's config, which the plugin
+// keeps only when the application declares no tools of its own (genkitharness.GeminiConfig).
 func startGoogleAI(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
+	config, err := genkitharness.GeminiConfig(c, false)
+	if err != nil {
+		return nil, nil, err
+	}
 	genkitharness.SetEnv("GOOGLE_GEMINI_BASE_URL", c.BaseURL)
 	g, err := genkit.Init(ctx, genkit.WithPlugins(&googlegenai.GoogleAI{APIKey: c.APIKey}))
-	return g, ai.WithModelName("googleai/" + genkitharness.ModelName(c)), err
+	name := "googleai/" + genkitharness.ModelName(c)
+	if config == nil {
+		return g, ai.WithModelName(name), err
+	}
+	return g, ai.WithModel(ai.NewModelRef(name, config)), err
 }
 
 // Ollama models are declared by the application; tools are on for the declared model.

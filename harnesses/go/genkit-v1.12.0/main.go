@@ -6,7 +6,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/packages/param"
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
 	"github.com/firebase/genkit/go/plugins/compat_oai/kimi"
@@ -20,7 +23,8 @@ import (
 
 func main() {
 	genkitharness.Main(genkitplugins.Backend(map[string]genkitharness.Start{
-		"anthropic-messages": genkitanthropic.Start,
+		"anthropic-messages": genkitanthropic.StartServerTools(serverToolConfig),
+		"gemini":             genkitplugins.StartGoogleAIBuiltIns,
 		"kimi-chat":          startKimi,
 	}, "github.com/anthropics/anthropic-sdk-go"))
 }
@@ -30,4 +34,19 @@ func startKimi(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.Comm
 	plugin := &kimi.Kimi{APIKey: c.APIKey, Opts: []option.RequestOption{option.WithBaseURL(c.BaseURL), option.WithMaxRetries(0)}}
 	g := genkit.Init(ctx, genkit.WithPlugins(plugin))
 	return g, ai.WithModelName("kimi/" + c.Model), nil
+}
+
+// serverToolConfig is the Anthropic plugin's config with the recorded server tools, each given as
+// the request wrote it (param.Override, the SDK's way to send a value as is): the plugin sends the
+// config's tools and then the application's.
+func serverToolConfig(maxTokens int64, serverTools []map[string]any) any {
+	config := &sdk.MessageNewParams{MaxTokens: maxTokens}
+	for _, tool := range serverTools {
+		raw, err := json.Marshal(tool)
+		if err != nil {
+			continue
+		}
+		config.Tools = append(config.Tools, param.Override[sdk.ToolUnionParam](json.RawMessage(raw)))
+	}
+	return config
 }

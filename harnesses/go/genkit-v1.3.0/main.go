@@ -10,6 +10,9 @@ import (
 )
 
 func main() {
-	genkitharness.Main(genkitplugins.Backend(map[string]genkitharness.Start{"anthropic-messages": genkitanthropic.Start},
+	genkitharness.Main(genkitplugins.Backend(map[string]genkitharness.Start{
+		"anthropic-messages": genkitanthropic.Start,
+		"gemini":             genkitplugins.StartGoogleAIBuiltIns,
+	},
 		"github.com/anthropics/anthropic-sdk-go"))
 }

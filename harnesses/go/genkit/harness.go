@@ -7,6 +7,7 @@ package genkitharness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -121,6 +122,12 @@ func defineTools(b Backend, g *genkit.Genkit, c *harnesskit.Case, order *callOrd
 					arguments = map[string]any{}
 				}
 				output, err := c.CallTool(ctx, name, arguments, "")
+				var interrupted *harnesskit.RunInterrupted
+				if tc, ok := ctx.(*ai.ToolContext); ok && errors.As(err, &interrupted) {
+					// A run cut off in its tool stops the way Genkit lets a tool stop its loop
+					// (ToolContext.Interrupt): Generate returns the response so far, its calls unanswered.
+					return nil, tc.Interrupt(&ai.InterruptOptions{Metadata: map[string]any{"reason": interrupted.Reason}})
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -133,12 +140,9 @@ func defineTools(b Backend, g *genkit.Genkit, c *harnesskit.Case, order *callOrd
 
 // session plays a restored conversation and a session's runs the way a Genkit chat keeps going:
 // each run is genkit.Generate over the conversation so far (ai.WithMessages), the run's user
-// message appended, and the next run continues the response's History().
+// message appended, and the next run continues the response's History(). A run cut off in its tool
+// ends interrupted (FinishReason "interrupted"), its History() ending on the model's calls.
 func session(ctx context.Context, b Backend, g *genkit.Genkit, c *harnesskit.Case, options []ai.GenerateOption) (string, error) {
-	if len(c.Interrupted) > 0 {
-		return "", harnesskit.Skip{Reason: "genkit.Generate returns a tool's error alone, with no messages of the run: " +
-			"a run cut off before its tool answered leaves nothing to continue"}
-	}
 	var messages []*ai.Message
 	var err error
 	if len(c.Legs) > 0 {

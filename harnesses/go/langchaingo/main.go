@@ -6,6 +6,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/tmc/langchaingo/agents"
@@ -55,6 +57,9 @@ func run(ctx context.Context, c *harnesskit.Case) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := serverToolsAlone(c); err != nil {
+		return "", err
+	}
 	model, closeModel, err := newModel(ctx, c)
 	if err != nil {
 		return "", err
@@ -99,6 +104,43 @@ func caseTools(c *harnesskit.Case) ([]tools.Tool, error) {
 	}
 	return toolset, nil
 }
+
+// serverToolsAlone is the skip of a case whose recorded request declared the provider's own tools
+// and no function tool, or an Anthropic toolset whose members the scenario calls: langchaingo's
+// providers declare function tools only, so its request holds none of the case's tools, or not the
+// toolset its members belong to. (Beside function tools, a case is judged on what the provider does
+// with those.)
+func serverToolsAlone(c *harnesskit.Case) error {
+	var kinds []string
+	for _, recorded := range c.RecordedTools {
+		switch c.API {
+		case "anthropic-messages":
+			if kind, _ := recorded["type"].(string); kind != "" && kind != "custom" {
+				kinds = append(kinds, kind)
+			}
+		case "gemini":
+			for key := range recorded {
+				if key != "functionDeclarations" && key != "function_declarations" {
+					kinds = append(kinds, key)
+				}
+			}
+		}
+	}
+	if len(kinds) == 0 || (len(c.Tools) > 0 && !slices.ContainsFunc(kinds, isToolset)) {
+		return nil
+	}
+	sort.Strings(kinds)
+	if c.API == "gemini" {
+		return harnesskit.Skip{Reason: fmt.Sprintf("langchaingo's Google AI provider declares function tools only: convertTools "+
+			"(llms/googleai/googleai.go) refuses a tool whose Type is not \"function\" and writes one genai.Tool of "+
+			"FunctionDeclarations, with no way to declare %s", strings.Join(kinds, ", "))}
+	}
+	return harnesskit.Skip{Reason: fmt.Sprintf("langchaingo's Anthropic provider declares function tools only: its request's "+
+		"anthropicclient.Tool has a name, description and input_schema and no type "+
+		"(llms/anthropic/internal/anthropicclient/messages.go), with no way to declare %s", strings.Join(kinds, ", "))}
+}
+
+func isToolset(kind string) bool { return strings.Contains(kind, "toolset") }
 
 func unsupported(api string) error {
 	return harnesskit.Skip{Reason: fmt.Sprintf("langchaingo has no provider for %s", strings.TrimSpace(api))}

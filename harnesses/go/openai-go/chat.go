@@ -100,10 +100,11 @@ func chatTools(c *harnesskit.Case) []openai.ChatCompletionToolUnionParam {
 }
 
 func chatToolOutput(ctx context.Context, c *harnesskit.Case, call openai.ChatCompletionMessageToolCallUnion) (string, error) {
+	// The union's own fields, not AsFunction/AsCustom: those decode the union's raw JSON, which the
+	// SDK's ChatCompletionAccumulator does not keep ("The ChatCompletion field JSON does not get
+	// accumulated"), so a streamed call read through them can come back with no name.
 	if call.Type == "custom" {
-		custom := call.AsCustom().Custom
-		return c.CallTool(ctx, custom.Name, map[string]any{"input": custom.Input}, call.ID)
+		return c.CallTool(ctx, call.Custom.Name, map[string]any{"input": call.Custom.Input}, call.ID)
 	}
-	function := call.AsFunction().Function
-	return c.CallTool(ctx, function.Name, arguments(function.Arguments), call.ID)
+	return c.CallTool(ctx, call.Function.Name, arguments(call.Function.Arguments), call.ID)
 }

@@ -102,11 +102,31 @@ func chatModel(g *genkit.Genkit, provider, id string, define func(string, ai.Mod
 }
 
 // StartGoogleAI: the plugin builds its genai client without a base URL (before v1.12 it has no
-// option for one); the genai SDK reads it from the environment.
+// option for one); the genai SDK reads it from the environment. The recorded request's built-in
+// tools are declared in the model's config, which before v1.3.0 the plugin keeps only when the
+// application declares no tools of its own (genkitharness.GeminiConfig).
 func StartGoogleAI(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
+	return startGoogleAI(ctx, c, false)
+}
+
+// StartGoogleAIBuiltIns is StartGoogleAI for v1.3.0 on, whose plugin keeps the config's built-in
+// tools beside the application's (mergeTools).
+func StartGoogleAIBuiltIns(ctx context.Context, c *harnesskit.Case) (*genkit.Genkit, ai.CommonGenOption, error) {
+	return startGoogleAI(ctx, c, true)
+}
+
+func startGoogleAI(ctx context.Context, c *harnesskit.Case, keepsBuiltIns bool) (*genkit.Genkit, ai.CommonGenOption, error) {
+	config, err := genkitharness.GeminiConfig(c, keepsBuiltIns)
+	if err != nil {
+		return nil, nil, err
+	}
 	genkitharness.SetEnv("GOOGLE_GEMINI_BASE_URL", c.BaseURL)
 	g := genkit.Init(ctx, genkit.WithPlugins(&googlegenai.GoogleAI{APIKey: c.APIKey}))
-	return g, ai.WithModelName("googleai/" + genkitharness.ModelName(c)), nil
+	name := "googleai/" + genkitharness.ModelName(c)
+	if config == nil {
+		return g, ai.WithModelName(name), nil
+	}
+	return g, ai.WithModel(ai.NewModelRef(name, config)), nil
 }
 
 // StartOllama: Ollama models are declared by the application; tools are on for the declared model.

@@ -121,8 +121,19 @@ public record Case(
     /**
      * A tool's output, asked of the replay server: what a tool implementation returns when the
      * library calls it. {@code arguments} is what the library parsed (a map, a JSON node or JSON text).
+     *
+     * <p>Unchecked, since a library's tool interface (a lambda, a callback) rarely lets a checked
+     * exception through: a failed exchange is an {@link java.io.UncheckedIOException}, a run the case
+     * cuts off one whose cause is {@link RunInterrupted} (see {@link RunInterrupted#in(Throwable)}).
      */
-    public String callTool(String name, Object arguments, String callId) throws IOException, InterruptedException {
-        return ToolCalls.call(toolsUrl, name, arguments, callId);
+    public String callTool(String name, Object arguments, String callId) {
+        try {
+            return ToolCalls.call(toolsUrl, name, arguments, callId);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the replay answered " + name, e);
+        }
     }
 }

@@ -66,9 +66,12 @@ final class Models {
             case "anthropic-messages" -> AnthropicChatModel.builder()
                     .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
                     .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
+                    .toolMetadataKeysToSend(Tools.ANTHROPIC_METADATA).customParameters(anthropicParameters(c))
                     .maxRetries(0).timeout(TIMEOUT).build();
             case "gemini" -> GoogleAiGeminiChatModel.builder()
                     .baseUrl(geminiBase(c)).apiKey(c.apiKey()).modelName(c.model())
+                    .allowCodeExecution(declares(c, "code_execution")).allowGoogleSearch(declares(c, "google_search"))
+                    .allowUrlContext(declares(c, "url_context"))
                     .timeout(TIMEOUT).maxRetries(0).build();
             case "mistral-chat" -> MistralAiChatModel.builder()
                     .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model())
@@ -96,9 +99,13 @@ final class Models {
             case "anthropic-messages" -> AnthropicStreamingChatModel.builder()
                     .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
                     .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
+                    .toolMetadataKeysToSend(Tools.ANTHROPIC_METADATA).customParameters(anthropicParameters(c))
                     .timeout(TIMEOUT).build();
             case "gemini" -> GoogleAiGeminiStreamingChatModel.builder()
-                    .baseUrl(geminiBase(c)).apiKey(c.apiKey()).modelName(c.model()).timeout(TIMEOUT).build();
+                    .baseUrl(geminiBase(c)).apiKey(c.apiKey()).modelName(c.model())
+                    .allowCodeExecution(declares(c, "code_execution")).allowGoogleSearch(declares(c, "google_search"))
+                    .allowUrlContext(declares(c, "url_context"))
+                    .timeout(TIMEOUT).build();
             case "mistral-chat" -> MistralAiStreamingChatModel.builder()
                     .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model()).timeout(TIMEOUT).build();
             case "ollama-chat" -> OllamaStreamingChatModel.builder()
@@ -174,16 +181,50 @@ final class Models {
         return null;
     }
 
-    /** Recorded tools that are neither function nor custom tools (an Anthropic client tool has no type). */
+    /**
+     * The provider's tools to declare: the recorded request's tools that are neither function nor custom
+     * tools (an Anthropic client tool has no type), then each of the case's server tools of a type not
+     * recorded among them (an MCP toolset, which a recording declares beside its `mcp_servers`).
+     */
     private static List<JsonNode> providerTools(Case c) {
         List<JsonNode> tools = new ArrayList<>();
+        Set<String> types = new java.util.HashSet<>();
         for (JsonNode tool : c.recordedTools()) {
             String type = tool.path("type").asText("");
             if (!type.isEmpty() && !CLIENT_TOOL_TYPES.contains(type)) {
                 tools.add(tool);
+                types.add(type);
+            }
+        }
+        for (JsonNode tool : c.serverTools()) {
+            if (types.add(tool.path("type").asText(""))) {
+                tools.add(tool);
             }
         }
         return tools;
+    }
+
+    /** Whether the case's server tools include a Gemini built-in of this type (`code_execution`, ...). */
+    private static boolean declares(Case c, String type) {
+        for (JsonNode tool : c.serverTools()) {
+            if (type.equals(tool.path("type").asText(""))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Request fields beside the conversation that the recording sent and LangChain4j has no option of its
+     * own for, as the model's `customParameters`: the MCP servers an `mcp_toolset` names.
+     */
+    private static Map<String, Object> anthropicParameters(Case c) {
+        Map<String, Object> parameters = new LinkedHashMap<>();
+        JsonNode servers = c.body("mcp_servers");
+        if (servers.isArray()) {
+            parameters.put("mcp_servers", Json.MAPPER.convertValue(servers, new TypeReference<List<Object>>() {}));
+        }
+        return parameters;
     }
 
     private static String stripSlash(String url) {

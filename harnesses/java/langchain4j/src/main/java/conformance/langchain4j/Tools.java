@@ -9,8 +9,6 @@ import dev.langchain4j.internal.JsonSchemaElementJsonUtils;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.model.chat.request.json.JsonSchemaElement;
 import dev.langchain4j.service.tool.ToolExecutor;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -19,6 +17,9 @@ import java.util.Map;
  * LangChain4j's own schema reader) and a ToolExecutor that asks the replay for the output.
  */
 final class Tools {
+    /** The tool metadata the Anthropic models send as fields of the tool (`toolMetadataKeysToSend`). */
+    static final String ANTHROPIC_METADATA = "allowed_callers";
+
     private Tools() {}
 
     static Map<ToolSpecification, ToolExecutor> of(Case c) {
@@ -29,16 +30,11 @@ final class Tools {
                 spec.description(tool.description());
             }
             spec.parameters(parameters(tool));
-            tools.put(spec.build(), (request, memoryId) -> {
-                try {
-                    return c.callTool(request.name(), request.arguments(), request.id());
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            });
+            if (!tool.allowedCallers().isEmpty()) {
+                // Anthropic programmatic tool calling: sent as the tool's own field by the Anthropic models.
+                spec.addMetadata(ANTHROPIC_METADATA, tool.allowedCallers());
+            }
+            tools.put(spec.build(), (request, memoryId) -> c.callTool(request.name(), request.arguments(), request.id()));
         }
         return tools;
     }

@@ -44,6 +44,10 @@ public final class Main implements Harness {
         if (c.tools().stream().anyMatch(tool -> tool.custom())) {
             throw new Skipped("Spring AI has no free-form (custom) tools: a ToolDefinition always has a JSON input schema");
         }
+        String undeclarable = Models.undeclarable(c);
+        if (undeclarable != null) {
+            throw new Skipped(undeclarable);
+        }
         if (Continued.applies(c)) {
             return Continued.run(c);
         }

@@ -84,7 +84,8 @@ final class Models {
                 }
                 Client client = Client.builder().apiKey(c.apiKey()).vertexAI(false).httpOptions(http.build()).build();
                 yield GoogleGenAiChatModel.builder().genAiClient(client)
-                        .defaultOptions(GoogleGenAiChatOptions.builder().model(c.model()).build())
+                        .defaultOptions(GoogleGenAiChatOptions.builder().model(c.model())
+                                .googleSearchRetrieval(serverToolTypes(c).contains("google_search")).build())
                         .retryTemplate(noRetry()).build();
             }
             case "mistral-chat" -> MistralAiChatModel.builder()
@@ -112,6 +113,48 @@ final class Models {
                     .build();
             default -> throw new IllegalArgumentException("no Spring AI chat model for " + c.api());
         };
+    }
+
+    /**
+     * Why Spring AI cannot declare what the case's request must declare, or null. Its Anthropic model's
+     * request tools are the ToolDefinitions' alone (AnthropicChatModel.getFunctionTools), each an
+     * AnthropicApi.Tool of type, name, description, input_schema and cache_control; its Gemini model adds
+     * one built-in, Google Search (GoogleGenAiChatOptions.googleSearchRetrieval).
+     */
+    static String undeclarable(Case c) {
+        List<String> types = serverToolTypes(c);
+        if ("anthropic-messages".equals(c.api())) {
+            if (!types.isEmpty()) {
+                return "Spring AI's AnthropicChatModel declares function tools only (the ToolDefinitions, through "
+                        + "getFunctionTools; AnthropicChatOptions has no server tools): it cannot declare "
+                        + String.join(", ", types);
+            }
+            for (conformance.kit.Tool tool : c.tools()) {
+                if (!tool.allowedCallers().isEmpty()) {
+                    return "Spring AI cannot declare allowed_callers on the tool '" + tool.name()
+                            + "': an AnthropicApi.Tool has type, name, description, input_schema and cache_control only";
+                }
+            }
+            if (c.body("mcp_servers").isArray()) {
+                return "Spring AI's AnthropicChatOptions has no mcp_servers: the recording's MCP servers cannot be declared";
+            }
+        }
+        if ("gemini".equals(c.api())) {
+            List<String> other = types.stream().filter(type -> !"google_search".equals(type)).toList();
+            if (!other.isEmpty()) {
+                return "Spring AI's GoogleGenAiChatModel declares function declarations and Google Search only "
+                        + "(GoogleGenAiChatOptions.googleSearchRetrieval): it cannot declare the Gemini built-in "
+                        + String.join(", ", other);
+            }
+        }
+        return null;
+    }
+
+    /** The types of the case's server tools, in order. */
+    private static List<String> serverToolTypes(Case c) {
+        List<String> types = new java.util.ArrayList<>();
+        c.serverTools().forEach(tool -> types.add(tool.path("type").asText("")));
+        return types;
     }
 
     // Spring's JDK-based HTTP clients, on HTTP/1.1: the replay is plain HTTP and answers no h2c upgrade.

@@ -34,14 +34,7 @@ final class Tools {
 
                 @Override
                 public String call(String toolInput) {
-                    try {
-                        return c.callTool(definition.name(), toolInput, null);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException(e);
-                    }
+                    return c.callTool(definition.name(), toolInput, null);
                 }
             });
         }

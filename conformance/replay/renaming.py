@@ -1,0 +1,74 @@
+"""A recorded turn served under the names the client's request declares its tools by.
+
+Some frameworks declare every tool under a prefix of their own: Semantic Kernel's function choice
+writes a kernel function as `<plugin>-<function>` (`tools-get_weather`; `tools__get_weather` on
+Gemini), and a provider answers such a request with calls to `tools-get_weather`. Served as recorded,
+the turn would call a tool the request never declared. Where each recorded call's tool is declared
+under exactly such a prefixed name (conformance.engine.called_tools.Tools.renamed), the turn is served
+as the provider would have answered that request: the same body, the calls named as the request
+declares them, built into the recorded framing (SSE, a JSON array, NDJSON, AWS event-stream) the way
+the suite's closing answer is (conformance.replay.closing). The verdict says so; the client's canned
+tool outputs answer the prefixed name as the recorded one (conformance.connectors.client.ToolLoop).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from conformance.engine.dialects.base import Dialect, DialectError
+from conformance.recordings.cassette import HttpResponse, Interaction
+from conformance.replay.transports.base import ReframeError, Transport
+
+_BYTES_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
+# Where a served call keeps its tool's name, per API: a `name` beside the call's other fields.
+_NAME_KEYS = frozenset({"name", "tool_name"})
+
+
+def renamed_interaction(
+    interaction: Interaction, renames: Mapping[str, str], dialect: Dialect, transport: Transport, where: str
+) -> Interaction | None:
+    """The interaction with its calls' tool names changed per `renames` (recorded -> declared); None
+    when its response cannot be read or built again (then the turn is not served)."""
+    response = interaction.response
+    try:
+        served = dialect.served(response, where)
+        body = transport.body_of(served.payload)
+        if not isinstance(body, dict):
+            return None
+        changed = _renamed(json.loads(json.dumps(body)), renames)
+        framing = transport.recorded_framing(served.payload, response.content_type, response.body)
+        if framing == "json":
+            content_type, data = "application/json", json.dumps(changed, ensure_ascii=False).encode()
+        else:
+            content_type, data = transport.frame(transport.events_of(changed), framing)
+    except (DialectError, ReframeError, ValueError):
+        return None
+    headers = {k: v for k, v in response.headers.items() if k not in _BYTES_HEADERS}
+    headers.setdefault("content-type", (content_type,))
+    return Interaction(
+        index=interaction.index,
+        request=interaction.request,
+        response=HttpResponse(status=response.status, headers=headers, body=data),
+    )
+
+
+def _renamed(value: Any, renames: Mapping[str, str]) -> Any:
+    """`value` with every call's tool name in `renames` replaced, at any depth; text is left alone."""
+    if isinstance(value, list):
+        return [_renamed(v, renames) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        if key in _NAME_KEYS and isinstance(item, str) and item in renames and _is_call(value):
+            out[key] = renames[item]
+        else:
+            out[key] = _renamed(item, renames)
+    return out
+
+
+def _is_call(holder: Mapping[str, Any]) -> bool:
+    """Whether a mapping with a `name` is a call (or a call's function), not some other named thing."""
+    return any(k in holder for k in ("arguments", "args", "input", "id", "call_id", "toolUseId", "type"))
