@@ -323,3 +323,25 @@ def test_a_worker_blaming_a_corpus_that_is_at_fault_is_believed(
     monkeypatch.setattr(corpus, "cassette_path", lambda _: broken)
     with pytest.raises(CorpusError, match="not a vcrpy cassette"):
         _corpus_claim("whatever the worker says", scenario, corpus)
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("declaring:PREFIXED", "served calls under the names the client declared"),
+        ("declaring:SUBMITTING", "the client asked again, forcing a tool call"),
+    ],
+)
+def test_what_the_replay_made_of_a_request_is_rebuilt_from_its_body(
+    spec: str, words: str, worker: Worker, corpus: Corpus
+) -> None:
+    """A turn served under a prefixed name, and a forced request past the final answer, are worked out in
+    the worker's replay; isolated, the parent works them out again from the bodies handed over, and the
+    verdict is the one the client earns in process."""
+    from conformance.connectors.adapters import resolve
+
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    isolated = run_scenario(IsolatedAdapter(spec, worker), scenario, corpus)
+    assert isolated.outcome == "pass" and words in (isolated.summary or ""), isolated.summary
+    in_process = run_scenario(resolve(spec, base=ADAPTERS).adapter, scenario, corpus)
+    assert (in_process.outcome, in_process.summary) == (isolated.outcome, isolated.summary)

@@ -17,13 +17,27 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from conformance.engine.called_tools import needed
+from conformance.engine.declarations import declared_by_request, undeclared
 from conformance.engine.dialects.base import Dialect, DialectError
+from conformance.engine.wire import Served
 from conformance.recordings.cassette import HttpResponse, Interaction
 from conformance.replay.transports.base import ReframeError, Transport
 
 _BYTES_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
 # Where a served call keeps its tool's name, per API: a `name` beside the call's other fields.
 _NAME_KEYS = frozenset({"name", "tool_name"})
+
+
+def renames_for(api: str, served: Served, request: Any, recorded: Any) -> dict[str, str] | None:
+    """The recorded names of a turn's calls and the prefixed names `request` declares them under, when
+    every tool the request lacks is declared so and it lacks nothing else; None otherwise."""
+    if undeclared(api, served, declared_by_request(api, request)):
+        return None
+    lacking = needed(api, served, request, recorded)
+    if not lacking or any(n.name is None or n.renamed is None for n in lacking):
+        return None
+    return {n.name: n.renamed for n in lacking if n.name is not None and n.renamed is not None}
 
 
 def renamed_interaction(

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.corpus.loading import Scenario
-from conformance.engine.called_tools import needed
-from conformance.engine.declarations import declared_by_request, undeclared, unserved_reason
+from conformance.engine.declarations import unserved_reason
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
 from conformance.engine.forced_choice import forced_after_end, forced_past
@@ -35,7 +34,7 @@ from conformance.engine.wire import Served
 from conformance.recordings.bounds import json_or_none
 from conformance.recordings.cassette import Cassette
 from conformance.replay.closing import closing_interaction
-from conformance.replay.renaming import renamed_interaction
+from conformance.replay.renaming import renamed_interaction, renames_for
 from conformance.replay.render import render
 from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
@@ -72,6 +71,8 @@ class ClientRun:
     # Turns served with their calls under the names the client declared its tools by (a prefix of its
     # own: `tools-get_weather` for `get_weather`), each as "response[i]: get_weather as tools-get_weather".
     renamed: list[str] = field(default_factory=list)
+    # The first request sent past the turns the replay holds (a loop asking again), as sent; None if none.
+    past_end: Any = None
 
 
 @dataclass
@@ -110,6 +111,7 @@ class ReplaySession:
         self.forced_end: str | None = None
         self.malformed: list[str] = []
         self.renamed: list[str] = []
+        self.past_end: Any = None  # the first request past the last turn, as sent
         self._served: dict[int, Served] = {}
         self._lock = threading.Lock()
         # What is played: the recording, then the suite's closing answer where it ends on calls (not
@@ -164,6 +166,8 @@ class ReplaySession:
         index = self.sent
         self.sent += 1
         if index >= len(self.interactions):
+            if index == len(self.interactions):
+                self.past_end = body
             self.forced_end = self._forced_after_end(index, body)
             if self.forced_end is not None:
                 return self._forced_answer()
@@ -226,14 +230,10 @@ class ReplaySession:
     def _serve_renamed(self, index: int, body: Any) -> bool:
         """Whether turn `index` is now served with its calls under the names the request declares them
         by: every tool it lacks is declared under a prefix of the client's own, and nothing else lacks."""
-        api, served = self.scenario.api, self.served(index)
         recorded = json_or_none(self.interactions[index].request.body)
-        if undeclared(api, served, declared_by_request(api, body)):
+        renames = renames_for(self.scenario.api, self.served(index), body, recorded)
+        if renames is None:
             return False
-        lacking = needed(api, served, body, recorded)
-        if not lacking or any(n.name is None or n.renamed is None for n in lacking):
-            return False
-        renames = {n.name: n.renamed for n in lacking if n.name is not None and n.renamed is not None}
         where = f"response[{index}]"
         renamed = renamed_interaction(self.interactions[index], renames, self.dialect, self.transport, where)
         if renamed is None:
@@ -303,6 +303,7 @@ class ReplaySession:
                 forced_end=self.forced_end,
                 closing=len(self.interactions) - len(self.recorded.interactions),
                 renamed=list(self.renamed),
+                past_end=self.past_end,
             )
 
 

@@ -74,6 +74,7 @@ def client_run_data(run: ClientRun) -> dict[str, Any]:
         "unsupported": run.unsupported,
         "fault": None if run.fault is None else raised(run.fault),
         "tools_ran": None if run.tools_ran is None else [list(call) for call in run.tools_ran],
+        "past_end": run.past_end,
     }
 
 
@@ -169,6 +170,7 @@ def client_run(
     if not isinstance(sent, int) or isinstance(sent, bool) or sent < len(requests):
         raise HandoverError(f"sent is {sent!r}, not a count of at least {len(requests)}")
     turns = []
+    renamed: list[str] = []
     for i, body in enumerate(requests):
         interaction = played[i]
         try:
@@ -177,8 +179,16 @@ def client_run(
             if replayed:
                 raise
             served = Served(stream=False, calls=(), text="", payload={})  # a recording cut short
+        if replayed:  # a turn the replay served under the names the request declared, as the replay does
+            served = _as_renamed(scenario.api, interaction, served, body, dialect, i, renamed)
         turns.append(Turn(index=i, request=body, served=served, expected_request=_recorded(interaction)))
     exchange = Exchange(api=scenario.api, turns=tuple(turns))
+    past_end = data.get("past_end")
+    forced_end = forced_turn(exchange) if replayed else None
+    if replayed and forced_end is None and past_end is not None and sent > len(played) == len(turns) and turns:
+        from conformance.engine.forced_choice import forced_after_end
+
+        forced_end = forced_after_end(scenario.api, turns[-1].served, past_end, f"response[{len(turns) - 1}]")
     fault = data.get("fault")
     tools_ran = data.get("tools_ran")
     if tools_ran is not None and not (
@@ -190,7 +200,7 @@ def client_run(
         exchange=exchange,
         refused=refused,
         undeclared=undeclared_turn(exchange, refused) if replayed else None,
-        forced_end=forced_turn(exchange) if replayed else None,
+        forced_end=forced_end,
         recorded=len(recorded.interactions),
         sent=sent,
         fault=None if fault is None else described(fault, "fault"),
@@ -201,7 +211,27 @@ def client_run(
         unsupported=_text(data, "unsupported"),
         tools_ran=None if tools_ran is None else [(t[0], t[1]) for t in tools_ran],
         closing=len(played) - len(recorded.interactions),
+        renamed=renamed,
     )
+
+
+def _as_renamed(
+    api: str, interaction: Interaction, served: Served, body: Any, dialect: Dialect, index: int, notes: list[str]
+) -> Served:
+    """The turn as the replay served it to this request: under the names it declares its tools by,
+    where it declares them under a prefix (conformance.replay.renaming); else as recorded."""
+    from conformance.replay.renaming import renamed_interaction, renames_for
+    from conformance.replay.transports import transport_for
+
+    renames = renames_for(api, served, body, _recorded(interaction))
+    if renames is None:
+        return served
+    where = f"response[{index}]"
+    renamed = renamed_interaction(interaction, renames, dialect, transport_for(api), where)
+    if renamed is None:
+        return served
+    notes.extend(f"{where}: {old} as {new}" for old, new in renames.items())
+    return dialect.served(renamed.response, where)
 
 
 def _played(scenario: Scenario, recorded: Cassette, dialect: Dialect) -> tuple[Interaction, ...]:
