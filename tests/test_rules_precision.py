@@ -153,3 +153,18 @@ def test_a_call_no_response_served_is_reported_but_not_the_history_a_conversatio
     # A history begun elsewhere is the first request's: no response of this exchange served it either.
     chained = corpus.scenarios["gemini/cross-provider-from-openai-chat"]
     assert run_scenario(REFERENCE, chained, corpus, profile="strict").violations == []
+
+
+def test_identical_calls_of_one_turn_may_take_each_other_s_output(corpus: Corpus) -> None:
+    """Two calls of one name and arguments in one turn ask the tool the same thing: a library running them
+    concurrently cannot tell which answer is whose (Genkit Go's tools are not told the call's id), so a
+    result carrying its twin's output is no positional pairing. Calls that differ still are."""
+    from buggy import OutputsRotated
+
+    scenario = corpus.scenarios["openai-chat/parallel-results-reversed"]
+    first, second = scenario.turns[0].calls
+    twin = dataclasses.replace(second, name=first.name, arguments=first.arguments)
+    identical = dataclasses.replace(scenario, turns=(ExpectedTurn((first, twin), None), *scenario.turns[1:]))
+    rotated = adapter(OutputsRotated(OpenAIChatCodec()))  # type: ignore[arg-type]
+    assert "pairing/by-position" not in _codes(run_scenario(rotated, identical, corpus))
+    assert "pairing/by-position" in _codes(run_scenario(rotated, scenario, corpus))
