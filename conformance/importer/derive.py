@@ -129,12 +129,17 @@ def _needs_result(ctx: CheckContext, call: WireCall) -> bool:
 
 
 def suite_output(name: str, number: int) -> str:
-    """The canned output of a call the recording never answered: the suite's own words.
+    """The canned output of a call the recording never answered: the suite's own words, as a JSON object.
 
     One per call, never empty: an empty output cannot be told from a result the client lost or
     replaced with a placeholder of its own, and equal outputs hide results handed to the wrong call.
+    A JSON object, as tools mostly return and as some libraries require (a Gemini functionResponse's
+    `response` is an object; Spring AI parses a tool's result as JSON to build it).
     """
-    return f"suite-made output {number} for {name or 'the tool'}: the recording never sent this result"
+    return json.dumps(
+        {"suite_output": number, "tool": name or "the tool", "note": "the recording never sent this result"},
+        separators=(",", ":"),
+    )
 
 
 def _suite_answers(step: Step, ctx: CheckContext) -> dict[int, _Answer]:
