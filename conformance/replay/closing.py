@@ -22,7 +22,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from conformance.engine.dialects.base import Dialect, DialectError
-from conformance.recordings.cassette import Cassette, HttpRequest, HttpResponse, Interaction
+from conformance.recordings.cassette import Cassette, HttpRequest, Interaction
+from conformance.replay.rebuilt import rebuilt_response
 from conformance.replay.transports.base import ReframeError, Transport
 
 # What the closing turn says: plain text, no call, nothing a client has to answer.
@@ -32,7 +33,6 @@ NOTE = "the final answer after the recording's calls is the suite's own"
 
 Mint = Callable[[Any], Any]
 Shape = Callable[[dict[str, Any], Mint], dict[str, Any]]
-_BYTES_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
 
 
 def closing_interaction(
@@ -55,16 +55,9 @@ def closing_interaction(
         if not isinstance(body, dict):
             return None
         answer = shape(json.loads(json.dumps(body)), _minter(scenario_id))
-        framing = transport.recorded_framing(served.payload, last.response.content_type, last.response.body)
-        if framing == "json":
-            content_type, data = "application/json", json.dumps(answer, ensure_ascii=False).encode()
-        else:
-            content_type, data = transport.frame(transport.events_of(answer), framing)
+        response = rebuilt_response(last.response, served.payload, answer, transport)
     except (DialectError, ReframeError, ValueError):
         return None
-    headers = {k: v for k, v in last.response.headers.items() if k not in _BYTES_HEADERS}
-    headers.setdefault("content-type", (content_type,))
-    response = HttpResponse(status=last.response.status, headers=headers, body=data)
     # No request was recorded for it: what a correct client sends here is not known.
     request = HttpRequest(method=last.request.method, uri=last.request.uri, headers={}, body=b"")
     return Interaction(index=len(recorded.interactions), request=request, response=response)

@@ -19,12 +19,13 @@ from typing import Any
 
 from conformance.engine.called_tools import needed
 from conformance.engine.declarations import declared_by_request, undeclared
+from conformance.engine.dialects import dialect_for
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.wire import Served
-from conformance.recordings.cassette import HttpResponse, Interaction
+from conformance.recordings.cassette import Interaction
+from conformance.replay.rebuilt import rebuilt_response
 from conformance.replay.transports.base import ReframeError, Transport
 
-_BYTES_HEADERS = frozenset({"content-length", "content-encoding", "transfer-encoding"})
 # Where a served call keeps its tool's name, per API: a `name` beside the call's other fields.
 _NAME_KEYS = frozenset({"name", "tool_name"})
 
@@ -45,27 +46,16 @@ def renamed_interaction(
 ) -> Interaction | None:
     """The interaction with its calls' tool names changed per `renames` (recorded -> declared); None
     when its response cannot be read or built again (then the turn is not served)."""
-    response = interaction.response
     try:
-        served = dialect.served(response, where)
+        served = dialect.served(interaction.response, where)
         body = transport.body_of(served.payload)
         if not isinstance(body, dict):
             return None
         changed = _renamed(json.loads(json.dumps(body)), renames)
-        framing = transport.recorded_framing(served.payload, response.content_type, response.body)
-        if framing == "json":
-            content_type, data = "application/json", json.dumps(changed, ensure_ascii=False).encode()
-        else:
-            content_type, data = transport.frame(transport.events_of(changed), framing)
+        response = rebuilt_response(interaction.response, served.payload, changed, transport)
     except (DialectError, ReframeError, ValueError):
         return None
-    headers = {k: v for k, v in response.headers.items() if k not in _BYTES_HEADERS}
-    headers.setdefault("content-type", (content_type,))
-    return Interaction(
-        index=interaction.index,
-        request=interaction.request,
-        response=HttpResponse(status=response.status, headers=headers, body=data),
-    )
+    return Interaction(index=interaction.index, request=interaction.request, response=response)
 
 
 def _renamed(value: Any, renames: Mapping[str, str]) -> Any:
@@ -86,3 +76,19 @@ def _renamed(value: Any, renames: Mapping[str, str]) -> Any:
 def _is_call(holder: Mapping[str, Any]) -> bool:
     """Whether a mapping with a `name` is a call (or a call's function), not some other named thing."""
     return any(k in holder for k in ("arguments", "args", "input", "id", "call_id", "toolUseId", "type"))
+
+
+def renamed_turn(
+    api: str, interaction: Interaction, served: Served, request: Any, recorded: Any, transport: Transport, index: int
+) -> tuple[Interaction, list[str]] | None:
+    """Turn `index` as the replay serves it to `request` when the request declares the tools its calls
+    need under prefixed names (`recorded` is the recorded request's body), with a note per renamed call;
+    None when the turn is served as recorded."""
+    renames = renames_for(api, served, request, recorded)
+    if renames is None:
+        return None
+    where = f"response[{index}]"
+    renamed = renamed_interaction(interaction, renames, dialect_for(api), transport, where)
+    if renamed is None:
+        return None
+    return renamed, [f"{where}: {old} as {new}" for old, new in renames.items()]

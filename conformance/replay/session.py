@@ -34,7 +34,7 @@ from conformance.engine.wire import Served
 from conformance.recordings.bounds import json_or_none
 from conformance.recordings.cassette import Cassette
 from conformance.replay.closing import closing_interaction
-from conformance.replay.renaming import renamed_interaction, renames_for
+from conformance.replay.renaming import renamed_turn
 from conformance.replay.render import render
 from conformance.replay.transports.base import Answer, Earlier, ReframeError, Rejected, Request, Transport
 
@@ -231,16 +231,14 @@ class ReplaySession:
         """Whether turn `index` is now served with its calls under the names the request declares them
         by: every tool it lacks is declared under a prefix of the client's own, and nothing else lacks."""
         recorded = json_or_none(self.interactions[index].request.body)
-        renames = renames_for(self.scenario.api, self.served(index), body, recorded)
-        if renames is None:
+        turn = renamed_turn(
+            self.scenario.api, self.interactions[index], self.served(index), body, recorded, self.transport, index
+        )
+        if turn is None:
             return False
-        where = f"response[{index}]"
-        renamed = renamed_interaction(self.interactions[index], renames, self.dialect, self.transport, where)
-        if renamed is None:
-            return False
-        self.interactions[index] = renamed
+        self.interactions[index], notes = turn
         self._served.pop(index, None)
-        self.renamed.extend(f"{where}: {old} as {new}" for old, new in renames.items())
+        self.renamed.extend(notes)
         return True
 
     def _forced(self, index: int, body: Any) -> str | None:

@@ -220,18 +220,15 @@ def _as_renamed(
 ) -> Served:
     """The turn as the replay served it to this request: under the names it declares its tools by,
     where it declares them under a prefix (conformance.replay.renaming); else as recorded."""
-    from conformance.replay.renaming import renamed_interaction, renames_for
+    from conformance.replay.renaming import renamed_turn
     from conformance.replay.transports import transport_for
 
-    renames = renames_for(api, served, body, _recorded(interaction))
-    if renames is None:
+    turn = renamed_turn(api, interaction, served, body, _recorded(interaction), transport_for(api), index)
+    if turn is None:
         return served
-    where = f"response[{index}]"
-    renamed = renamed_interaction(interaction, renames, dialect, transport_for(api), where)
-    if renamed is None:
-        return served
-    notes.extend(f"{where}: {old} as {new}" for old, new in renames.items())
-    return dialect.served(renamed.response, where)
+    renamed, said = turn
+    notes.extend(said)
+    return dialect.served(renamed.response, f"response[{index}]")
 
 
 def _played(scenario: Scenario, recorded: Cassette, dialect: Dialect) -> tuple[Interaction, ...]:
