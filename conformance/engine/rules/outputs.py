@@ -44,7 +44,9 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
             # Calls of one turn with the same name and arguments ask the tool the same thing: a
             # library that runs them concurrently cannot tell which answer is whose unless it hands the
             # tool the call's id, so either output is its own (Genkit Go's tools are not told the id).
-            twins = [own, *_identical_siblings(ctx, own, siblings.get(call.path, ()))]
+            alike = ctx.calls_alike(own)
+            turn = (ctx.expected_for(sibling) for sibling in siblings.get(call.path, ()))
+            twins = [own, *(c for c in turn if c is not None and c is not own and any(c is a for a in alike))]
             if any(mentions(result.output, c.output, parse) for c in twins[1:]):
                 continue
         else:
@@ -105,18 +107,6 @@ def outputs(ctx: CheckContext, history: History, pairs: list[tuple[WireResult, W
             )
         )
     return out
-
-
-def _identical_siblings(ctx: CheckContext, own: Any, siblings: tuple[WireCall, ...]) -> list[Any]:
-    """The expected calls of the turn, besides `own`, with its name and arguments."""
-    found = []
-    for sibling in siblings:
-        expected = ctx.expected_for(sibling)
-        if expected is None or expected is own or expected.name != own.name:
-            continue
-        if dict(expected.arguments) == dict(own.arguments):
-            found.append(expected)
-    return found
 
 
 # What a client may change of an output's form and keep its content: quotes, escapes, spacing, case.
