@@ -137,6 +137,25 @@ def test_a_client_that_hangs_times_out_and_the_run_goes_on(corpus: Corpus) -> No
     assert after.outcome == "pass"
 
 
+def test_a_client_that_hangs_is_judged_on_what_it_sent_before(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent / "adapters"))
+    from hostile import NAME_AS_ID_THEN_HANG  # type: ignore[import-not-found]
+
+    options = RunOptions(timeout=3, show_requests=True)
+    result = run_scenario(NAME_AS_ID_THEN_HANG, corpus.scenarios["openai-chat/one-call"], corpus, options=options)
+    assert result.outcome == "timeout", result.summary
+    assert "by then it had sent 2 of the 2 request(s) the replay holds" in result.summary
+    assert {v.code for v in result.errors} == {"roundtrip/id-altered"}
+    assert result.requests is not None and len(result.requests) == 2
+    silent = run_scenario(
+        ClientAdapter(name="hangs", version="0", clients={"openai-chat": lambda loop: time.sleep(30)}),
+        corpus.scenarios["openai-chat/one-call"],
+        corpus,
+        options=RunOptions(timeout=0.5),
+    )
+    assert silent.summary.endswith("it had sent no request by then")
+
+
 def test_a_codec_that_hangs_times_out(corpus: Corpus) -> None:
     from conformance.connectors.contract import CodecAdapter
 

@@ -87,7 +87,8 @@ def test_apis_a_harness_does_not_serve_are_skipped_with_its_reason(corpus: Corpu
     [
         ("crash", "crash", "exited with status 3"),
         ("segfault", "crash", "SIGSEGV"),
-        ("hang", "timeout", "no answer within 2 s"),
+        ("hang", "timeout", "no answer within 2 s; it was stopped and will be started again; it had sent no request"),
+        ("run-then-hang", "timeout", "by then it had sent 2 of the 2 request(s) the replay holds"),
         ("garbage", "error", "not a JSON message"),
         ("exit-early", "crash", "exited with status 0"),
         ("wrong-seq", "error", "seq"),

@@ -52,6 +52,18 @@ def test_an_adapter_fault_is_an_outcome_and_the_next_case_runs(
     assert after.outcome == "pass", after.summary
 
 
+def test_a_client_that_hangs_is_judged_on_what_it_sent_before(worker: Worker, corpus: Corpus) -> None:
+    pytest.importorskip("openai", reason="the hanging client drives the official openai SDK")
+    scenario = corpus.scenarios["openai-chat/one-call"]
+    options = RunOptions(timeout=3, show_requests=True)
+    result = run_scenario(IsolatedAdapter("hostile:NAME_AS_ID_THEN_HANG", worker), scenario, corpus, options=options)
+    assert result.outcome == "timeout", result.summary
+    assert "by then it had sent 2 of the 2 request(s) the replay holds" in result.summary
+    assert "roundtrip/id-altered" in result.summary
+    assert {v.code for v in result.errors} == {"roundtrip/id-altered"}
+    assert result.requests is not None and len(result.requests) == 2
+
+
 def test_what_an_adapter_prints_cannot_pass_for_the_workers_answer(worker: Worker, corpus: Corpus) -> None:
     adapter = IsolatedAdapter("hostile:PRINTS", worker)
     assert run_scenario(adapter, corpus.scenarios["openai-chat/one-call"], corpus).outcome == "pass"

@@ -31,6 +31,7 @@ from conformance.corpus.loading import Scenario
 from conformance.engine.called_tools import prefixed
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.exchange import Exchange, Turn
+from conformance.engine.faults import CaseTimeout
 from conformance.engine.neutral import Message, ToolSpec
 from conformance.engine.wire import Served
 from conformance.recordings.bounds import json_or_none
@@ -352,20 +353,34 @@ def run_client(
         return _record(fn, scenario, cassette_path, dialect, record_mode, user_config or {}, base_url)
     session = ReplaySession.of(scenario, recorded, judge)
     loop = tool_loop(scenario, base_url, recorded)
-    if replay == "server":
-        from conformance.replay.seal import sealed
-        from conformance.replay.server import ReplayServer
+    try:
+        if replay == "server":
+            from conformance.replay.seal import sealed
+            from conformance.replay.server import ReplayServer
 
-        with ReplayServer() as server:
-            loop.base_url = server.add(session, recorded_base_path(recorded, scenario.api))
-            with sealed(server.address):
+            with ReplayServer() as server:
+                loop.base_url = server.add(session, recorded_base_path(recorded, scenario.api))
+                with sealed(server.address):
+                    fault, unsupported = _call(fn, loop)
+        else:
+            with _in_process(session):
                 fault, unsupported = _call(fn, loop)
-    else:
-        with _in_process(session):
-            fault, unsupported = _call(fn, loop)
+    except CaseTimeout as exc:
+        # What the client sent before its time ran out is judged with the timeout (replay.verdicts.timed_out).
+        partial = session.finish()
+        partial.tools_ran = list(loop.calls)
+        raise TimedOutRun(exc.seconds, partial) from exc
     run = session.finish(fault, unsupported)
     run.tools_ran = list(loop.calls)
     return run
+
+
+class TimedOutRun(CaseTimeout):
+    """A client's run over its time limit, with what the replay saw of it until then."""
+
+    def __init__(self, seconds: float, run: ClientRun) -> None:
+        self.run = run
+        super().__init__(seconds)
 
 
 @contextlib.contextmanager

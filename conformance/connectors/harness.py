@@ -177,6 +177,10 @@ class HarnessAdapter:
             summary = answer.summary
             if answer.kind == "timeout":
                 summary = f"the harness gave no answer within {limit:g} s; it was stopped and will be started again"
+                # The replay saw what the library sent until then: judged with the timeout, kept for --show-requests.
+                result = server.verdict(scenario.id, ran=True, show_requests=True, timed_out=summary)
+                result.detail = answer.stderr
+                return result
             return CaseResult(scenario.id, scenario.api, outcome, summary=summary, detail=answer.stderr)  # type: ignore[arg-type]
         wrong = problem(answer, "ran")
         if wrong is None and answer.get("seq") != seq:

@@ -100,10 +100,18 @@ class ScenarioServer:
         return [self.add(s) for s in scenarios]
 
     def verdict(
-        self, scenario_id: str, fault: BaseException | None = None, *, ran: bool = False, show_requests: bool = False
+        self,
+        scenario_id: str,
+        fault: BaseException | None = None,
+        *,
+        ran: bool = False,
+        show_requests: bool = False,
+        timed_out: str | None = None,
     ) -> CaseResult:
         """The case's outcome from what its client sent so far; `not-run` when no client came (unless
-        one is known to have `ran`: then sending nothing fails)."""
+        one is known to have `ran`: then sending nothing fails). `timed_out` says how the client ran out
+        of time: the outcome is then `timeout`, with what it sent until then judged."""
+        from conformance.replay import verdicts
         from conformance.replay.verdicts import client_verdict, scenario_context
 
         session = next((s for s in self.server.sessions() if s.scenario.id == scenario_id), None)
@@ -116,7 +124,10 @@ class ScenarioServer:
         if not ran and not run.sent and not run.side and fault is None:
             return CaseResult(scenario.id, scenario.api, "not-run", summary="no client sent a request to this scenario")
         ctx = scenario_context(self.corpus, scenario, self.profile)
-        result = client_verdict(scenario, run, ctx, session.dialect)
+        if timed_out is not None:
+            result = verdicts.timed_out(scenario, run, ctx, session.dialect, timed_out)
+        else:
+            result = client_verdict(scenario, run, ctx, session.dialect)
         if not show_requests:
             result.requests = None  # kept by the judging; the results file holds them only when asked
         return result

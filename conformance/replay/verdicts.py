@@ -80,6 +80,39 @@ def judged(scenario: Scenario, exchange: Exchange, ctx: CheckContext, dialect: D
     return result
 
 
+def timed_out(
+    scenario: Scenario, run: ClientRun | None, ctx: CheckContext, dialect: Dialect, summary: str
+) -> CaseResult:
+    """A client over its time limit, with the requests it sent by then judged. The outcome stays
+    `timeout` (the run never ended, so nothing can be said of what it would have sent next), but a
+    hang after a broken request still shows the broken request: its violations and the requests are
+    kept. `run` is None where nothing of the run survived (a process killed mid-case)."""
+    if run is None:
+        return CaseResult(scenario.id, scenario.api, "timeout", summary=summary)
+    if not run.exchange.turns:
+        return CaseResult(scenario.id, scenario.api, "timeout", summary=f"{summary}; it had sent no request by then")
+    if run.tools_ran is not None:
+        ctx = replace(ctx, tools_ran=tuple(run.tools_ran))
+    partial = judged(scenario, run.exchange, ctx, dialect, "client")
+    sent = (
+        f"by then it had sent {len(run.exchange.turns)} of the {run.recorded + run.closing} request(s) the replay holds"
+    )
+    if partial.outcome == "error":  # a body that is no request of the API: said as the judging said it
+        sent = f"{sent}, and {partial.summary}"
+    elif partial.errors:
+        sent = f"{sent}, with {_errors_summary(partial.errors)}"
+    return CaseResult(
+        scenario.id,
+        scenario.api,
+        "timeout",
+        violations=partial.violations,
+        summary=f"{summary}; {sent}",
+        diff=partial.diff,
+        quotes=partial.quotes,
+        requests=partial.requests,
+    )
+
+
 def _errors_summary(errors: list[Violation]) -> str:
     """A failed case's one line: how many errors, and their codes."""
     return f"{len(errors)} violation(s): {', '.join(sorted({v.code for v in errors}))}"

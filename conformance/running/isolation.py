@@ -43,7 +43,7 @@ from conformance.engine.faults import CaseTimeout, ProcessLost
 from conformance.engine.outcomes import CaseResult
 from conformance.recordings.cassette import CassetteError, load_cassette
 from conformance.recordings.sse import StreamError
-from conformance.replay.verdicts import client_verdict, codec_only, judged, scenario_context
+from conformance.replay.verdicts import client_verdict, codec_only, judged, scenario_context, timed_out
 from conformance.running.handover import HandoverError, client_run, codec_exchange, codec_fault, described
 from conformance.running.runner import CorpusError, fault_result
 from conformance.running.worker_process import Worker
@@ -215,16 +215,23 @@ class IsolatedAdapter:
             "base_url": options.base_url,
             "replay": options.replay,
         }
-        answer = self.ask({"cmd": "client", "case": scenario.id, "options": settings, **self._carried})
+        path = corpus.cassette_path(scenario)
+        dialect = dialect_for(scenario.api)
+        ctx = scenario_context(corpus, scenario, options.profile)
+        try:
+            answer = self.ask({"cmd": "client", "case": scenario.id, "options": settings, **self._carried})
+        except HandedTimeout as exc:
+            try:
+                partial = client_run(exc.run, scenario, load_cassette(path), dialect, ctx, replayed=True)
+            except (CassetteError, StreamError) as problem:
+                raise CorpusError(f"{scenario.id}: cassette {path}: {problem}") from problem
+            return timed_out(scenario, partial, ctx, dialect, f"the adapter gave {exc}")
         if "corpus" in answer:
             return _corpus_claim(answer["corpus"], scenario, corpus)
         if "raised" in answer:
             fault = described(answer["raised"], "raised")
             summary = f"the adapter raised {fault.description}"
             return CaseResult(scenario.id, scenario.api, "error", summary=summary, detail=fault.detail)
-        path = corpus.cassette_path(scenario)
-        dialect = dialect_for(scenario.api)
-        ctx = scenario_context(corpus, scenario, options.profile)
         try:
             recorded = load_cassette(path)
             run = client_run(
@@ -257,6 +264,8 @@ class IsolatedAdapter:
         if "error" in answer:
             raise ProcessLost("error", str(answer["error"]))
         if "timeout" in answer:
+            if "run" in answer:  # a client's: what it sent until its time ran out
+                raise HandedTimeout(timeout or 0, answer["run"])
             raise CaseTimeout(timeout or 0)
         if "crash" in answer:
             crash = described(answer["crash"], "crash")
@@ -296,6 +305,14 @@ def _corpus_claim(claim: Any, scenario: Scenario, corpus: Corpus) -> CaseResult:
         "read here: the adapter's process blamed the suite"
     )
     return CaseResult(scenario.id, scenario.api, "error", summary=summary)
+
+
+class HandedTimeout(CaseTimeout):
+    """A client's case over its time limit in the worker, with its run so far as the worker handed it."""
+
+    def __init__(self, seconds: float, run: Any) -> None:
+        self.run = run
+        super().__init__(seconds)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.connectors.adapters import Adapter
-from conformance.connectors.client import ClientAdapter, Replay, run_client
+from conformance.connectors.client import ClientAdapter, Replay, TimedOutRun, run_client
 from conformance.connectors.codec import AdapterFault, PlayedHistory, run_codec
 from conformance.connectors.contract import Codecs, OutOfProcess
 from conformance.corpus.loading import BugCase, Corpus, Scenario
@@ -19,7 +19,7 @@ from conformance.engine.outcomes import CaseResult
 from conformance.engine.rules import check
 from conformance.recordings.cassette import CassetteError, load_cassette
 from conformance.recordings.sse import StreamError
-from conformance.replay.verdicts import client_verdict, codec_only, judged, scenario_context
+from conformance.replay.verdicts import client_verdict, codec_only, judged, scenario_context, timed_out
 from conformance.running.exits import ProcessExit, exits_trapped
 from conformance.running.timeouts import DEFAULT_SECONDS, call_with_timeout
 
@@ -122,6 +122,8 @@ def _run_client(adapter: ClientAdapter, scenario: Scenario, corpus: Corpus, opti
             base_url=options.base_url,
             replay=options.replay,
         )
+    except TimedOutRun as exc:
+        return timed_out(scenario, exc.run, ctx, dialect, f"the adapter gave {exc}")
     except (CassetteError, StreamError) as exc:
         raise CorpusError(f"{scenario.id}: cassette {path}: {exc}") from exc
     return client_verdict(scenario, run, ctx, dialect)

@@ -21,7 +21,8 @@ messages are the suite's own (not the harness protocol):
     -> {"cmd": "client", "seq": N, "adapter": SPEC, "case": ID, "options": {...}}
        either command may carry a scenario of no case file: "document" (the scenario case), "path" (where
        its file would be) and "cassettes" (the directory its cassette is under)
-       <- {"seq": N, "run": {...}} | {"seq": N, "raised": {...}} | {"seq": N, "timeout": S} | {"seq": N, "corpus": TEXT}
+       <- {"seq": N, "run": {...}} | {"seq": N, "raised": {...}} | {"seq": N, "timeout": S, "run": {...}}
+          | {"seq": N, "corpus": TEXT}  (a timeout's run: what the client sent until its time ran out)
 
 The worker never judges: it answers with what the adapter returned or sent (conformance.running.handover),
 and the parent judges that with its own rules, where the adapter's code cannot reach.
@@ -184,7 +185,7 @@ def _ends_the_case(exc: BaseException) -> bool:
 
 def _client_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any]) -> dict[str, Any]:
     """A client's run against the scenario's replay, handed over as data: the parent judges it."""
-    from conformance.connectors.client import run_client
+    from conformance.connectors.client import TimedOutRun, run_client
     from conformance.engine.dialects import dialect_for
     from conformance.engine.faults import CaseTimeout, short_traceback
     from conformance.engine.rules import check
@@ -218,6 +219,8 @@ def _client_run(adapter: Any, corpus: Any, scenario: Any, message: dict[str, Any
                 ),
                 options.get("timeout"),
             )
+    except TimedOutRun as exc:  # what it sent until then goes with the timeout: the parent judges it
+        return {"timeout": exc.seconds, "run": client_run_data(exc.run)}
     except CaseTimeout as exc:
         return {"timeout": exc.seconds}
     except ProcessExit as exc:

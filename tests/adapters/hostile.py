@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import signal
 import sys
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance import CodecAdapter
+from conformance.connectors.client import ClientAdapter
 from conformance.reference.openai_chat import OpenAIChatCodec
 
 
@@ -73,3 +75,28 @@ def _ends_on_anthropic(end: Callable[[], Any]) -> CodecAdapter:
 
 CRASHES_ON_ANTHROPIC = _ends_on_anthropic(lambda: os._exit(0))  # an exit call, which the worker traps
 KILLED_ON_ANTHROPIC = _ends_on_anthropic(lambda: os.kill(os.getpid(), signal.SIGKILL))  # as a segfault: no trap
+
+
+def _name_as_id_then_hang(loop: Any) -> None:
+    """A client that answers its call under the tool's name (Genkit Go's old mix-up), and then hangs:
+    what it sent before its time ran out is still judged."""
+    import openai
+
+    client = openai.OpenAI(base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
+    tools: Any = [
+        {"type": "function", "function": {"name": t["name"], "parameters": t["parameters"]}} for t in loop.tools
+    ]
+    messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+    message = client.chat.completions.create(model=loop.model, messages=messages, tools=tools).choices[0].message
+    calls = message.tool_calls or []
+    sent = [{"id": c.function.name, "type": "function", "function": c.function.model_dump()} for c in calls]
+    messages.append({"role": "assistant", "tool_calls": sent})
+    for call in calls:
+        output = loop.call_tool(call.function.name, json.loads(call.function.arguments))
+        messages.append({"role": "tool", "tool_call_id": call.function.name, "content": output})
+    with contextlib.suppress(openai.APIError):
+        client.chat.completions.create(model=loop.model, messages=messages, tools=tools)
+    time.sleep(60)
+
+
+NAME_AS_ID_THEN_HANG = ClientAdapter(name="hostile", version="0", clients={"openai-chat": _name_as_id_then_hang})

@@ -4,7 +4,8 @@ minimal Python harness's tool loop.
     python tests/harnesses/unruly.py BEHAVIOUR [CASE_ID]
 
 BEHAVIOUR happens on the case CASE_ID (every case when none is given): crash (exit 3), segfault,
-hang, garbage, exit-early (exit 0 without answering), wrong-seq, bad-answer, skip, error, nothing
+hang, run-then-hang (runs the loop, then never answers), garbage, exit-early (exit 0 without
+answering), wrong-seq, bad-answer, skip, error, nothing
 (answer ok without sending a request), stderr (log noise on stderr, then behave), control (a name
 and an error full of terminal escapes), environment (an error naming the credential variables it
 was given), daemon (leaves a grandchild that forks twice, calls setsid, closes its streams and
@@ -68,6 +69,9 @@ for line in sys.stdin:
         if BEHAVIOUR == "segfault":
             ctypes.string_at(0)
         if BEHAVIOUR == "hang":
+            time.sleep(3600)
+        if BEHAVIOUR == "run-then-hang":  # the library's loop ends, and the harness never answers
+            run(case)
             time.sleep(3600)
         if BEHAVIOUR == "garbage":
             sys.stdout.write("Traceback (most recent call last): oops\n")
