@@ -62,3 +62,6 @@ def test_what_smolagents_cannot_run_is_a_skip(corpus: Corpus) -> None:
     result = _run(corpus, "bedrock-converse/streamed-parallel-calls")
     assert result.outcome == "skip" and "generate_stream" in result.summary
     assert _run(corpus, "openai-responses/one-call").outcome == "skip"
+    # A scenario that declares a tool named `final_answer`: smolagents' own terminal tool takes the name.
+    result = _run(corpus, "openai-chat/recorded/openinference-smolagents-tool-calling-agent")
+    assert result.outcome == "skip" and "reserves the tool name 'final_answer'" in result.summary

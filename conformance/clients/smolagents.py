@@ -58,6 +58,13 @@ def _tools(loop: ToolLoop) -> list[Any]:
             loop.skip(f"smolagents cannot declare the {t.get('type')} tool {t['name']!r}: a Tool has JSON inputs")
         if not t["name"].isidentifier():
             loop.skip(f"smolagents refuses the tool name {t['name']!r}: a Tool's name must be a Python identifier")
+        if t["name"] == "final_answer":
+            # `process_tool_calls` ends the run on a call of that name (smolagents/agents.py:1406), whichever
+            # tool the application declared under it: its result is never sent.
+            loop.skip(
+                "smolagents reserves the tool name 'final_answer' for the agent's own terminal tool "
+                "(`FinalAnswerTool`, smolagents/agents.py:402): a call to it ends the run, never answered"
+            )
     if loop.server_tools:
         kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
         loop.skip(
