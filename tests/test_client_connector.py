@@ -141,7 +141,7 @@ def test_a_client_that_hangs_is_judged_on_what_it_sent_before(corpus: Corpus, mo
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent / "adapters"))
     from hostile import NAME_AS_ID_THEN_HANG  # type: ignore[import-not-found]
 
-    options = RunOptions(timeout=3, show_requests=True)
+    options = RunOptions(timeout=5, show_requests=True)
     result = run_scenario(NAME_AS_ID_THEN_HANG, corpus.scenarios["openai-chat/one-call"], corpus, options=options)
     assert result.outcome == "timeout", result.summary
     assert "by then it had sent 2 of the 2 request(s) the replay holds" in result.summary

@@ -55,7 +55,7 @@ def test_an_adapter_fault_is_an_outcome_and_the_next_case_runs(
 def test_a_client_that_hangs_is_judged_on_what_it_sent_before(worker: Worker, corpus: Corpus) -> None:
     pytest.importorskip("openai", reason="the hanging client drives the official openai SDK")
     scenario = corpus.scenarios["openai-chat/one-call"]
-    options = RunOptions(timeout=3, show_requests=True)
+    options = RunOptions(timeout=10, show_requests=True)  # the worker imports the SDK within it
     result = run_scenario(IsolatedAdapter("hostile:NAME_AS_ID_THEN_HANG", worker), scenario, corpus, options=options)
     assert result.outcome == "timeout", result.summary
     assert "by then it had sent 2 of the 2 request(s) the replay holds" in result.summary
