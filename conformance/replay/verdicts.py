@@ -101,16 +101,7 @@ def timed_out(
         sent = f"{sent}, and {partial.summary}"
     elif partial.errors:
         sent = f"{sent}, with {_errors_summary(partial.errors)}"
-    return CaseResult(
-        scenario.id,
-        scenario.api,
-        "timeout",
-        violations=partial.violations,
-        summary=f"{summary}; {sent}",
-        diff=partial.diff,
-        quotes=partial.quotes,
-        requests=partial.requests,
-    )
+    return replace(partial, outcome="timeout", summary=f"{summary}; {sent}")
 
 
 def _errors_summary(errors: list[Violation]) -> str:
