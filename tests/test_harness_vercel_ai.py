@@ -32,6 +32,7 @@ def test_it_names_the_sdk_and_the_installed_versions(harness: HarnessAdapter) ->
     for package in ("@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/google", "@ai-sdk/amazon-bedrock"):
         assert f"{package} {lock['packages'][f'node_modules/{package}']['version']}" in identity["libraries"]
     assert "ollama-chat" not in harness.apis and "openresponses" in harness.apis
+    assert {"ollama-messages", "ollama-responses"} <= set(harness.apis)
 
 
 @pytest.mark.parametrize(
@@ -44,6 +45,10 @@ def test_it_names_the_sdk_and_the_installed_versions(harness: HarnessAdapter) ->
         "bedrock-converse/streamed-parallel-calls",  # event-stream frames
         "kimi-chat/index-continues-across-turns",
         "openresponses/streamed-same-tool-twice",  # the AI Gateway's Open Responses endpoint
+        # Ollama's compatible endpoints through the Anthropic and OpenAI providers; the first continues a
+        # conversation begun on Anthropic's own API
+        "ollama-messages/from-anthropic",
+        "ollama-responses/streamed-parallel-calls",
         # a web search declared with a null option (user_location), which the factory takes as unset
         "openai-responses/recorded/openllmetry-agents-web-search-tool",
     ],

@@ -95,6 +95,10 @@ const PROVIDERS = {
     createAmazonBedrock(
       transport({ baseURL: c.base_url, region: "us-east-1", accessKeyId: "AKIAREPLAYREPLAYREPL", secretAccessKey: c.api_key }),
     )(c.model),
+  // Ollama's Anthropic- and OpenAI-compatible endpoints (/v1/messages, /v1/responses), reached as Ollama's
+  // compatibility docs show for the providers' own clients: the provider pointed at Ollama's base URL.
+  "ollama-messages": (c) => createAnthropic(transport({ baseURL: `${trimmed(c.base_url)}/v1`, apiKey: c.api_key })).messages(c.model),
+  "ollama-responses": (c) => createOpenAI(transport({ baseURL: c.base_url, apiKey: c.api_key })).responses(c.model),
   // Open Responses servers (the Vercel AI Gateway's /v1/responses among them) take the endpoint's full URL.
   openresponses: (c) => createOpenResponses(transport({ name: "openresponses", url: `${trimmed(c.base_url)}/responses`, apiKey: c.api_key }))(c.model),
 };
@@ -111,6 +115,8 @@ const OPTIONS_KEY = {
   "cohere-v2": "cohere",
   "bedrock-converse": "bedrock",
   openresponses: "openresponses",
+  "ollama-messages": "anthropic",
+  "ollama-responses": "openai",
 };
 
 const UNSUPPORTED = {
