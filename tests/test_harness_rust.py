@@ -82,10 +82,11 @@ def test_rig_drops_a_call_served_without_a_name(rig: HarnessAdapter, corpus: Cor
 
 def test_rig_cannot_let_code_call_its_tools(rig: HarnessAdapter, corpus: Corpus) -> None:
     """docs/findings.md, rig R2: rig's tool definitions have no allowed_callers, so its request could
-    not have been served calls made from code execution: a skip naming the declaration."""
+    not have been served calls made from code execution: the harness's skip names the declaration rig has."""
     outcome, summary, errors, _ = _verdict(rig, corpus, "anthropic-messages/programmatic-tool-calling")
     assert (outcome, errors) == ("skip", set()), summary
-    assert "declared no allowed_callers 'code_execution_20250825' on its tool query_sales" in summary
+    assert "ToolDefinition (name, description, parameters" in summary and "no allowed_callers" in summary
+    assert "query_sales" in summary
 
 
 def test_rig_names_id_less_ollama_calls_in_the_history(rig: HarnessAdapter, corpus: Corpus) -> None:

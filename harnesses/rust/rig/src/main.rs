@@ -95,6 +95,12 @@ async fn run(case: Case, chat: providers::ChatDialect) -> Result<Outcome, Error>
             custom.name
         )));
     }
+    if let Some(called) = case.tools.iter().find(|tool| !tool.allowed_callers.is_empty()) {
+        return Ok(Outcome::Skipped(format!(
+            "rig declares a tool as a ToolDefinition (name, description, parameters: rig-core src/completion/request.rs:64-71), which has no allowed_callers: the tool '{}' that the scenario's code calls cannot be declared",
+            called.name
+        )));
+    }
     let cut = CutOffFlag::default();
     let agent = match build_agent(&case, chat, &cut)? {
         Ok(agent) => agent,
