@@ -163,3 +163,84 @@ def test_stop_ends_the_harness_without_an_answer_and_so_does_eof() -> None:
     assert len(answers) == 1 and status == 0
     answers, _, status = _converse(START)
     assert len(answers) == 1 and status == 0
+
+
+HISTORY_CASE = {
+    "history_api": "gemini",
+    "history": [
+        {"role": "system", "parts": [{"type": "text", "text": "Be brief."}]},
+        {"role": "user", "parts": [{"type": "text", "text": "Weather "}, {"type": "text", "text": "in two cities?"}]},
+        {
+            "role": "assistant",
+            "parts": [
+                {"type": "text", "text": "Looking."},
+                {"type": "tool_call", "call_id": None, "name": "get_weather", "arguments": {"city": "Oslo"}},
+                {"type": "tool_call", "call_id": "", "name": "search", "arguments": {}, "provider_executed": True},
+                {
+                    "type": "tool_call",
+                    "call_id": None,
+                    "name": "get_weather",
+                    "arguments": {"city": "Lima"},
+                    "extra": {"thoughtSignature": "c2ln"},
+                },
+            ],
+        },
+        {
+            "role": "tool",
+            "parts": [
+                {"type": "tool_result", "call_id": None, "name": "get_weather", "output": "cold"},
+                {"type": "tool_result", "call_id": None, "name": "get_weather", "output": "warm"},
+            ],
+        },
+        {"role": "assistant", "parts": [{"type": "tool_call", "call_id": "call_9", "name": "get_weather"}]},
+        {"role": "tool", "parts": [{"type": "tool_result", "call_id": "call_9", "name": "get_weather", "output": 3}]},
+    ],
+}
+
+
+def _node(script: str) -> Any:
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        cwd=ROOT / "harnesses" / "node-kit",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_restored_history_gives_id_less_calls_minted_ids_and_their_results_the_same_in_order() -> None:
+    script = f"""
+        import {{ restoredHistory, textOf }} from "./history.mjs";
+        let n = 0;
+        const restored = restoredHistory({json.dumps(HISTORY_CASE)}, () => `minted-${{++n}}`);
+        console.log(JSON.stringify({{ restored, user: textOf(restored[1]) }}));
+    """
+    seen = _node(script)
+    calls = [p for p in seen["restored"][2]["parts"] if p["type"] == "tool_call"]
+    assert [c["id"] for c in calls] == ["minted-1", "minted-2", "minted-3"]
+    # The server call answers no result of the application's: the results pair with the other two in order.
+    assert [r["id"] for r in seen["restored"][3]["parts"]] == ["minted-1", "minted-3"]
+    assert seen["restored"][4]["parts"][0]["id"] == seen["restored"][5]["parts"][0]["id"] == "call_9"
+    assert seen["user"] == "Weather in two cities?"
+
+
+def test_a_restored_history_as_ai_sdk_model_messages() -> None:
+    script = f"""
+        import {{ modelMessages }} from "./ai-sdk.mjs";
+        let n = 0;
+        const c = {json.dumps(HISTORY_CASE)};
+        const options = {{ mintId: () => `id${{++n}}`, signatureKeys: {{ gemini: "google" }} }};
+        console.log(JSON.stringify(modelMessages(c, options)));
+    """
+    system, user, assistant, tool, _, last = _node(script)
+    assert system == {"role": "system", "content": "Be brief."} and user["content"] == "Weather in two cities?"
+    text, first, server, second = assistant["content"]
+    assert text == {"type": "text", "text": "Looking."}
+    assert (first["toolCallId"], first["toolName"], first["input"]) == ("id1", "get_weather", {"city": "Oslo"})
+    assert server["providerExecuted"] is True and "providerOptions" not in first
+    assert second["providerOptions"] == {"google": {"thoughtSignature": "c2ln"}}
+    assert [r["toolCallId"] for r in tool["content"]] == ["id1", "id3"]
+    assert tool["content"][0]["output"] == {"type": "text", "value": "cold"}
+    assert last["content"][0]["output"]["value"] == "3"

@@ -79,4 +79,6 @@ def test_installed_versions_finds_a_package_npm_nested_under_another(tmp_path: P
     )
     done = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60, check=True)
     versions = json.loads(done.stderr.strip().splitlines()[-1])
-    assert versions == {"nested-only": "2.0.1", "@toolcall-conformance/harness-kit": "1.0.0", "absent": "not installed"}
+    kit = json.loads((Path(__file__).resolve().parents[1] / "harnesses" / "node-kit" / "package.json").read_text())
+    expected = {"nested-only": "2.0.1", "@toolcall-conformance/harness-kit": kit["version"], "absent": "not installed"}
+    assert versions == expected

@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 
 import { callTool as askReplay, camelKeys, installedVersions, RunInterrupted, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
+import { modelMessages } from "@toolcall-conformance/harness-kit/ai-sdk";
 
 // Mastra sends usage telemetry and refreshes its model registry over the network by default.
 process.env.MASTRA_TELEMETRY_DISABLED = "1";
@@ -281,45 +282,10 @@ async function runOnce(c, agent, input, options) {
 
 // A restored history: the saved conversation as the AI SDK ModelMessages Mastra's agents take as
 // their input (MessageListInput), provider-neutral, so that one begun on another provider continues
-// on this agent's model. A call saved without an id (Gemini before ids) is stored under a minted id,
-// and its result, which comes in the same order, under the same id.
-function restoredMessages(c) {
-  const messages = [];
-  let minted = [];
-  for (const message of c.history ?? []) {
-    const parts = message.parts ?? [];
-    if (message.role === "user" || message.role === "system") {
-      messages.push({ role: message.role, content: parts.map((p) => p.text ?? "").join("") });
-    } else if (message.role === "assistant") {
-      minted = [];
-      const content = parts.map((part) => {
-        if (part.type === "text") return { type: "text", text: part.text };
-        const id = part.call_id || randomUUID();
-        if (!part.provider_executed) minted.push(id);
-        // Gemini's thought signature goes where the AI SDK's Google provider keeps it.
-        const signature = part.extra?.thoughtSignature ?? part.extra?.thought_signature;
-        return {
-          type: "tool-call",
-          toolCallId: id,
-          toolName: part.name,
-          input: part.arguments ?? {},
-          ...(part.provider_executed ? { providerExecuted: true } : {}),
-          ...(signature && c.history_api === "gemini" ? { providerOptions: { google: { thoughtSignature: signature } } } : {}),
-        };
-      });
-      messages.push({ role: "assistant", content });
-    } else if (message.role === "tool") {
-      const content = parts.map((part, i) => ({
-        type: "tool-result",
-        toolCallId: part.call_id || minted[i] || randomUUID(),
-        toolName: part.name ?? "",
-        output: { type: "text", value: String(part.output ?? "") },
-      }));
-      messages.push({ role: "tool", content });
-    }
-  }
-  return messages;
-}
+// on this agent's model (the kit's `modelMessages`). A call saved without an id (Gemini before ids) is
+// stored under a minted id, and its result, which comes in the same order, under the same id; Gemini's
+// thought signature goes where the AI SDK's Google provider keeps it.
+const restoredMessages = (c) => modelMessages(c, { mintId: randomUUID, signatureKeys: { gemini: "google" } });
 
 // A hand-off across providers: the conversation begins on an agent on each leg's model, its loop
 // stopped after the leg's steps (`maxSteps`), and the messages it returns go on to the agent on the

@@ -87,6 +87,21 @@ export class RunInterrupted extends Error {}
 /** A promise the library left rejected with no handler while a case ran: that case's error. */
 export class UnhandledRejection extends Error {}
 
+/** A restored history's message (`c.history`): its role and parts, as docs/harness.md shows them; each call
+ * and result part of `restoredHistory`'s messages carries the `id` the library knows it by. */
+export interface HistoryMessage {
+  role: "user" | "system" | "assistant" | "tool";
+  parts: ({ type: string; id?: string; call_id?: string | null; [field: string]: unknown })[];
+  [field: string]: unknown;
+}
+
+/** The case's restored history with an id on every call and result: the saved one, or `mintId()` for a call
+ * saved without one, its results taking that id in order. */
+export function restoredHistory(c: Case, mintId: () => string): HistoryMessage[];
+
+/** A message's text parts, joined. */
+export function textOf(message: HistoryMessage): string;
+
 /** The runs of a case's session, in order (a string is a user message; null continues the history). */
 export function runsOf(c: Case): (string | null)[];
 

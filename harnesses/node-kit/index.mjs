@@ -14,6 +14,8 @@ import net from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
+export { restoredHistory, textOf } from "./history.mjs";
+
 export const PROTOCOL = 1;
 
 const protocolOut = process.stdout.write.bind(process.stdout);

@@ -15,6 +15,7 @@
 // AI SDK 5 and 6 are installed beside 7 under npm aliases (`ai-v5`, `@ai-sdk/openai-v5`, ...), each
 // with the provider majors built for it, so that one tool loop puts the three majors side by side.
 import { callTool, camelKeys, installedVersions, log, RunInterrupted, runsOf, serve, withoutNulls } from "@toolcall-conformance/harness-kit";
+import { modelMessages } from "@toolcall-conformance/harness-kit/ai-sdk";
 
 const MAX_STEPS = 12; // the longest recorded conversation has fewer turns; a loop that runs on fails the case
 const MAX_APPROVAL_ROUNDS = 4;
@@ -448,49 +449,12 @@ function stepMessages(result, response) {
 
 // A restored history: the saved conversation as the AI SDK stores it (the ModelMessages an application
 // keeps from `response.messages`), provider-neutral, so that one begun on another provider continues
-// here with the new model as the AI SDK documents. A provider's opaque field goes where the SDK keeps
-// it: Gemini's thought signature in the part's `providerOptions.google`.
+// here with the new model as the AI SDK documents (the kit's `modelMessages`). A call saved without an
+// id (Gemini before ids) is stored under the id the AI SDK mints for it as it reads the response
+// (`generateId`), and its result, which comes in the same order, under the same id. A provider's opaque
+// field goes where the SDK keeps it: Gemini's thought signature in the part's `providerOptions.google`.
 const SIGNATURE_KEY = { gemini: "google", "gemini-interactions": "google", "anthropic-messages": "anthropic" };
-
-// A call saved without an id (Gemini before ids) is stored under the id the AI SDK mints for it as it
-// reads the response (`generateId`), and its result, which comes in the same order, under the same id.
-function restoredMessages(c) {
-  const messages = [];
-  let minted = [];
-  for (const message of c.history ?? []) {
-    const parts = message.parts ?? [];
-    if (message.role === "user" || message.role === "system") {
-      messages.push({ role: message.role, content: parts.map((p) => p.text ?? "").join("") });
-    } else if (message.role === "assistant") {
-      minted = [];
-      const content = parts.map((part) => {
-        if (part.type === "text") return { type: "text", text: part.text };
-        const id = part.call_id || generateId();
-        if (!part.provider_executed) minted.push(id);
-        const signature = part.extra?.thoughtSignature ?? part.extra?.thought_signature;
-        const key = SIGNATURE_KEY[c.history_api];
-        return {
-          type: "tool-call",
-          toolCallId: id,
-          toolName: part.name,
-          input: part.arguments ?? {},
-          ...(part.provider_executed ? { providerExecuted: true } : {}),
-          ...(signature && key ? { providerOptions: { [key]: { thoughtSignature: signature } } } : {}),
-        };
-      });
-      messages.push({ role: "assistant", content });
-    } else if (message.role === "tool") {
-      const content = parts.map((part, i) => ({
-        type: "tool-result",
-        toolCallId: part.call_id || minted[i] || generateId(),
-        toolName: part.name ?? "",
-        output: { type: "text", value: String(part.output ?? "") },
-      }));
-      messages.push({ role: "tool", content });
-    }
-  }
-  return messages;
-}
+const restoredMessages = (c) => modelMessages(c, { mintId: generateId, signatureKeys: SIGNATURE_KEY });
 
 // Each run of the session continues the same ModelMessage list: the run's user message appended, the
 // SDK's loop run on the whole list, its `response.messages` appended, as the AI SDK's chatbot guides
