@@ -70,9 +70,9 @@ def _no_provider_tools(loop: ToolLoop, service: str) -> None:
         )
 
 
-def _responses_tools(loop: ToolLoop) -> list[dict[str, Any]]:
-    """The provider tools of the scenario, as recorded, for the agent's `tools`; a built-in whose calls the
-    client answers is declared unsupported."""
+def _responses_tools(loop: ToolLoop) -> list[Any]:
+    """The provider tools of the scenario, as recorded, for the agent's `tools` (some, `programmatic_tool_calling`,
+    newer than the SDK's `ToolParam` union); a built-in whose calls the client answers is declared unsupported."""
     from conformance.engine.called_tools import CLIENT_BUILT_IN_TYPES
 
     answered = [
