@@ -126,7 +126,7 @@ def test_a_recorded_web_search_is_declared_with_web_search_tool(corpus: Corpus, 
         ("anthropic-messages/code-execution-tools", "`convert_tool_to_tool_param`"),
         ("gemini/code-execution-beside-call", "`_convert_tool_to_function_declaration`"),
         ("openai-responses/computer-use", "cannot declare the provider tool computer_use_preview"),
-        ("openai-responses/recorded/logfire-openai-agents-file-search", "responses/_utils/encode.py:264-272"),
+        ("openai-responses/recorded/logfire-openai-agents-file-search", "responses/_utils/encode.py:264-273"),
     ],
 )
 def test_a_provider_tool_mirascope_has_no_class_for_is_a_skip_naming_its_converter(

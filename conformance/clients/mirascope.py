@@ -38,7 +38,7 @@ _WEB_SEARCH = re.compile(r"^(web_search|web_search_preview|google_search)(_\d.*)
 _PROVIDERS = "mirascope/llm/providers"
 _CONVERTERS = {
     "openai-chat": f"`_convert_tool_to_tool_param` ({_PROVIDERS}/openai/completions/_utils/encode.py:286-301)",
-    "openai-responses": f"`_convert_tool_to_tool_param` ({_PROVIDERS}/openai/responses/_utils/encode.py:264-272)",
+    "openai-responses": f"`_convert_tool_to_tool_param` ({_PROVIDERS}/openai/responses/_utils/encode.py:264-273)",
     "anthropic-messages": f"`convert_tool_to_tool_param` ({_PROVIDERS}/anthropic/_utils/encode.py:454-466)",
     "gemini": f"`_convert_tool_to_function_declaration` ({_PROVIDERS}/google/_utils/encode.py:322-329)",
 }

@@ -48,7 +48,7 @@ MAX_TOKENS = 4096
 _AI = "semantic_kernel/connectors/ai"
 _FUNCTIONS_ONLY = {
     "AnthropicChatCompletion": (
-        f"`update_settings_from_function_call_configuration`, {_AI}/anthropic/services/utils.py:123-145"
+        f"`update_settings_from_function_call_configuration`, {_AI}/anthropic/services/utils.py:123-144"
     ),
     "GoogleAIChatCompletion": (
         f"`update_settings_from_function_choice_configuration`, {_AI}/google/google_ai/services/utils.py:171-192"
@@ -85,7 +85,7 @@ def _responses_tools(loop: ToolLoop) -> list[Any]:
         if kind.startswith("computer"):
             loop.skip(
                 "Semantic Kernel's OpenAIResponsesAgent.configure_computer_use_tool raises NotImplementedError "
-                "(semantic_kernel/agents/open_ai/openai_responses_agent.py:717-721), and the "
+                "(semantic_kernel/agents/open_ai/openai_responses_agent.py:717-720), and the "
                 f"{_RUNS_FUNCTIONS}: it cannot run the built-in tool {kind}"
             )
         if kind == "mcp":
