@@ -87,7 +87,24 @@ def test_a_tool_declared_without_properties_is_given_the_empty_ones_camel_genera
 
     from conformance.clients.camel_ai import _tools
 
-    loop = SimpleNamespace(tools=[{"name": "get_current_weather", "parameters": {"type": "object"}}])
+    loop = SimpleNamespace(tools=[{"name": "get_current_weather", "parameters": {"type": "object"}}], server_tools=[])
     (tool,) = _tools(loop)  # type: ignore[arg-type]
     assert tool.get_function_name() == "get_current_weather"
     assert tool.get_openai_tool_schema()["function"]["parameters"] == {"type": "object", "properties": {}}
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "limit"),
+    [
+        ("anthropic-messages/web-search-beside-client-call", "_convert_openai_tools_to_anthropic"),
+        ("anthropic-messages/mcp-tool-listing", "cannot declare the provider tool mcp_toolset"),
+        ("openai-responses/recorded/mirascope-web-search-tool", "ChatAgent._get_full_tool_schemas"),
+        ("openai-responses/computer-use", "cannot declare the provider tool computer_use_preview"),
+    ],
+)
+def test_a_provider_tool_is_a_skip_naming_camels_function_tools_only(
+    corpus: Corpus, scenario_id: str, limit: str
+) -> None:
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "skip", result.summary
+    assert result.summary.startswith("the client declares: ") and limit in result.summary

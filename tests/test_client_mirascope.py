@@ -105,3 +105,34 @@ def test_what_mirascope_cannot_declare_is_a_skip(corpus: Corpus) -> None:
     result = _run(corpus, "openai-chat/custom-tool-call")
     assert result.outcome == "skip" and "custom tool" in result.summary
     assert _run(corpus, "bedrock-converse/one-call").outcome == "skip"
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "anthropic-messages/recorded/mirascope-web-search-tool",
+        "openai-responses/recorded/mirascope-web-search-tool-stream",
+        "gemini/server-tool-beside-call",  # WebSearchTool is Gemini's google_search
+    ],
+)
+def test_a_recorded_web_search_is_declared_with_web_search_tool(corpus: Corpus, scenario_id: str) -> None:
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "limit"),
+    [
+        ("anthropic-messages/code-execution-tools", "`convert_tool_to_tool_param`"),
+        ("gemini/code-execution-beside-call", "`_convert_tool_to_function_declaration`"),
+        ("openai-responses/computer-use", "cannot declare the provider tool computer_use_preview"),
+        ("openai-responses/recorded/logfire-openai-agents-file-search", "responses/_utils/encode.py:264-273"),
+    ],
+)
+def test_a_provider_tool_mirascope_has_no_class_for_is_a_skip_naming_its_converter(
+    corpus: Corpus, scenario_id: str, limit: str
+) -> None:
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "skip", result.summary
+    assert result.summary.startswith("the client declares: ")
+    assert "WebSearchTool (mirascope/llm/tools/web_search_tool.py:9)" in result.summary and limit in result.summary

@@ -79,3 +79,53 @@ def test_what_semantic_kernel_has_no_service_for_is_a_skip(corpus: Corpus) -> No
     assert _run(corpus, "cohere-v2/one-call").outcome == "skip"
     result = _run(corpus, "openai-responses/from-gemini-idless")
     assert result.outcome == "skip" and "ResponsesAgentThread" in result.summary
+
+
+@pytest.mark.parametrize(
+    "scenario_id",
+    [
+        "openai-responses/recorded/mirascope-web-search-tool",
+        "openai-responses/recorded/mirascope-web-search-tool-stream",
+        "openai-responses/recorded/openllmetry-agents-web-search-tool",  # web_search_preview, as recorded
+        "openai-responses/recorded/logfire-openai-agents-file-search",
+    ],
+)
+def test_the_responses_agent_declares_the_provider_tools_as_recorded(corpus: Corpus, scenario_id: str) -> None:
+    """`OpenAIResponsesAgent(tools=...)` sends Responses tool definitions beside the plugin's functions."""
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "pass", result.summary
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "codes"),
+    [
+        # The hosted tools' items never reach the thread's history (`_collect_items_from_output`).
+        ("openai-responses/hosted-tools-in-history", {"roundtrip/call-lost"}),
+        # The program item is dropped, and the call goes back as {type, call_id, name, arguments}: no caller.
+        ("openai-responses/program-calls-functions", {"roundtrip/call-lost", "roundtrip/opaque-dropped"}),
+    ],
+)
+def test_the_responses_agent_loses_the_provider_tool_items(corpus: Corpus, scenario_id: str, codes: set[str]) -> None:
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == codes
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "limit"),
+    [
+        ("anthropic-messages/web-search-beside-client-call", "AnthropicChatCompletion sends the kernel's functions"),
+        ("anthropic-messages/mcp-tool-listing", "cannot declare the provider tool mcp_toolset"),
+        ("gemini/server-tool-beside-call", "`update_settings_from_function_choice_configuration`"),
+        ("openai-responses/computer-use", "configure_computer_use_tool raises NotImplementedError"),
+        ("openai-responses/shell-then-apply-patch", "cannot run the built-in tool shell"),
+        ("openai-responses/tool-search-then-call", "`_get_tool_calls_from_output`"),
+        ("openai-responses/mcp-approval-flow", "no answer to the MCP tool's approval requests"),
+    ],
+)
+def test_a_provider_tool_semantic_kernel_cannot_declare_is_a_skip_naming_its_limit(
+    corpus: Corpus, scenario_id: str, limit: str
+) -> None:
+    result = _run(corpus, scenario_id)
+    assert result.outcome == "skip", result.summary
+    assert result.summary.startswith("the client declares: ") and limit in result.summary

@@ -69,6 +69,8 @@ def test_the_agent_passes(harness: HarnessAdapter, corpus: Corpus, scenario_id: 
         ("anthropic-messages/recorded/mirascope-call-with-mcp-tools", {"roundtrip/arguments-altered"}),
         # OpenAIResponses sends back none of a response's server tool items.
         ("openai-responses/hosted-tools-in-history", {"roundtrip/call-lost"}),
+        # A program's call, run like any function call, goes back without the program item and its caller.
+        ("openai-responses/program-calls-functions", {"roundtrip/call-lost", "roundtrip/opaque-dropped"}),
     ],
 )
 def test_the_agent_fails_as_traced(harness: HarnessAdapter, corpus: Corpus, scenario_id: str, codes: set[str]) -> None:
@@ -86,6 +88,8 @@ def test_the_agent_fails_as_traced(harness: HarnessAdapter, corpus: Corpus, scen
         ("openai-chat/streamed-id-on-every-delta", "Tools not found"),
         # gemini-2.0-flash is not in @llamaindex/google's SUPPORT_TOOL_CALL_MODELS.
         ("gemini/ids-results-reversed", "FunctionAgent requires an LLM that supports tool calls"),
+        # That refusal comes first, before the provider tool the Gemini LLM could not declare.
+        ("gemini/server-tool-beside-call", "FunctionAgent requires an LLM that supports tool calls"),
     ],
 )
 def test_the_agent_errs_as_traced(harness: HarnessAdapter, corpus: Corpus, scenario_id: str, message: str) -> None:
@@ -101,6 +105,15 @@ def test_the_agent_errs_as_traced(harness: HarnessAdapter, corpus: Corpus, scena
         ("openai-chat/session-repair-interrupted", "answers a tool that throws with an error result"),
         ("mistral-chat/one-call", "MistralAISession takes only an apiKey"),
         ("bedrock-converse/one-call", "calls InvokeModel and InvokeModelWithResponseStream, not the Converse API"),
+        # Provider tools: the Anthropic and Gemini LLMs send the agent's functions only; OpenAIResponses declares
+        # any built-in (builtInTools) but reads a tool call from function_call items only.
+        ("anthropic-messages/web-search-beside-client-call", "prepareToolsForAPI"),
+        ("anthropic-messages/mcp-tool-listing", "cannot declare the provider tool mcp_toolset"),
+        ("gemini/recorded/openinference-adk-code-execution", "mapChatMessagesToGoogleFunctions"),
+        ("openai-responses/computer-use", "cannot run the built-in tool computer_use_preview"),
+        ("openai-responses/shell-then-apply-patch", "cannot run the built-in tool apply_patch, shell"),
+        ("openai-responses/tool-search-then-call", "isToolCallEvent"),
+        ("openai-responses/mcp-approval-flow", "no answer to the MCP tool's approval requests"),
     ],
 )
 def test_what_the_library_cannot_express_is_a_skip_naming_its_limit(

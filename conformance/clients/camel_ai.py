@@ -13,6 +13,8 @@ description and JSON schema as their `openai_tool_schema`, whose function return
 canned output. Streaming follows `loop.stream` (the backend's `stream` setting), but for the Mistral and
 Cohere backends, which do not stream: they are answered unstreamed. Retries are off in
 the agent (`retry_attempts=1`) and the SDK clients (`max_retries=0`), so a provider error surfaces once.
+A scenario that uses a provider tool or built-in is declared unsupported: the Anthropic and Responses
+backends send function tools only, as `_FUNCTIONS_ONLY` names.
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ from conformance.engine.neutral import text_of
 
 # Anthropic and Bedrock: the recorded traffic used 4096.
 MAX_TOKENS = 4096
+
+# Why a backend sends no provider tool (camel-ai 0.2.90): a ChatAgent's tools are its FunctionTools' OpenAI
+# function schemas (`ChatAgent._get_full_tool_schemas`, camel/agents/chat_agent.py:931-938).
+_FUNCTIONS_ONLY = {
+    "anthropic": "`AnthropicModel._convert_openai_tools_to_anthropic` keeps only the tools that have an OpenAI "
+    "`function` (camel/models/anthropic_model.py:639-666)",
+    "responses": "`OpenAIModel` sends the ChatAgent's tool schemas (`ChatAgent._get_full_tool_schemas`, "
+    "camel/agents/chat_agent.py:931-938), and its config's `tools` take functions only (ChatGPTConfig: "
+    "'Currently, only functions are supported as a tool', camel/configs/openai_config.py:83-85)",
+}
 
 
 def _token_counter() -> Any:
@@ -58,6 +70,10 @@ def _tools(loop: ToolLoop) -> list[Any]:
                 f"CAMEL cannot declare the {t.get('type')} tool {t['name']!r}: a FunctionTool has an OpenAI "
                 "function schema"
             )
+    if loop.server_tools:
+        kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
+        backend = "anthropic" if loop.api.endswith("-messages") else "responses"
+        loop.skip(f"CAMEL's {_FUNCTIONS_ONLY[backend]}: it cannot declare the provider tool {kinds}")
 
     def implementation(name: str) -> Any:
         def run(**arguments: Any) -> str:

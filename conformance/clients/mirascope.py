@@ -12,9 +12,12 @@ servers that speak it), `AnthropicProvider` (Anthropic's Messages API and Ollama
 schema (the `ToolSchema` constructor the `@llm.tool` decorator calls), whose function returns the
 scenario's canned output. Streaming follows `loop.stream` (`Model.stream` or `Model.call`).
 
-A provider tool Mirascope has no class for is left undeclared, so the replay skips the scenario
-naming it; its one provider tool class, `WebSearchTool`, is declared where the recording used a web
-search.
+Mirascope's one provider tool class, `WebSearchTool`, is declared where the recording used a web search
+(Anthropic's, the Responses API's and Gemini's `google_search`). Every other provider tool or built-in
+its encoders refuse (each provider's tool converter raises `FeatureNotSupportedError` for a
+`ProviderTool` it has no parameter for): a scenario that uses only such tools is declared unsupported,
+naming the converter; one that also uses a web search runs, and is judged up to the turn that uses
+what Mirascope could not declare, where the replay stops.
 """
 
 from __future__ import annotations
@@ -30,6 +33,19 @@ from conformance.engine.neutral import text_of
 MAX_TOKENS = 4096
 # The provider tool families Mirascope declares with its `WebSearchTool`.
 _WEB_SEARCH = re.compile(r"^(web_search|web_search_preview|google_search)(_\d.*)?$")
+# Each API's tool converter: `WebSearchTool` is the only `ProviderTool` it encodes (none on Chat Completions);
+# any other raises FeatureNotSupportedError (mirascope 2.8.2).
+_PROVIDERS = "mirascope/llm/providers"
+_CONVERTERS = {
+    "openai-chat": f"`_convert_tool_to_tool_param` ({_PROVIDERS}/openai/completions/_utils/encode.py:286-301)",
+    "openai-responses": f"`_convert_tool_to_tool_param` ({_PROVIDERS}/openai/responses/_utils/encode.py:264-273)",
+    "anthropic-messages": f"`convert_tool_to_tool_param` ({_PROVIDERS}/anthropic/_utils/encode.py:454-466)",
+    "gemini": f"`_convert_tool_to_function_declaration` ({_PROVIDERS}/google/_utils/encode.py:322-329)",
+}
+_CONVERTERS.update(
+    {"kimi-chat": _CONVERTERS["openai-chat"], "ollama-messages": _CONVERTERS["anthropic-messages"]}
+    | {api: _CONVERTERS["openai-responses"] for api in ("openresponses", "mistral-responses", "ollama-responses")}
+)
 
 
 def _tools(loop: ToolLoop) -> list[Any]:
@@ -64,10 +80,23 @@ def _tools(loop: ToolLoop) -> list[Any]:
             **({"$defs": schema["$defs"]} if "$defs" in schema else {}),
         )
         tools.append(llm.Tool(implementation(t["name"]), t["name"], t.get("description", ""), parameters))
-    for tool in loop.server_tools:
-        if _WEB_SEARCH.match(str(tool.get("type", ""))):
-            tools.append(llm.WebSearchTool())
-    return tools
+    return tools + _provider_tools(loop)
+
+
+def _provider_tools(loop: ToolLoop) -> list[Any]:
+    """`WebSearchTool` for a recorded web search; a scenario whose provider tools are all ones Mirascope has
+    no class for is declared unsupported, naming the API's tool converter that refuses them."""
+    from mirascope import llm
+
+    searches = [t for t in loop.server_tools if _WEB_SEARCH.match(str(t.get("type", "")))]
+    refused = sorted({str(t.get("type")) for t in loop.server_tools if t not in searches})
+    if refused and not searches:
+        loop.skip(
+            f"Mirascope's one provider tool class is WebSearchTool (mirascope/llm/tools/web_search_tool.py:9); "
+            f"its tool converter {_CONVERTERS.get(loop.api, '')} raises FeatureNotSupportedError for any other "
+            f"ProviderTool: it cannot declare the provider tool {', '.join(refused)}"
+        )
+    return [llm.WebSearchTool()] if searches else []
 
 
 def restored_messages(loop: ToolLoop) -> list[Any]:

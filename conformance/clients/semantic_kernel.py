@@ -16,6 +16,13 @@ Kernel declares a plugin's function to the model under its fully qualified name,
 call to `get_weather` is one the provider would not have made for these requests: the replay says so
 and the case is a skip naming the declared name.
 
+The provider's own tools a scenario uses are declared where Semantic Kernel has a way to: the
+`OpenAIResponsesAgent` takes Responses tool definitions as they are (its `tools`, sent beside the plugin's
+functions), so the ones the provider runs are given as recorded. It runs only the function calls of a
+response, so a built-in whose calls the client must answer (computer use, shell, tool search, an MCP
+approval) is declared unsupported, as is every provider tool on Anthropic and Gemini, whose services
+set the request's tools from the kernel's functions alone.
+
 Streaming follows `loop.stream` (`invoke_stream` or `invoke`). A restored history is the agent's
 `ChatHistoryAgentThread` holding a `ChatHistory` of the saved messages (`FunctionCallContent` and
 `FunctionResultContent` items under the saved ids); each run of a session is an invocation on the same
@@ -35,6 +42,59 @@ from conformance.engine.neutral import text_of
 PLUGIN = "tools"
 # Anthropic and Bedrock: the recorded traffic used 4096.
 MAX_TOKENS = 4096
+
+# Where each chat service writes the request's tools from the kernel's functions alone, its settings'
+# `tools` being "Do not set this manually" (semantic-kernel 1.45.0).
+_AI = "semantic_kernel/connectors/ai"
+_FUNCTIONS_ONLY = {
+    "AnthropicChatCompletion": (
+        f"`update_settings_from_function_call_configuration`, {_AI}/anthropic/services/utils.py:123-144"
+    ),
+    "GoogleAIChatCompletion": (
+        f"`update_settings_from_function_choice_configuration`, {_AI}/google/google_ai/services/utils.py:171-192"
+    ),
+}
+# The Responses agent runs the `ResponseFunctionToolCall` items of a response and no other.
+_RUNS_FUNCTIONS = (
+    "OpenAIResponsesAgent runs only a response's function calls (`_get_tool_calls_from_output`, "
+    "semantic_kernel/agents/open_ai/responses_agent_thread_actions.py:891-910)"
+)
+
+
+def _no_provider_tools(loop: ToolLoop, service: str) -> None:
+    if loop.server_tools:
+        kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
+        loop.skip(
+            f"Semantic Kernel's {service} sends the kernel's functions as the request's tools "
+            f"({_FUNCTIONS_ONLY[service]}): it cannot declare the provider tool {kinds}"
+        )
+
+
+def _responses_tools(loop: ToolLoop) -> list[Any]:
+    """The provider tools of the scenario, as recorded, for the agent's `tools` (some, `programmatic_tool_calling`,
+    newer than the SDK's `ToolParam` union); a built-in whose calls the client answers is declared unsupported."""
+    from conformance.engine.called_tools import CLIENT_BUILT_IN_TYPES
+
+    answered = [
+        t
+        for t in loop.server_tools
+        if t.get("type") in CLIENT_BUILT_IN_TYPES or (t.get("type") == "mcp" and t.get("require_approval") != "never")
+    ]
+    for t in answered:
+        kind = str(t.get("type"))
+        if kind.startswith("computer"):
+            loop.skip(
+                "Semantic Kernel's OpenAIResponsesAgent.configure_computer_use_tool raises NotImplementedError "
+                "(semantic_kernel/agents/open_ai/openai_responses_agent.py:717-720), and the "
+                f"{_RUNS_FUNCTIONS}: it cannot run the built-in tool {kind}"
+            )
+        if kind == "mcp":
+            loop.skip(
+                f"Semantic Kernel's {_RUNS_FUNCTIONS}: it has no answer to the MCP tool's approval requests "
+                "(no mcp_approval_response)"
+            )
+        loop.skip(f"Semantic Kernel's {_RUNS_FUNCTIONS}: it cannot run the built-in tool {kind}")
+    return [dict(t) for t in loop.server_tools]
 
 
 def _plugin(loop: ToolLoop) -> Any:
@@ -173,7 +233,13 @@ def _responses(loop: ToolLoop) -> str:
             "an OpenAIResponsesAgent's thread (ResponsesAgentThread) continues a stored response by its id; "
             "it takes no saved messages"
         )
-    agent = OpenAIResponsesAgent(ai_model_id=loop.model, client=client, plugins=[_plugin(loop)], store_enabled=False)
+    agent = OpenAIResponsesAgent(
+        ai_model_id=loop.model,
+        client=client,
+        plugins=[_plugin(loop)],
+        store_enabled=False,
+        tools=_responses_tools(loop),
+    )
     thread = ResponsesAgentThread(client=client)
     return asyncio.run(_invoke(loop, agent, thread))
 
@@ -183,6 +249,7 @@ def _anthropic(loop: ToolLoop) -> str:
     from semantic_kernel.connectors.ai.anthropic import AnthropicChatCompletion, AnthropicChatPromptExecutionSettings
 
     client = AsyncAnthropic(base_url=loop.base_url, api_key=loop.api_key, max_retries=0)
+    _no_provider_tools(loop, "AnthropicChatCompletion")
     service = AnthropicChatCompletion(ai_model_id=loop.model, api_key=loop.api_key, async_client=client)
     return _run(loop, service, AnthropicChatPromptExecutionSettings(max_tokens=MAX_TOKENS))
 
@@ -191,6 +258,7 @@ def _gemini(loop: ToolLoop) -> str:
     from google.genai import Client, types
     from semantic_kernel.connectors.ai.google.google_ai import GoogleAIChatCompletion
 
+    _no_provider_tools(loop, "GoogleAIChatCompletion")
     http = types.HttpOptions(base_url=loop.base_url, retry_options=types.HttpRetryOptions(attempts=1))
     client = Client(api_key=loop.api_key, http_options=http)
     return _run(loop, GoogleAIChatCompletion(gemini_model_id=loop.model, api_key=loop.api_key, client=client))

@@ -57,13 +57,43 @@ const UNSUPPORTED = {
   "cohere-v2": "@llamaindex/cohere ships a reranker (CohereRerank) only: LlamaIndex.TS has no Cohere chat LLM",
 };
 
-// The tools the provider runs itself; the ones the client runs (computer, shell, tool search, MCP
-// approvals) have no implementation in LlamaIndex.TS, so no application would declare them.
-const SERVER_RUN = /^(web_search.*|file_search|code_interpreter|image_generation)$/;
+// The Responses tools the provider runs itself, given to OpenAIResponses as recorded: its `builtInTools` go into
+// the request's `tools` as they are (openai/dist/index.js:2026-2045). A program's calls of the client's
+// functions are function_call items the agent runs like any other; an MCP tool that asks no approval runs
+// on the provider alone.
+const SERVER_RUN = /^(web_search.*|file_search|code_interpreter|image_generation|programmatic_tool_calling)$/;
+const serverRun = (entry) => SERVER_RUN.test(entry?.type ?? "") || (entry?.type === "mcp" && entry.require_approval === "never");
 
 function builtInTools(c) {
-  const recorded = [...(c.server_tools ?? []), ...(c.recorded_tools ?? [])].filter((entry) => SERVER_RUN.test(entry?.type ?? ""));
+  const recorded = [...(c.server_tools ?? []), ...(c.recorded_tools ?? [])].filter(serverRun);
   return [...new Map(recorded.map((entry) => [JSON.stringify(entry), entry])).values()];
+}
+
+// Why LlamaIndex.TS cannot declare a provider tool the case uses, on each API, or null when it can
+// (paths under node_modules/@llamaindex/, at the versions package-lock.json pins).
+const FUNCTIONS_ONLY = {
+  "anthropic-messages":
+    "@llamaindex/anthropic's Anthropic LLM sends the agent's tools as prepareToolsForAPI writes them (name, " +
+    "description, input_schema; anthropic/dist/index.js:730-744), and its additionalChatOptions take `thinking` " +
+    "only (AnthropicAdditionalChatOptions, anthropic/dist/index.d.ts:242)",
+  gemini:
+    "@llamaindex/google's Gemini LLM sets the request's tools to the agent's function declarations " +
+    "(mapChatMessagesToGoogleFunctions, google/dist/index.js:1217-1226, set at :1771-1776), and the FunctionAgent " +
+    "passes it no other options (workflow/dist/index.js:94-98)",
+};
+// OpenAIResponses starts a tool call only for a function_call item (isToolCallEvent, openai/dist/index.js:1845-1847;
+// the agent always streams), so a built-in whose calls the client must answer is never answered.
+const RUNS_FUNCTIONS = "LlamaIndex.TS's FunctionAgent runs only function_call items: OpenAIResponses reads a tool call from no other item (isToolCallEvent, openai/dist/index.js:1845-1847)";
+
+function providerToolLimit(c) {
+  const used = c.server_tools ?? [];
+  if (!used.length) return null;
+  const kinds = [...new Set(used.map((entry) => String(entry?.type)))].sort().join(", ");
+  if (FUNCTIONS_ONLY[c.api]) return `${FUNCTIONS_ONLY[c.api]}: it cannot declare the provider tool ${kinds}`;
+  const answered = used.filter((entry) => !serverRun(entry)).map((entry) => String(entry?.type));
+  if (!answered.length) return null;
+  if (answered.includes("mcp")) return `${RUNS_FUNCTIONS}: it has no answer to the MCP tool's approval requests (no mcp_approval_response)`;
+  return `${RUNS_FUNCTIONS}: it cannot run the built-in tool ${[...new Set(answered)].sort().join(", ")}`;
 }
 
 // Each case tool as a FunctionTool with its JSON Schema; its implementation asks the replay for the output.
@@ -162,6 +192,11 @@ function run(c, tools) {
 
 async function runCase(c, { callTool }) {
   if (!LLMS[c.api]) return { skipped: UNSUPPORTED[c.api] ?? `LlamaIndex.TS has no LLM for ${c.api}` };
+  const llm = LLMS[c.api](c);
+  // An LLM the FunctionAgent refuses outright (supportToolCall false, workflow/dist/index.js:41-42) fails with
+  // that refusal first, whatever tools the case uses.
+  const limit = llm.supportToolCall === false ? null : providerToolLimit(c);
+  if (limit) return { skipped: limit };
   if (c.interrupted?.length) {
     return {
       skipped:
@@ -172,7 +207,7 @@ async function runCase(c, { callTool }) {
   const declared = declareTools(c, callTool);
   if (declared.skip) return { skipped: declared.skip };
   // One memory for the whole session: the workflow adds each run's messages to it when the run ends.
-  const workflow = agent({ llm: LLMS[c.api](c), tools: declared.tools, memory: createMemory(), timeout: 60 });
+  const workflow = agent({ llm, tools: declared.tools, memory: createMemory(), timeout: 60 });
   let chatHistory = restored(c);
   let output = "";
   for (const prompt of runsOf(c)) {
