@@ -135,6 +135,27 @@ def test_proxy_requests_are_counted_and_a_bounded_few_kept(served: tuple[Scenari
     assert latest[-1] == f"http://example.invalid/{replay_server.MAX_ESCAPES + 19}"
 
 
+@pytest.mark.parametrize(
+    ("line", "escape"),
+    [
+        (b"CONNECT  HTTP/1.1", None),  # grpc-go dialing a target it cannot parse
+        (b"CONNECT nowhere HTTP/1.1", None),
+        (b"CONNECT generativelanguage.googleapis.com:443 HTTP/1.1", "https://generativelanguage.googleapis.com:443"),
+        (b"CONNECT [::1]:8443 HTTP/1.1", "https://[::1]:8443"),
+    ],
+)
+def test_a_connect_naming_no_host_is_refused_and_kept_apart_from_escapes(
+    served: tuple[ScenarioServer, Listing], line: bytes, escape: str | None
+) -> None:
+    server, _ = served
+    escaped, hostless = server.server.escaped, server.server.hostless_count
+    answer = _raw(server.server, line + b"\r\nHost: \r\nUser-Agent: grpc-go/1.70.0\r\n\r\n")
+    # aiohttp reads a request line without a target as HTTP/0.9, and answers in that version.
+    assert answer.split(b" ", 2)[1] == b"403", answer[:200]
+    assert server.server.escapes_since(escaped) == ((1, [escape]) if escape else (0, []))
+    assert server.server.hostless_since(hostless) == ((0, []) if escape else (1, ["grpc-go/1.70.0"]))
+
+
 def test_a_gzip_bomb_is_refused_at_the_body_bound(
     served: tuple[ScenarioServer, Listing], monkeypatch: pytest.MonkeyPatch
 ) -> None:

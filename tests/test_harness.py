@@ -126,6 +126,25 @@ def test_a_harness_that_hangs_after_its_loop_is_judged_on_what_it_sent(corpus: C
         harness.close()
 
 
+@pytest.mark.parametrize(
+    ("behaviour", "outcome", "words"),
+    [
+        ("connect", "fail", "past the replay, to https://example.com:443: refused, never forwarded"),
+        ("hostless-connect", "pass", "1 tunnel(s) naming no host (grpc-go/1.70.0): refused; they reach nothing"),
+    ],
+)
+def test_a_tunnel_to_a_host_fails_the_case_and_one_naming_none_is_only_said(
+    behaviour: str, outcome: str, words: str, corpus: Corpus
+) -> None:
+    harness = HarnessAdapter(f"{UNRULY} {behaviour}")
+    try:
+        result = run_scenario(harness, corpus.scenarios["openai-chat/one-call"], corpus, options=RunOptions(timeout=30))
+        assert result.outcome == outcome, result.summary
+        assert words in result.summary
+    finally:
+        harness.close()
+
+
 def test_a_library_error_keeps_the_harnesses_stack_trace(corpus: Corpus) -> None:
     harness = HarnessAdapter(f"{UNRULY} error")
     try:

@@ -150,7 +150,7 @@ class HarnessAdapter:
             case["legs"] = [leg_of(leg[0], leg[1], len(leg[2].turns))]
         seq = next(self._seq)
         limit = options.timeout or HARD_LIMIT_SECONDS
-        escaped = server.server.escaped
+        escaped, hostless = server.server.escaped, server.server.hostless_count
         answer = self.supervisor.ask({"cmd": "run", "seq": seq, "case": case}, limit)
         try:
             result = self._outcome(scenario, server, answer, seq, limit)
@@ -166,6 +166,13 @@ class HarnessAdapter:
             shown = ", ".join(sorted(set(past)))
             note = f"the library sent {count} request(s) past the replay, to {shown}: refused, never forwarded"
             result.outcome = "fail"
+            result.summary = "; ".join(p for p in (result.summary, note) if p)
+        count, senders = server.server.hostless_since(hostless)
+        if count and result.outcome in ("pass", "fail"):
+            # Said, not judged: a tunnel to no host reaches nothing, and a connection the library opens in the
+            # background may land in the case after the one that opened it.
+            shown = ", ".join(sorted(set(senders)))
+            note = f"the library also asked for {count} tunnel(s) naming no host ({shown}): refused; they reach nothing"
             result.summary = "; ".join(p for p in (result.summary, note) if p)
         return result
 

@@ -13,6 +13,7 @@ Every request is answered by its scenario's `ReplaySession`; nothing is forwarde
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -31,6 +32,8 @@ from conformance.replay.transports.base import Answer, Request
 CONTROL = "/_conformance"
 MAX_BODY = MAX_BODY_BYTES  # a tool-loop request is never near this; a larger one is refused, inflated or not
 MAX_ESCAPES = 100  # proxy requests kept for the report; a client that loops on them adds no memory
+# A CONNECT's target names a host and a port; anything else names no host at all.
+AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):\d{1,5}")
 IDLE_TIMEOUT = 60.0  # seconds a connection may sit between requests, or before its first request's head ends
 BODY_TIMEOUT = 60.0  # seconds a client may take to send a request's body
 
@@ -55,6 +58,10 @@ class ReplayServer:
         # traffic past the replay. Refused, never forwarded, and kept for the report.
         self.escapes: deque[str] = deque(maxlen=MAX_ESCAPES)  # the latest of them
         self.escaped = 0  # how many there were
+        # CONNECTs that name no host (grpc-go, dialing a target it cannot parse, sends `CONNECT  HTTP/1.1`):
+        # refused, but they could reach nothing, so no escape; who sent each (its User-Agent) is kept.
+        self.hostless: deque[str] = deque(maxlen=MAX_ESCAPES)
+        self.hostless_count = 0
         # What `/_conformance/results` answers: the results document of what was played so far.
         self.results: Callable[[], Any] | None = None
 
@@ -96,6 +103,11 @@ class ReplayServer:
         """How many requests escaped since `escaped` was `mark`, and the latest of their targets."""
         count = self.escaped - mark
         return count, list(self.escapes)[-count:] if count else []
+
+    def hostless_since(self, mark: int) -> tuple[int, list[str]]:
+        """How many CONNECTs naming no host came since `hostless_count` was `mark`, and who sent the latest."""
+        count = self.hostless_count - mark
+        return count, list(self.hostless)[-count:] if count else []
 
     def tools_url(self, scenario_id: str) -> str:
         return f"{self.url}{CONTROL}/tools/{scenario_id}"
@@ -165,6 +177,11 @@ class ReplayServer:
 
     async def _serve(self, request: web.BaseRequest) -> web.StreamResponse:
         method, target = request.method, request.raw_path
+        if method.upper() == "CONNECT" and not AUTHORITY.fullmatch(target):
+            self.hostless_count += 1
+            self.hostless.append(request.headers.get("User-Agent", "no User-Agent"))
+            message = "the conformance replay lets nothing out: a CONNECT naming no host was refused"
+            return _response(Answer(403, message.encode(), {"content-type": "text/plain"}), close=True)
         if method.upper() == "CONNECT" or target.lower().startswith(("http://", "https://")):
             # A client configured with this server as its proxy, reaching for a host of its own.
             shown = (target if method.upper() != "CONNECT" else f"https://{target}").split("?", 1)[0]

@@ -5,7 +5,8 @@ minimal Python harness's tool loop.
 
 BEHAVIOUR happens on the case CASE_ID (every case when none is given): crash (exit 3), segfault,
 hang, run-then-hang (runs the loop, then never answers), garbage, exit-early (exit 0 without
-answering), wrong-seq, bad-answer, skip, error, nothing
+answering), wrong-seq, bad-answer, skip, error, connect and hostless-connect (a CONNECT to a host, or
+naming none, through the proxy the environment names, then behave), nothing
 (answer ok without sending a request), stderr (log noise on stderr, then behave), control (a name
 and an error full of terminal escapes), environment (an error naming the credential variables it
 was given), daemon (leaves a grandchild that forks twice, calls setsid, closes its streams and
@@ -112,6 +113,16 @@ for line in sys.stdin:
             continue
         if BEHAVIOUR == "stderr":
             print("a log line the library writes", file=sys.stderr)
+        if BEHAVIOUR in ("hostless-connect", "connect"):  # through the proxy the environment names
+            import socket
+            from urllib.parse import urlsplit
+
+            proxy = urlsplit(os.environ["HTTPS_PROXY"])
+            host = b"" if BEHAVIOUR == "hostless-connect" else b"example.com:443"
+            with socket.create_connection((proxy.hostname, proxy.port)) as tunnel:
+                head = b"CONNECT " + host + b" HTTP/1.1\r\nHost: " + host + b"\r\nUser-Agent: grpc-go/1.70.0\r\n\r\n"
+                tunnel.sendall(head)
+                tunnel.recv(1024)
     try:
         say({"seq": seq, "ok": True, "output": run(case)})
     except Exception as error:
