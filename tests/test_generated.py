@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from buggy import SecondIdInChunkDropped
+from buggy import CallsEndAtText, EmptyServedIdsKept, SecondIdInChunkDropped
 from hypothesis import HealthCheck, given, settings
 
 from conformance.connectors.adapters import resolve
@@ -23,6 +23,7 @@ from conformance.generated.grammar import GRAMMARS
 from conformance.generated.report import failure_text
 from conformance.generated.scenarios import TOOLS, _minted, chosen_in, named, scenario_docs
 from conformance.generated.search import codes_of, judge, search, size
+from conformance.reference.openai_responses import OpenAIResponsesCodec
 
 PLANTED = CodecAdapter(name="second-id-dropped", version="0", codecs={"mistral-chat": SecondIdInChunkDropped()})
 # The same adapter as a file of a user's own, for runs in another directory and process: it finds the
@@ -282,3 +283,44 @@ def test_a_drawn_signature_is_canonical_base64_as_gemini_sends_it(corpus: Corpus
     assert signatures, "no drawn Gemini scenario carried a signature"
     for signature in signatures:
         assert base64.b64encode(base64.b64decode(signature)).decode() == signature, signature
+
+
+def test_a_served_empty_id_sent_back_as_it_came_is_found_on_openai_chat(corpus: Corpus, tmp_path: Path) -> None:
+    """Gemini's OpenAI-compatible endpoint sends `id: ""`: a client that keeps it is found, and the
+    scenario it fails on carries the empty ids (the grammar draws them)."""
+    buggy = CodecAdapter(name="empty-kept", version="0", codecs={"openai-chat": EmptyServedIdsKept()})
+    found = search(buggy, corpus, "openai-chat", 200, seed=2)
+    assert found.failure is not None
+    assert "roundtrip/empty-id" in found.failure.codes
+    calls = [c for t in found.failure.document["turns"] for c in t.get("calls", ())]
+    assert calls and all(c["id"] == "" for c in calls)
+    reference = resolve("reference", corpus=corpus).adapter
+    assert codes_of(judge(reference, corpus, found.failure.document, tmp_path, "default")) == ("pass",)
+
+
+def test_text_between_calls_reaches_the_cassette_and_a_reader_that_ends_calls_at_it_is_found(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    """OpenAI's models write a message between calls: the Responses cassette serves it there, and a reader
+    that takes it for the final answer (dropping the calls after it) is found on a scenario that has it."""
+    document = _drawn("openai-responses", corpus)
+    for k, call in enumerate(document["turns"][0]["calls"]):
+        call["item_id"] = f"fc_{k:050d}"
+    document["turns"][0] = {"text": "First the weather.", "text_position": "between-calls", **document["turns"][0]}
+    document = named(document)
+    _, _, scenario = write(document, tmp_path / "between")
+    body = yaml.safe_load(cassette_text(scenario))["interactions"][0]["response"]["body"]["string"]
+    added = [
+        event["item"]["type"]
+        for event in (json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: "))
+        if event["type"] == "response.output_item.added"
+    ]
+    assert added == ["function_call", "message", "function_call"]
+
+    buggy = CodecAdapter(
+        name="calls-end-at-text", version="0", codecs={"openai-responses": CallsEndAtText(OpenAIResponsesCodec())}
+    )
+    found = search(buggy, corpus, "openai-responses", 300, seed=3)
+    assert found.failure is not None
+    turns = found.failure.document["turns"]
+    assert any(t.get("text_position") in ("before-calls", "between-calls") and t.get("calls") for t in turns)

@@ -145,7 +145,22 @@ def _grammar(api: str, template: str, ids: IdFormat, *dimensions: Dimension) -> 
     return Grammar(api, template, ids, (_TURNS, *dimensions, _ARGUMENTS, _RESULTS))
 
 
-def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence) -> Grammar:
+# OpenAI's models write a preamble message before a call, and may write messages between calls.
+_PREAMBLES = (
+    Evidence(
+        "docs",
+        "https://platform.openai.com/docs/guides/latest-model#preambles",
+        "GPT-5 writes a preamble before each tool call and may write messages between calls",
+    ),
+    Evidence(
+        "docs",
+        "https://cookbook.openai.com/examples/gpt-5/gpt-5_prompting_guide",
+        "an output of reasoning, a message item, then the function_call item",
+    ),
+)
+
+
+def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence, preambles: bool = False) -> Grammar:
     reasoning = (
         (
             Dimension(
@@ -170,10 +185,12 @@ def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence) -> G
         ),
         Dimension(
             "text",
-            ("none", "before-calls"),
+            # A message item after the calls is where the builder puts a turn's text by default.
+            ("none", "after-calls", *(("before-calls", "between-calls") if preambles else ())),
             (
                 _corpus("azure-foundry/a2a-and-openapi-streamed", "a streamed message item beside the calls"),
-                _corpus("openai-responses/recorded/mirascope-web-search-tool-stream", "recorded: text beside calls"),
+                _corpus("openai-responses/recorded/mirascope-web-search-tool-stream", "recorded: text after a call"),
+                *(_PREAMBLES if preambles else ()),
             ),
         ),
         *reasoning,
@@ -194,10 +211,16 @@ GRAMMARS: Mapping[str, Grammar] = {
             ),
             Dimension(
                 "ids",
-                ("present", "absent"),
+                ("present", "absent", "empty"),
                 (
                     _corpus("openai-chat/streamed-parallel-calls", "OpenAI: every call's first delta carries its id"),
                     _corpus("openai-chat/streamed-calls-without-ids", "StepFun streams calls with no id at all"),
+                    _corpus("openai-chat/gemini-compat-empty-ids", 'Gemini\'s OpenAI-compatible endpoint sends id ""'),
+                    Evidence(
+                        "bug",
+                        "https://github.com/vercel/ai/issues/7834",
+                        'gemini-2.5-pro\'s calls come with id "" through the compatible provider',
+                    ),
                 ),
             ),
             Dimension(
@@ -400,11 +423,13 @@ GRAMMARS: Mapping[str, Grammar] = {
             "openai-responses",
             "openai-responses/streamed-reasoning-then-parallel-calls",
             IdFormat("call_{alnum:24}", "fc_{hex:50}", "rs_{hex:50}"),
+            preambles=True,
         ),
         _responses(
             "azure-foundry",
             "azure-foundry/streamed-parallel-function-calls",
             IdFormat("call_{alnum:24}", "fc_{hex:16}00{alnum:32}", "rs_{hex:16}00{alnum:32}"),
+            preambles=True,
         ),
         _responses(
             "openresponses",

@@ -48,6 +48,9 @@ _CLASSES = {
 # answers "Base64 decoding failed"), so a malformed one would fail a correct client.
 _SIGNATURE = "CiQBwuraPdsQ2/toj9adXPJ3QMWaHWsBIt6BnZ1vNqWdK/wSCGdlbi1zaWch"
 
+# Where a response's text may sit among its calls (a turn's `text_position`, docs/cases.md).
+POSITIONS = ("before-calls", "between-calls", "after-calls")
+
 
 def _arguments(kind: str, k: int) -> dict[str, Any]:
     """Arguments of one kind; `k` keeps the calls of one turn distinct."""
@@ -100,9 +103,10 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
     turns = int(pick("turns"))
     same_tool = pick("same-tool") == "yes"
     ids = pick("ids") or "present"
-    on_deltas = pick("id-on-deltas") if ids == "present" else "absent"
+    # An empty id rides the opening delta as an id would; an absent one on none.
+    on_deltas = pick("id-on-deltas") if ids == "present" else "first" if ids == "empty" else "absent"
     indices = pick("indices")
-    if indices == "all-0" and on_deltas == "absent":
+    if indices == "all-0" and ids != "present":
         indices = "from-0"  # nothing would tell the calls apart: no server sends it
     name = pick("name")
     chunking = pick("chunking")
@@ -156,11 +160,13 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
             calls.append(call)
             counted += 1
         turn: dict[str, Any] = {"calls": calls}
-        text = draw(st.sampled_from(values("text") or ("none",)))
+        # Text between calls needs two of them to sit between.
+        texts = [v for v in values("text") if count > 1 or v != "between-calls"]
+        text = draw(st.sampled_from(texts or ["none"]))
         if "text" in chosen:
             chosen["text"].add(text)
-        if text == "before-calls":
-            turn = {"text": f"Let me check that ({t}).", **turn}
+        if text in POSITIONS:
+            turn = {"text": f"Let me check that ({t}).", "text_position": text, **turn}
         elif text == "thought-before-calls":
             thought = True
         out_turns.append(turn)
@@ -201,6 +207,8 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
         shape["interleave"] = True
     if on_deltas and on_deltas != "first":
         shape["id"] = on_deltas
+    elif ids == "empty" and "id-on-deltas" in chosen:
+        shape["id"] = "first"  # OpenAI never sends "": the stream is a compatible server's (Gemini's)
     if name == "late":
         shape["name"] = "late"
     if together:
