@@ -461,6 +461,29 @@ class CallsEndAtText(Wrapped):
         return {**message, "parts": kept}
 
 
+class ThinkingDropped(Wrapped):
+    """Thinking blocks are read for display and never stored: the history goes back without them (the
+    provider refuses a last assistant message with tool_use and no thinking while thinking is on)."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for message in conversation["messages"]:
+            for part in client_calls(message) if message["role"] == "assistant" else ():
+                (part.get("extra") or {}).pop("thinking", None)
+        return conversation
+
+
+class OlderThinkingDropped(Wrapped):
+    """Only the latest assistant message keeps its thinking blocks (the provider takes earlier ones
+    without theirs, but the model loses that reasoning)."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        assistant = [m for m in conversation["messages"] if m["role"] == "assistant"]
+        for message in assistant[:-1]:
+            for part in client_calls(message):
+                (part.get("extra") or {}).pop("thinking", None)
+        return conversation
+
+
 class HistoryArgumentsDropped(Wrapped):
     """Calls are stored without their arguments and go back in the history with `{}`."""
 

@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 import yaml
-from buggy import CallsEndAtText, EmptyServedIdsKept, SecondIdInChunkDropped
+from buggy import (
+    CallsEndAtText,
+    EmptyServedIdsKept,
+    OlderThinkingDropped,
+    SecondIdInChunkDropped,
+    ThinkingDropped,
+)
 from hypothesis import HealthCheck, given, settings
 
 from conformance.connectors.adapters import resolve
@@ -23,6 +29,7 @@ from conformance.generated.grammar import GRAMMARS
 from conformance.generated.report import failure_text
 from conformance.generated.scenarios import TOOLS, _minted, chosen_in, named, scenario_docs
 from conformance.generated.search import codes_of, judge, search, size
+from conformance.reference.anthropic_messages import AnthropicMessagesCodec
 from conformance.reference.openai_responses import OpenAIResponsesCodec
 
 PLANTED = CodecAdapter(name="second-id-dropped", version="0", codecs={"mistral-chat": SecondIdInChunkDropped()})
@@ -324,3 +331,75 @@ def test_text_between_calls_reaches_the_cassette_and_a_reader_that_ends_calls_at
     assert found.failure is not None
     turns = found.failure.document["turns"]
     assert any(t.get("text_position") in ("before-calls", "between-calls") and t.get("calls") for t in turns)
+
+
+def _events(body: str) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
+
+
+def test_drawn_thinking_reaches_the_anthropic_cassette_and_a_client_that_drops_it_is_found(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    """Extended thinking with tools: the thinking block streams (thinking_delta, then signature_delta) before
+    the calls and goes back unchanged at the start of the assistant message; a client that drops it is found."""
+    grammar = GRAMMARS["anthropic-messages"]
+    drawn: list[dict[str, Any]] = []
+
+    @settings(max_examples=40, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(scenario_docs(grammar, corpus.scenarios[grammar.template].data))
+    def draw(document: dict[str, Any]) -> None:
+        if not drawn and "thinking" in document["turns"][0]["calls"][0].get("extra", {}):
+            drawn.append(named(document))
+
+    draw()
+    [document] = drawn
+    [thought] = document["turns"][0]["calls"][0]["extra"]["thinking"]
+    _, _, scenario = write(document, tmp_path / "thinking")
+    interactions = yaml.safe_load(cassette_text(scenario))["interactions"]
+    events = _events(interactions[0]["response"]["body"]["string"])
+    deltas = [e["delta"]["type"] for e in events if e["type"] == "content_block_delta" and e["index"] == 0]
+    assert events[1]["content_block"]["type"] == "thinking"
+    assert deltas[-1] == "signature_delta" and set(deltas[:-1]) == {"thinking_delta"}
+    second = json.loads(interactions[1]["request"]["body"])
+    assert second["thinking"]["type"] == "enabled"
+    assert second["messages"][1]["content"][0] == thought
+
+    reference = resolve("reference", corpus=corpus).adapter
+    assert codes_of(judge(reference, corpus, document, tmp_path / "run", "default")) == ("pass",)
+    buggy = CodecAdapter(
+        name="thinking-dropped", version="0", codecs={"anthropic-messages": ThinkingDropped(AnthropicMessagesCodec())}
+    )
+    found = search(buggy, corpus, "anthropic-messages", 200, seed=4)
+    assert found.failure is not None and found.failure.codes == ("roundtrip/opaque-dropped",)
+
+
+def test_thinking_left_out_of_an_earlier_assistant_message_is_a_warning_of_the_last_an_error(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    """Anthropic requires the thinking blocks back in the last assistant message only: an earlier one
+    without them is taken (lossy: a warning), the last one without them is refused (an error)."""
+    document = _drawn("anthropic-messages", corpus)
+    first = document["turns"][0]
+    second = {"calls": [{**c, "id": c["id"][:-1] + "Z", "output": '{"again":true}'} for c in first["calls"]]}
+    document["turns"] = [first, second, document["turns"][-1]]
+    for t, turn in enumerate(document["turns"][:2]):
+        block = {"type": "thinking", "thinking": f"Two tools, turn {t}.", "signature": f"RXF{t}c0FEQUFB"}
+        turn["calls"][0]["extra"] = {"thinking": [block]}
+    document = named(document)
+
+    def judged(codec: Any) -> Any:
+        run = CodecAdapter(name="thinking", version="0", codecs={"anthropic-messages": codec})
+        return judge(run, corpus, document, tmp_path / type(codec).__name__, "default")
+
+    assert judged(AnthropicMessagesCodec()).outcome == "pass"
+    older = judged(OlderThinkingDropped(AnthropicMessagesCodec()))
+    assert older.outcome == "pass"
+    assert {(v.code, v.severity, v.location) for v in older.violations} == {
+        ("roundtrip/opaque-dropped", "warning", "request[2].messages[1].content[0].thinking")
+    }
+    dropped = judged(ThinkingDropped(AnthropicMessagesCodec()))
+    assert {(v.code, v.severity) for v in dropped.errors} == {("roundtrip/opaque-dropped", "error")}
+    assert {v.location for v in dropped.errors} == {
+        "request[1].messages[1].content[0].thinking",
+        "request[2].messages[3].content[0].thinking",
+    }

@@ -72,6 +72,7 @@ MEANING: Mapping[str, str] = {
     "results": "the order the client sends the results in",
     "opaque": "opaque fields the provider attaches to a call and expects back",
     "reasoning": "a reasoning item (with its encrypted content, sent back before the call) in the response",
+    "thinking": "a thinking block (with its signature, sent back unchanged before the calls) in the response",
 }
 
 ARGUMENTS = ("empty", "plain", "long", "escaped", "non-ascii")
@@ -282,6 +283,26 @@ GRAMMARS: Mapping[str, Grammar] = {
                 "opaque",
                 ("none", "caller"),
                 (_corpus("anthropic-messages/streamed-parallel-calls", "tool_use.caller {type: direct}"),),
+            ),
+            Dimension(
+                "thinking",
+                ("none", "before-calls"),
+                (
+                    Evidence(
+                        "docs",
+                        "https://platform.claude.com/docs/en/build-with-claude/extended-thinking#extended-thinking-with-tool-use",
+                        "thinking blocks open a tool_use response and go back unchanged before its tool_use blocks",
+                    ),
+                    Evidence(
+                        "docs",
+                        "https://platform.claude.com/docs/en/build-with-claude/streaming#streaming-request-with-extended-thinking",
+                        "a thinking block streams as thinking_delta events, then one signature_delta",
+                    ),
+                    _corpus(
+                        "anthropic-messages/recorded/mirascope-resume-on-gemini",
+                        "recorded: a thinking block with its signature before the text and the tool_use",
+                    ),
+                ),
             ),
         ),
         _grammar(

@@ -8,6 +8,7 @@ first value of each dimension (the plainest: ids present, whole arguments, resul
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import string
 from collections.abc import Mapping
@@ -114,6 +115,7 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
     order = pick("results") or "as-called"
     together = pick("calls-per-event") == "all" and len(values("calls-per-event")) > 1
     reasoning = pick("reasoning") == "before-calls"
+    thinking = pick("thinking") == "before-calls"
     limit = int(max(values("calls-per-turn"), key=int))
 
     features = {"streaming"}
@@ -144,8 +146,19 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
             if grammar.ids.item is not None:
                 fields["call"] = call.get("id", "")
                 call["item_id"] = _minted(grammar.ids.item, _digest(salt, t, k, "item"), fields)
+            if thinking and k == 0:
+                digest = _digest(salt, t, "thinking")
+                call["extra"] = {
+                    "thinking": [
+                        {
+                            "type": "thinking",
+                            "thinking": f"The user wants {count} tool result(s) before answering (turn {t}).",
+                            "signature": base64.b64encode(digest[:96]).decode(),
+                        }
+                    ]
+                }
             if opaque == "caller":
-                call["extra"] = {"caller": {"type": "direct"}}
+                call["extra"] = {**call.get("extra", {}), "caller": {"type": "direct"}}
             elif opaque == "signature" and k == 0:
                 call["extra"] = {"thoughtSignature": _SIGNATURE}
             elif reasoning and k == 0 and grammar.ids.reasoning:
@@ -184,7 +197,7 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
         order = "as-called"
     if order == "reversed" and "parallel-calls" in features:
         features.add("out-of-order-results")
-    if opaque not in ("", "none") or reasoning:
+    if opaque not in ("", "none") or reasoning or thinking:
         features.add("opaque-field")
 
     effective = {
