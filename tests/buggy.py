@@ -461,6 +461,10 @@ class CallsEndAtText(Wrapped):
         return {**message, "parts": kept}
 
 
+# Where the reference codecs keep the thinking that came before a call (Anthropic, Bedrock).
+THINKING_EXTRAS = ("thinking", "reasoningContent")
+
+
 class ThinkingDropped(Wrapped):
     """Thinking blocks are read for display and never stored: the history goes back without them (the
     provider refuses a last assistant message with tool_use and no thinking while thinking is on)."""
@@ -468,7 +472,8 @@ class ThinkingDropped(Wrapped):
     def given(self, conversation: Conversation) -> Conversation:
         for message in conversation["messages"]:
             for part in client_calls(message) if message["role"] == "assistant" else ():
-                (part.get("extra") or {}).pop("thinking", None)
+                for key in THINKING_EXTRAS:
+                    (part.get("extra") or {}).pop(key, None)
         return conversation
 
 
@@ -480,7 +485,8 @@ class OlderThinkingDropped(Wrapped):
         assistant = [m for m in conversation["messages"] if m["role"] == "assistant"]
         for message in assistant[:-1]:
             for part in client_calls(message):
-                (part.get("extra") or {}).pop("thinking", None)
+                for key in THINKING_EXTRAS:
+                    (part.get("extra") or {}).pop(key, None)
         return conversation
 
 

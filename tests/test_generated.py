@@ -29,7 +29,9 @@ from conformance.generated.grammar import GRAMMARS
 from conformance.generated.report import failure_text
 from conformance.generated.scenarios import TOOLS, _minted, chosen_in, named, scenario_docs
 from conformance.generated.search import codes_of, judge, search, size
+from conformance.recordings import eventstream
 from conformance.reference.anthropic_messages import AnthropicMessagesCodec
+from conformance.reference.bedrock_converse import BedrockConverseCodec
 from conformance.reference.openai_responses import OpenAIResponsesCodec
 
 PLANTED = CodecAdapter(name="second-id-dropped", version="0", codecs={"mistral-chat": SecondIdInChunkDropped()})
@@ -333,6 +335,22 @@ def test_text_between_calls_reaches_the_cassette_and_a_reader_that_ends_calls_at
     assert any(t.get("text_position") in ("before-calls", "between-calls") and t.get("calls") for t in turns)
 
 
+def _drawn_with(api: str, extra: str, corpus: Corpus) -> dict[str, Any]:
+    """The first scenario the API's grammar draws whose first call carries the extra named."""
+    grammar = GRAMMARS[api]
+    drawn: list[dict[str, Any]] = []
+
+    @settings(max_examples=40, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(scenario_docs(grammar, corpus.scenarios[grammar.template].data))
+    def draw(document: dict[str, Any]) -> None:
+        if not drawn and extra in document["turns"][0]["calls"][0].get("extra", {}):
+            drawn.append(named(document))
+
+    draw()
+    assert drawn, f"no {api} scenario drawn with {extra}"
+    return drawn[0]
+
+
 def _events(body: str) -> list[dict[str, Any]]:
     return [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
 
@@ -342,18 +360,9 @@ def test_drawn_thinking_reaches_the_anthropic_cassette_and_a_client_that_drops_i
 ) -> None:
     """Extended thinking with tools: the thinking block streams (thinking_delta, then signature_delta) before
     the calls and goes back unchanged at the start of the assistant message; a client that drops it is found."""
-    grammar = GRAMMARS["anthropic-messages"]
-    drawn: list[dict[str, Any]] = []
-
-    @settings(max_examples=40, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-    @given(scenario_docs(grammar, corpus.scenarios[grammar.template].data))
-    def draw(document: dict[str, Any]) -> None:
-        if not drawn and "thinking" in document["turns"][0]["calls"][0].get("extra", {}):
-            drawn.append(named(document))
-
-    draw()
-    [document] = drawn
+    document = _drawn_with("anthropic-messages", "thinking", corpus)
     [thought] = document["turns"][0]["calls"][0]["extra"]["thinking"]
+    assert "thought" not in document.get("stream_shape", {})  # Gemini's thought summary is another thing
     _, _, scenario = write(document, tmp_path / "thinking")
     interactions = yaml.safe_load(cassette_text(scenario))["interactions"]
     events = _events(interactions[0]["response"]["body"]["string"])
@@ -403,3 +412,30 @@ def test_thinking_left_out_of_an_earlier_assistant_message_is_a_warning_of_the_l
         "request[1].messages[1].content[0].thinking",
         "request[2].messages[3].content[0].thinking",
     }
+
+
+def test_drawn_reasoning_reaches_the_bedrock_cassette_and_a_client_that_drops_it_is_found(
+    corpus: Corpus, tmp_path: Path
+) -> None:
+    """Bedrock's reasoningContent (Claude's thinking): streamed without a start, text deltas then the
+    signature, before the calls; back unchanged first in the assistant message; a client that drops it is found."""
+    document = _drawn_with("bedrock-converse", "reasoningContent", corpus)
+    [reasoning] = document["turns"][0]["calls"][0]["extra"]["reasoningContent"]
+    _, _, scenario = write(document, tmp_path / "reasoning")
+    interactions = yaml.safe_load(cassette_text(scenario))["interactions"]
+    frames = eventstream.decode(interactions[0]["response"]["body"]["string"])
+    first = [json.loads(f.payload) for f in frames if f.header(":event-type") == "contentBlockDelta"]
+    opening = [d["delta"]["reasoningContent"] for d in first if d["contentBlockIndex"] == 0]
+    assert "".join(d.get("text", "") for d in opening) == reasoning["reasoningText"]["text"]
+    assert opening[-1] == {"signature": reasoning["reasoningText"]["signature"]}
+    second = json.loads(interactions[1]["request"]["body"])
+    assert second["additionalModelRequestFields"]["thinking"]["type"] == "enabled"
+    assert second["messages"][1]["content"][0] == {"reasoningContent": reasoning}
+
+    reference = resolve("reference", corpus=corpus).adapter
+    assert codes_of(judge(reference, corpus, document, tmp_path / "run", "default")) == ("pass",)
+    buggy = CodecAdapter(
+        name="reasoning-dropped", version="0", codecs={"bedrock-converse": ThinkingDropped(BedrockConverseCodec())}
+    )
+    found = search(buggy, corpus, "bedrock-converse", 200, seed=4)
+    assert found.failure is not None and found.failure.codes == ("roundtrip/opaque-dropped",)

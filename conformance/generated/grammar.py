@@ -331,6 +331,22 @@ GRAMMARS: Mapping[str, Grammar] = {
                 ("none", "before-calls"),
                 (_corpus("bedrock-converse/streamed-parallel-calls", "a text block before the toolUse blocks"),),
             ),
+            Dimension(
+                "thinking",
+                ("none", "before-calls"),
+                (
+                    Evidence(
+                        "sdk",
+                        "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningContentBlockDelta.html",
+                        "reasoningContent streams as text deltas and a signature (ContentBlockStart has no reasoning)",
+                    ),
+                    Evidence(
+                        "sdk",
+                        "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html",
+                        "a reasoning block passed back keeps its text and signature unmodified",
+                    ),
+                ),
+            ),
         ),
         _grammar(
             "cohere-v2",

@@ -147,16 +147,13 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
                 fields["call"] = call.get("id", "")
                 call["item_id"] = _minted(grammar.ids.item, _digest(salt, t, k, "item"), fields)
             if thinking and k == 0:
-                digest = _digest(salt, t, "thinking")
-                call["extra"] = {
-                    "thinking": [
-                        {
-                            "type": "thinking",
-                            "thinking": f"The user wants {count} tool result(s) before answering (turn {t}).",
-                            "signature": base64.b64encode(digest[:96]).decode(),
-                        }
-                    ]
-                }
+                written = f"The user wants {count} tool result(s) before answering (turn {t})."
+                signature = base64.b64encode(_digest(salt, t, "thinking")[:96]).decode()
+                call["extra"] = (
+                    {"reasoningContent": [{"reasoningText": {"text": written, "signature": signature}}]}
+                    if grammar.api == "bedrock-converse"
+                    else {"thinking": [{"type": "thinking", "thinking": written, "signature": signature}]}
+                )
             if opaque == "caller":
                 call["extra"] = {**call.get("extra", {}), "caller": {"type": "direct"}}
             elif opaque == "signature" and k == 0:
