@@ -439,3 +439,31 @@ def test_drawn_reasoning_reaches_the_bedrock_cassette_and_a_client_that_drops_it
     )
     found = search(buggy, corpus, "bedrock-converse", 200, seed=4)
     assert found.failure is not None and found.failure.codes == ("roundtrip/opaque-dropped",)
+
+
+@pytest.mark.parametrize(
+    ("api", "kinds"),
+    [
+        ("anthropic-messages", lambda content: [b["type"] for b in content]),
+        ("bedrock-converse", lambda content: [next(iter(b)) for b in content]),
+    ],
+)
+@pytest.mark.parametrize("position", ["before-calls", "between-calls", "after-calls"])
+def test_ordered_builders_place_a_turns_text_where_it_says(
+    api: str, kinds: Any, position: str, corpus: Corpus, tmp_path: Path
+) -> None:
+    """No grammar draws text after a call on these APIs yet (no evidence), but a case may declare it: their
+    builders serve it there and a correct client sends it back there."""
+    document = _drawn(api, corpus)
+    document["turns"][0] = {"text": "Checking.", "text_position": position, **document["turns"][0]}
+    _, _, scenario = write(named(document), tmp_path / position)
+    second = json.loads(yaml.safe_load(cassette_text(scenario))["interactions"][1]["request"]["body"])
+    call, text = ("tool_use", "text") if api == "anthropic-messages" else ("toolUse", "text")
+    expected = {
+        "before-calls": [text, call, call],
+        "between-calls": [call, text, call],
+        "after-calls": [call, call, text],
+    }[position]
+    assert kinds(second["messages"][1]["content"]) == expected
+    reference = resolve("reference", corpus=corpus).adapter
+    assert codes_of(judge(reference, corpus, named(document), tmp_path / "run", "default")) == ("pass",)

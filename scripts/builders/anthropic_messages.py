@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape, text_before
 from conformance.corpus.loading import ExpectedCall, ExpectedTurn, Scenario
 from conformance.engine.ids import IdMap
 from conformance.reference.session import INTERRUPTED
@@ -130,13 +130,17 @@ def _content(scenario: Scenario, index: int) -> list[dict[str, Any]]:
     turn = scenario.turns[index]
     deferred = _deferred(scenario)
     blocks = [*_thinking(turn), *(_result_block(c) for c in deferred.get(index, []))]
-    if turn.text:
-        blocks.append({"type": "text", "text": turn.text})
+    text = [{"type": "text", "text": turn.text}] if turn.text else []
+    at = text_before(turn)
     waiting = {c.id for calls in deferred.values() for c in calls}
-    for call in turn.calls:
+    for k, call in enumerate(turn.calls):
+        if k == at:
+            blocks += text
         blocks.append(_call_block(call))
         if call.provider_executed and call.id not in waiting and _kind(call) != "mcp_tool_listing":
             blocks.append(_result_block(call))
+    if at >= len(turn.calls):
+        blocks += text
     return blocks
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from builders.common import JSON, compact, prior_turns, seed, split, stream_shape
+from builders.common import JSON, compact, prior_turns, seed, split, stream_shape, text_before
 from conformance.corpus.loading import ExpectedTurn, Scenario
 from conformance.engine.ids import IdMap
 from conformance.recordings import eventstream
@@ -54,12 +54,13 @@ def _reasoning(turn: ExpectedTurn) -> list[dict[str, Any]]:
 
 def _assistant_content(turn: ExpectedTurn, ids: list[str], with_text: bool) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = [{REASONING: block} for block in _reasoning(turn)]
-    content += [{"text": turn.text}] if turn.text and (with_text or not turn.calls) else []
-    content += [
+    text = [{"text": turn.text}] if turn.text and (with_text or not turn.calls) else []
+    uses = [
         {"toolUse": {"toolUseId": i, "name": c.name, "input": dict(c.arguments)}}
         for i, c in zip(ids, turn.calls, strict=True)
     ]
-    return content
+    at = text_before(turn)
+    return [*content, *uses[:at], *text, *uses[at:]]
 
 
 def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
@@ -147,12 +148,16 @@ def _stream(scenario: Scenario, index: int) -> bytes:
             frames.append(_frame("contentBlockDelta", data, pad()))
         frames.append(_frame("contentBlockStop", {"contentBlockIndex": block}, pad()))
         block += 1
-    if turn.text:
-        for piece in split(turn.text, 4):
-            frames.append(_frame("contentBlockDelta", {"contentBlockIndex": block, "delta": {"text": piece}}, pad()))
-        frames.append(_frame("contentBlockStop", {"contentBlockIndex": block}, pad()))
-        block += 1
-    for call in turn.calls:
+    at = text_before(turn)
+    for k, call in [*enumerate(turn.calls), (len(turn.calls), None)]:
+        if k == min(at, len(turn.calls)) and turn.text:
+            for piece in split(turn.text, 4):
+                data = {"contentBlockIndex": block, "delta": {"text": piece}}
+                frames.append(_frame("contentBlockDelta", data, pad()))
+            frames.append(_frame("contentBlockStop", {"contentBlockIndex": block}, pad()))
+            block += 1
+        if call is None:
+            break
         start = {"toolUse": {"toolUseId": call.id, "name": call.name}}
         frames.append(_frame("contentBlockStart", {"contentBlockIndex": block, "start": start}, pad()))
         for piece in split(compact(call.arguments), stream_shape(scenario).fragments):

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape, text_before
 from conformance.corpus.loading import ExpectedCall, Scenario
 from conformance.engine.ids import IdMap
 from conformance.reference.session import INTERRUPTED
@@ -258,7 +258,7 @@ def served_items(flavor: Flavor, scenario: Scenario, index: int) -> list[dict[st
     )
     # The message goes before the call it precedes (after that call's reasoning, as a preamble
     # follows the reasoning that led to it); by default after every call.
-    before = {"before-calls": 0, "between-calls": 1}.get(turn.text_position or "", len(turn.calls))
+    before = text_before(turn, "after-calls")
     for k, call in enumerate(turn.calls):
         group = call_items(flavor, scenario, index, k, call)
         if k == before:
