@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,6 +153,7 @@ def check_corpus(
             ):
                 at(scenario.id, ["wire_types", i], "reference", f"{wire_type!r} is not {a(scenario.api)} wire type")
         exercised.update(_check_cassette(corpus, scenario.id, at))
+        _check_text_positions(scenario, at)
         _check_history_cassette(corpus, scenario.id, at)
         if scenario.recorded:
             _check_source(scenario, docs[scenario.id].root, at)
@@ -325,6 +326,46 @@ def _undeclared_message(api: str, use: Use, interaction: Interaction) -> str:
     ]
     hint = f"; the recorded request declares {json.dumps(sent[0])}" if sent else ""
     return f"tools declares no {use.family} server tool, yet {where}{hint}"
+
+
+# Where each API's builder can serve a turn's text among its calls: anywhere in an ordered list of
+# content blocks or output items; first in a Chat Completions stream (content deltas, then the calls);
+# elsewhere the text is not served beside calls.
+_ORDERED = ("before-calls", "between-calls", "after-calls")
+_TEXT_POSITIONS: Mapping[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        (
+            "anthropic-messages",
+            "ollama-messages",
+            "bedrock-converse",
+            "openai-responses",
+            "azure-foundry",
+            "openresponses",
+            "mistral-responses",
+            "ollama-responses",
+        ),
+        _ORDERED,
+    ),
+    "openai-chat": ("before-calls",),
+}
+
+
+def _check_text_positions(scenario: Scenario, at: Callable[..., None]) -> None:
+    """A turn's `text_position` says where its text sits among its calls: it needs both, two calls
+    to sit between, and an API whose responses can hold the text there."""
+    for t, turn in enumerate(scenario.turns):
+        position = turn.text_position
+        if position is None:
+            continue
+        where = ["turns", t, "text_position"]
+        allowed = _TEXT_POSITIONS.get(scenario.api, ())
+        if position not in allowed:
+            served = f"only {', '.join(allowed)}" if allowed else "none"
+            at(scenario.id, where, "text-position", f"{position}: {scenario.api} serves {served}")
+        elif not turn.text or not turn.calls:
+            at(scenario.id, where, "text-position", f"{position}: the turn needs text and calls to place it among")
+        elif position == "between-calls" and len(turn.calls) < 2:
+            at(scenario.id, where, "text-position", "between-calls: the turn has one call, nothing to sit between")
 
 
 def _check_history_cassette(corpus: Corpus, case_id: str, at: Callable[..., None]) -> None:

@@ -143,6 +143,23 @@ class EmptyIds(OpenAIChatCodec):
         return ""
 
 
+class EmptyServedIdsKept(OpenAIChatCodec):
+    """A served `""` is read as the call's id and goes back as it came, on the call and its result,
+    where a correct client mints one (`toolCall.id ?? generateId()` keeps `""`: vercel/ai#7834)."""
+
+    def accumulate(self, entry: dict[str, Any], by_index: dict[int, Any], calls: list[Any]) -> None:
+        super().accumulate(entry, by_index, calls)
+        pending = by_index.get(entry.get("index", 0))
+        if pending is not None and pending.call_id is None and entry.get("id") == "":
+            pending.call_id = ""
+
+    def call_id(self, part: ToolCallPart) -> str | None:
+        return "" if part["call_id"] == "" else super().call_id(part)
+
+    def result_id(self, part: ToolResultPart) -> str | None:
+        return "" if part["call_id"] == "" else super().result_id(part)
+
+
 class FirstCallOnly(OpenAIChatCodec):
     """Only the first call of a turn, and its result, go back."""
 
@@ -424,6 +441,53 @@ class FragmentsMisjoined(Wrapped):
             text = json.dumps(calls[0]["arguments"])
             calls[0]["arguments"] = text[:-2] if len(text) > 2 else "{"
         return message
+
+
+class CallsEndAtText(Wrapped):
+    """A reader that takes the first text after a call for the final answer: calls after it are dropped
+    (a turn's calls are assumed to come together, after any text)."""
+
+    def decoded(self, message: Message) -> Message:
+        kept: list[Any] = []
+        called = answered = False
+        for part in message["parts"]:
+            if part["type"] == "text" and called:
+                answered = True
+            elif part["type"] == "tool_call":
+                called = True
+                if answered:
+                    continue
+            kept.append(part)
+        return {**message, "parts": kept}
+
+
+# Where the reference codecs keep the thinking that came before a call (Anthropic, Bedrock).
+THINKING_EXTRAS = ("thinking", "reasoningContent")
+
+
+class ThinkingDropped(Wrapped):
+    """Thinking blocks are read for display and never stored: the history goes back without them (the
+    provider refuses a last assistant message with tool_use and no thinking while thinking is on)."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        for message in conversation["messages"]:
+            for part in client_calls(message) if message["role"] == "assistant" else ():
+                for key in THINKING_EXTRAS:
+                    (part.get("extra") or {}).pop(key, None)
+        return conversation
+
+
+class OlderThinkingDropped(Wrapped):
+    """Only the latest assistant message keeps its thinking blocks (the provider takes earlier ones
+    without theirs, but the model loses that reasoning)."""
+
+    def given(self, conversation: Conversation) -> Conversation:
+        assistant = [m for m in conversation["messages"] if m["role"] == "assistant"]
+        for message in assistant[:-1]:
+            for part in client_calls(message):
+                for key in THINKING_EXTRAS:
+                    (part.get("extra") or {}).pop(key, None)
+        return conversation
 
 
 class HistoryArgumentsDropped(Wrapped):

@@ -147,6 +147,7 @@ class ExpectedTurn:
     calls: tuple[ExpectedCall, ...]
     text: str | None
     prompt: str | None = None  # a new run of the session begins with this user message
+    text_position: str | None = None  # before-calls, between-calls, after-calls; None: the builder's own place
 
     @property
     def client_calls(self) -> tuple[ExpectedCall, ...]:
@@ -471,6 +472,7 @@ def _turns(raw: Any) -> tuple[ExpectedTurn, ...]:
             ),
             text=t.get("text"),
             prompt=t.get("prompt"),
+            text_position=t.get("text_position"),
         )
         for t in raw
     )

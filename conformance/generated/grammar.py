@@ -72,6 +72,7 @@ MEANING: Mapping[str, str] = {
     "results": "the order the client sends the results in",
     "opaque": "opaque fields the provider attaches to a call and expects back",
     "reasoning": "a reasoning item (with its encrypted content, sent back before the call) in the response",
+    "thinking": "a thinking block (with its signature, sent back unchanged before the calls) in the response",
 }
 
 ARGUMENTS = ("empty", "plain", "long", "escaped", "non-ascii")
@@ -145,7 +146,22 @@ def _grammar(api: str, template: str, ids: IdFormat, *dimensions: Dimension) -> 
     return Grammar(api, template, ids, (_TURNS, *dimensions, _ARGUMENTS, _RESULTS))
 
 
-def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence) -> Grammar:
+# OpenAI's models write a preamble message before a call, and may write messages between calls.
+_PREAMBLES = (
+    Evidence(
+        "docs",
+        "https://platform.openai.com/docs/guides/latest-model#preambles",
+        "GPT-5 writes a preamble before each tool call and may write messages between calls",
+    ),
+    Evidence(
+        "docs",
+        "https://cookbook.openai.com/examples/gpt-5/gpt-5_prompting_guide",
+        "an output of reasoning, a message item, then the function_call item",
+    ),
+)
+
+
+def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence, preambles: bool = False) -> Grammar:
     reasoning = (
         (
             Dimension(
@@ -170,10 +186,12 @@ def _responses(api: str, template: str, ids: IdFormat, *evidence: Evidence) -> G
         ),
         Dimension(
             "text",
-            ("none", "before-calls"),
+            # A message item after the calls is where the builder puts a turn's text by default.
+            ("none", "after-calls", *(("before-calls", "between-calls") if preambles else ())),
             (
                 _corpus("azure-foundry/a2a-and-openapi-streamed", "a streamed message item beside the calls"),
-                _corpus("openai-responses/recorded/mirascope-web-search-tool-stream", "recorded: text beside calls"),
+                _corpus("openai-responses/recorded/mirascope-web-search-tool-stream", "recorded: text after a call"),
+                *(_PREAMBLES if preambles else ()),
             ),
         ),
         *reasoning,
@@ -194,10 +212,16 @@ GRAMMARS: Mapping[str, Grammar] = {
             ),
             Dimension(
                 "ids",
-                ("present", "absent"),
+                ("present", "absent", "empty"),
                 (
                     _corpus("openai-chat/streamed-parallel-calls", "OpenAI: every call's first delta carries its id"),
                     _corpus("openai-chat/streamed-calls-without-ids", "StepFun streams calls with no id at all"),
+                    _corpus("openai-chat/gemini-compat-empty-ids", 'Gemini\'s OpenAI-compatible endpoint sends id ""'),
+                    Evidence(
+                        "bug",
+                        "https://github.com/vercel/ai/issues/7834",
+                        'gemini-2.5-pro\'s calls come with id "" through the compatible provider',
+                    ),
                 ),
             ),
             Dimension(
@@ -260,6 +284,26 @@ GRAMMARS: Mapping[str, Grammar] = {
                 ("none", "caller"),
                 (_corpus("anthropic-messages/streamed-parallel-calls", "tool_use.caller {type: direct}"),),
             ),
+            Dimension(
+                "thinking",
+                ("none", "before-calls"),
+                (
+                    Evidence(
+                        "docs",
+                        "https://platform.claude.com/docs/en/build-with-claude/extended-thinking#extended-thinking-with-tool-use",
+                        "thinking blocks open a tool_use response and go back unchanged before its tool_use blocks",
+                    ),
+                    Evidence(
+                        "docs",
+                        "https://platform.claude.com/docs/en/build-with-claude/streaming#streaming-request-with-extended-thinking",
+                        "a thinking block streams as thinking_delta events, then one signature_delta",
+                    ),
+                    _corpus(
+                        "anthropic-messages/recorded/mirascope-resume-on-gemini",
+                        "recorded: a thinking block with its signature before the text and the tool_use",
+                    ),
+                ),
+            ),
         ),
         _grammar(
             "ollama-messages",
@@ -286,6 +330,22 @@ GRAMMARS: Mapping[str, Grammar] = {
                 "text",
                 ("none", "before-calls"),
                 (_corpus("bedrock-converse/streamed-parallel-calls", "a text block before the toolUse blocks"),),
+            ),
+            Dimension(
+                "thinking",
+                ("none", "before-calls"),
+                (
+                    Evidence(
+                        "sdk",
+                        "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningContentBlockDelta.html",
+                        "reasoningContent streams as text deltas and a signature (ContentBlockStart has no reasoning)",
+                    ),
+                    Evidence(
+                        "sdk",
+                        "https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html",
+                        "a reasoning block passed back keeps its text and signature unmodified",
+                    ),
+                ),
             ),
         ),
         _grammar(
@@ -400,11 +460,13 @@ GRAMMARS: Mapping[str, Grammar] = {
             "openai-responses",
             "openai-responses/streamed-reasoning-then-parallel-calls",
             IdFormat("call_{alnum:24}", "fc_{hex:50}", "rs_{hex:50}"),
+            preambles=True,
         ),
         _responses(
             "azure-foundry",
             "azure-foundry/streamed-parallel-function-calls",
             IdFormat("call_{alnum:24}", "fc_{hex:16}00{alnum:32}", "rs_{hex:16}00{alnum:32}"),
+            preambles=True,
         ),
         _responses(
             "openresponses",

@@ -8,6 +8,7 @@ first value of each dimension (the plainest: ids present, whole arguments, resul
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import string
 from collections.abc import Mapping
@@ -47,6 +48,9 @@ _CLASSES = {
 # A Gemini signature is bytes in canonical base64: a client may rightly drop one that is not (Gemini
 # answers "Base64 decoding failed"), so a malformed one would fail a correct client.
 _SIGNATURE = "CiQBwuraPdsQ2/toj9adXPJ3QMWaHWsBIt6BnZ1vNqWdK/wSCGdlbi1zaWch"
+
+# Where a response's text may sit among its calls (a turn's `text_position`, docs/cases.md).
+POSITIONS = ("before-calls", "between-calls", "after-calls")
 
 
 def _arguments(kind: str, k: int) -> dict[str, Any]:
@@ -100,9 +104,10 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
     turns = int(pick("turns"))
     same_tool = pick("same-tool") == "yes"
     ids = pick("ids") or "present"
-    on_deltas = pick("id-on-deltas") if ids == "present" else "absent"
+    # An empty id rides the opening delta as an id would; an absent one on none.
+    on_deltas = pick("id-on-deltas") if ids == "present" else "first" if ids == "empty" else "absent"
     indices = pick("indices")
-    if indices == "all-0" and on_deltas == "absent":
+    if indices == "all-0" and ids != "present":
         indices = "from-0"  # nothing would tell the calls apart: no server sends it
     name = pick("name")
     chunking = pick("chunking")
@@ -110,6 +115,7 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
     order = pick("results") or "as-called"
     together = pick("calls-per-event") == "all" and len(values("calls-per-event")) > 1
     reasoning = pick("reasoning") == "before-calls"
+    thinking = pick("thinking") == "before-calls"
     limit = int(max(values("calls-per-turn"), key=int))
 
     features = {"streaming"}
@@ -140,8 +146,16 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
             if grammar.ids.item is not None:
                 fields["call"] = call.get("id", "")
                 call["item_id"] = _minted(grammar.ids.item, _digest(salt, t, k, "item"), fields)
+            if thinking and k == 0:
+                written = f"The user wants {count} tool result(s) before answering (turn {t})."
+                signature = base64.b64encode(_digest(salt, t, "thinking")[:96]).decode()
+                call["extra"] = (
+                    {"reasoningContent": [{"reasoningText": {"text": written, "signature": signature}}]}
+                    if grammar.api == "bedrock-converse"
+                    else {"thinking": [{"type": "thinking", "thinking": written, "signature": signature}]}
+                )
             if opaque == "caller":
-                call["extra"] = {"caller": {"type": "direct"}}
+                call["extra"] = {**call.get("extra", {}), "caller": {"type": "direct"}}
             elif opaque == "signature" and k == 0:
                 call["extra"] = {"thoughtSignature": _SIGNATURE}
             elif reasoning and k == 0 and grammar.ids.reasoning:
@@ -156,11 +170,13 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
             calls.append(call)
             counted += 1
         turn: dict[str, Any] = {"calls": calls}
-        text = draw(st.sampled_from(values("text") or ("none",)))
+        # Text between calls needs two of them to sit between.
+        texts = [v for v in values("text") if count > 1 or v != "between-calls"]
+        text = draw(st.sampled_from(texts or ["none"]))
         if "text" in chosen:
             chosen["text"].add(text)
-        if text == "before-calls":
-            turn = {"text": f"Let me check that ({t}).", **turn}
+        if text in POSITIONS:
+            turn = {"text": f"Let me check that ({t}).", "text_position": text, **turn}
         elif text == "thought-before-calls":
             thought = True
         out_turns.append(turn)
@@ -178,7 +194,7 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
         order = "as-called"
     if order == "reversed" and "parallel-calls" in features:
         features.add("out-of-order-results")
-    if opaque not in ("", "none") or reasoning:
+    if opaque not in ("", "none") or reasoning or thinking:
         features.add("opaque-field")
 
     effective = {
@@ -201,6 +217,8 @@ def scenario_docs(draw: st.DrawFn, grammar: Grammar, template: Mapping[str, Any]
         shape["interleave"] = True
     if on_deltas and on_deltas != "first":
         shape["id"] = on_deltas
+    elif ids == "empty" and "id-on-deltas" in chosen:
+        shape["id"] = "first"  # OpenAI never sends "": the stream is a compatible server's (Gemini's)
     if name == "late":
         shape["name"] = "late"
     if together:

@@ -7,6 +7,8 @@ What Anthropic asks of a history: user and assistant messages alternate; the res
 go in the one user message right after it, before any other content; server-tool blocks
 (`server_tool_use`, `mcp_tool_use` and their result blocks) go back in the assistant message,
 verbatim, with their ids; a call's `caller` goes back unchanged, and so does an `mcp_tool_listing` block.
+The thinking blocks a response opens with (extended thinking) go back unchanged, signature and all, at
+the start of the assistant message: they ride in the `thinking` extra of the call that follows them.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ SERVER_RESULT_TYPES = {
 BLOCK_TYPE = {wire: block for block, wire in {**CALL_TYPES, **SERVER_RESULT_TYPES}.items()}
 # Block fields besides id, name and input (or content) that must come back as they were served.
 KEPT_FIELDS = ("caller", "server_name", "is_error", "toolset_name")
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
+THINKING = "thinking"  # the extra of a call that holds the thinking blocks before it
 
 
 def input_object(raw: Any) -> dict[str, Any]:
@@ -76,9 +80,16 @@ class AnthropicMessagesCodec:
 
     def decode_blocks(self, blocks: list[dict[str, Any]]) -> Message:
         parts: list[Part] = []
+        thinking: list[dict[str, Any]] = []
         for block in blocks:
+            if block.get("type") in THINKING_BLOCKS:
+                thinking.append(dict(block))
+                continue
             part = self.decode_block(block)
             if part is not None:
+                if thinking and part["type"] == "tool_call":
+                    part.setdefault("extra", {})[THINKING] = thinking
+                    thinking = []
                 parts.append(part)
         return {"role": "assistant", "parts": parts}
 
@@ -162,6 +173,10 @@ class AnthropicMessagesCodec:
             pending.fragments.append(delta.get("partial_json", ""))
         elif delta.get("type") == "text_delta":
             pending.block["text"] = pending.block.get("text", "") + delta.get("text", "")
+        elif delta.get("type") == "thinking_delta":
+            pending.block["thinking"] = pending.block.get("thinking", "") + delta.get("thinking", "")
+        elif delta.get("type") == "signature_delta":
+            pending.block["signature"] = pending.block.get("signature", "") + delta.get("signature", "")
 
     # --- encode -------------------------------------------------------------------------
     def repair(self, conversation: Conversation) -> Conversation:
@@ -210,7 +225,13 @@ class AnthropicMessagesCodec:
             messages.append(encoded)
 
     def encode_message(self, message: Message) -> list[dict[str, Any]]:
-        blocks: list[dict[str, Any]] = []
+        # A message with thinking must start with it (Anthropic's extended thinking with tools).
+        blocks: list[dict[str, Any]] = [
+            dict(block)
+            for part in message["parts"]
+            if part["type"] == "tool_call" and self.native(part)
+            for block in (part.get("extra") or {}).get(THINKING, ())
+        ]
         for part in message["parts"]:
             block = self.encode_part(part)
             if block is not None:

@@ -26,9 +26,12 @@ SERVER_TOOL = "server_tool_use"
 MISTRAL_MODELS = r"(?:[a-z]+\.)?mistral\..+"
 
 
+REASONING = "reasoningContent"  # the extra of a call that holds the reasoning blocks before it
+
+
 @dataclass
 class _Block:
-    kind: str  # "text", "toolUse" or "toolResult"
+    kind: str  # "text", "toolUse", "toolResult" or "reasoningContent"
     call_id: str | None = None
     name: str | None = None
     server: bool = False
@@ -42,11 +45,22 @@ class BedrockConverseCodec:
             return self.decode_stream(response["events"])
         content = response["body"]["output"]["message"]["content"]
         parts: list[Part] = []
+        reasoning: list[dict[str, Any]] = []
         for block in content:
+            if isinstance(block.get(REASONING), dict):
+                reasoning.append(dict(block[REASONING]))
+                continue
             part = self.decode_block(block)
             if part is not None:
-                parts.append(part)
+                parts.append(self.reasoned(part, reasoning))
         return {"role": "assistant", "parts": parts}
+
+    def reasoned(self, part: Part, reasoning: list[dict[str, Any]]) -> Part:
+        """The reasoning blocks read so far ride on the call that follows them, to go back before it."""
+        if reasoning and part["type"] == "tool_call":
+            part.setdefault("extra", {})[REASONING] = list(reasoning)
+            reasoning.clear()
+        return part
 
     def decode_block(self, block: dict[str, Any]) -> Part | None:
         if "toolUse" in block:
@@ -87,14 +101,16 @@ class BedrockConverseCodec:
             if isinstance(data, dict):
                 self.accumulate(event.get("event"), data, blocks)
         parts: list[Part] = []
+        reasoning: list[dict[str, Any]] = []
         for block in blocks.values():  # in the order their indexes first appeared
             if block.kind == "text":
                 parts.append({"type": "text", "text": "".join(block.pieces)})
+            elif block.kind == REASONING:
+                reasoning.append(_reasoning_block(block.pieces))
             elif block.kind == "toolUse":
                 arguments = parse_arguments("".join(block.pieces))
-                parts.append(
-                    self.tool_call(block.call_id, block.name or "", arguments, SERVER_TOOL if block.server else None)
-                )
+                call = self.tool_call(block.call_id, block.name or "", arguments, SERVER_TOOL if block.server else None)
+                parts.append(self.reasoned(call, reasoning))
             else:
                 content = [c for piece in block.pieces for c in (piece if isinstance(piece, list) else [piece])]
                 parts.append(self.server_result(block.call_id, content))
@@ -116,6 +132,8 @@ class BedrockConverseCodec:
             delta = data.get("delta") or {}
             if isinstance(delta.get("text"), str):
                 blocks.setdefault(index, _Block("text")).pieces.append(delta["text"])
+            elif isinstance(delta.get(REASONING), dict):
+                blocks.setdefault(index, _Block(REASONING)).pieces.append(delta[REASONING])
             elif "toolUse" in delta and index in blocks:
                 blocks[index].pieces.append(delta["toolUse"].get("input", ""))
             elif "toolResult" in delta and index in blocks:
@@ -171,7 +189,13 @@ class BedrockConverseCodec:
         if message["role"] == "tool":
             results = [self.encode_result(p) for p in message["parts"] if p["type"] == "tool_result"]
             return [{"role": "user", "content": results}] if results else []
-        content: list[dict[str, Any]] = []
+        # Reasoning goes back first, unchanged (Claude's thinking with tools on Bedrock).
+        content: list[dict[str, Any]] = [
+            {REASONING: dict(block)}
+            for part in message["parts"]
+            if part["type"] == "tool_call" and self.native(part)
+            for block in (part.get("extra") or {}).get(REASONING, ())
+        ]
         for part in message["parts"]:
             if part["type"] == "text":
                 if part["text"]:  # Converse refuses blank text blocks
@@ -227,3 +251,14 @@ class BedrockConverseCodec:
 
     def encode_server_result(self, part: ToolResultPart) -> dict[str, Any]:
         return {"toolResult": {"toolUseId": self.result_id(part), "content": self.result_content(part["output"])}}
+
+
+def _reasoning_block(deltas: list[Any]) -> dict[str, Any]:
+    """A streamed reasoning block as the ReasoningContentBlock it is: its text and signature joined,
+    or its redacted content."""
+    redacted = [d["redactedContent"] for d in deltas if "redactedContent" in d]
+    if redacted:
+        return {"redactedContent": redacted[-1]}
+    text = "".join(str(d["text"]) for d in deltas if "text" in d)
+    signature = "".join(str(d["signature"]) for d in deltas if "signature" in d)
+    return {"reasoningText": {"text": text, "signature": signature} if signature else {"text": text}}

@@ -1,5 +1,10 @@
 """Anthropic Messages responses and requests, in the shapes of the API reference and SDK types.
 
+A call's `extra.thinking` holds the thinking blocks (each with its signature) the model wrote before
+the response's calls: they open the response's content (streamed as thinking_delta, then one
+signature_delta), the request turns extended thinking on, and a correct client sends them back
+unchanged at the start of the assistant message.
+
 Server-tool calls carry their result block right after them, in the same content, with the
 scenario's `output` (JSON) as the block's `content`. The one exception is programmatic tool
 calling: a code-execution call whose code issued client calls (their `caller.tool_id` names it)
@@ -12,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape, text_before
 from conformance.corpus.loading import ExpectedCall, ExpectedTurn, Scenario
 from conformance.engine.ids import IdMap
 from conformance.reference.session import INTERRUPTED
@@ -54,6 +59,8 @@ BETAS = {
     "caller": "advanced-tool-use-2025-11-20",
 }
 CODE_EXECUTION = {"code_execution", "bash_code_execution", "text_editor_code_execution"}
+THINKING = "thinking"  # the call extra holding the thinking blocks before the response's calls
+THINKING_BUDGET = 2048  # budget_tokens of the extended thinking a request turns on (below max_tokens)
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
@@ -109,22 +116,31 @@ def _call_block(call: ExpectedCall) -> dict[str, Any]:
     if _kind(call) == "mcp_tool_listing":  # no id, no name: the server it asked, and what it listed (the output)
         return {"type": "mcp_tool_listing", **dict(call.arguments), "tools": json.loads(call.output)}
     block: dict[str, Any] = {"type": _kind(call), "id": call.id, "name": call.name, "input": dict(call.arguments)}
-    block.update(call.extra)
+    block.update((k, v) for k, v in call.extra.items() if k != THINKING)
     return block
+
+
+def _thinking(turn: ExpectedTurn) -> list[dict[str, Any]]:
+    """The thinking blocks the turn's response opens with, as the model wrote them."""
+    return [dict(block) for call in turn.calls for block in call.extra.get(THINKING, ())]
 
 
 def _content(scenario: Scenario, index: int) -> list[dict[str, Any]]:
     """The content blocks of response `index`, as served."""
     turn = scenario.turns[index]
     deferred = _deferred(scenario)
-    blocks = [_result_block(c) for c in deferred.get(index, [])]
-    if turn.text:
-        blocks.append({"type": "text", "text": turn.text})
+    blocks = [*_thinking(turn), *(_result_block(c) for c in deferred.get(index, []))]
+    text = [{"type": "text", "text": turn.text}] if turn.text else []
+    at = text_before(turn)
     waiting = {c.id for calls in deferred.values() for c in calls}
-    for call in turn.calls:
+    for k, call in enumerate(turn.calls):
+        if k == at:
+            blocks += text
         blocks.append(_call_block(call))
         if call.provider_executed and call.id not in waiting and _kind(call) != "mcp_tool_listing":
             blocks.append(_result_block(call))
+    if at >= len(turn.calls):
+        blocks += text
     return blocks
 
 
@@ -243,6 +259,8 @@ def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
     container = _container(scenario)
     if container and upto and any(_caller_of(c) for c in _all_calls(scenario)):
         body["container"] = container["id"]  # programmatic calls resume the code in the same container
+    if any(_thinking(t) for t in scenario.turns):
+        body["thinking"] = {"type": "enabled", "budget_tokens": THINKING_BUDGET}
     if scenario.stream:
         body["stream"] = True
     return body
@@ -303,6 +321,8 @@ def _stream(message: dict[str, Any], fragments: int = 3) -> str:
         opening = dict(block)
         if block["type"] == "text":
             opening["text"] = ""
+        elif block["type"] == "thinking":
+            opening.update(thinking="", signature="")
         elif "input" in block:
             opening["input"] = {}
         events.append(
@@ -325,6 +345,9 @@ def _stream(message: dict[str, Any], fragments: int = 3) -> str:
 def _deltas(block: dict[str, Any], fragments: int = 3) -> list[dict[str, Any]]:
     if block["type"] == "text":
         return [{"type": "text_delta", "text": piece} for piece in split(block["text"], 3)]
+    if block["type"] == "thinking":
+        thought = [{"type": "thinking_delta", "thinking": piece} for piece in split(block["thinking"], 3)]
+        return [*thought, {"type": "signature_delta", "signature": block["signature"]}]
     if "input" not in block:
         return []  # result blocks arrive whole
     # An empty fragment first (recorded streams send one even for an empty input), then the JSON in pieces.

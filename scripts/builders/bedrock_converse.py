@@ -4,6 +4,10 @@ ConverseStream bodies are AWS event-stream frames (each with its prelude and mes
 written with conformance.recordings.eventstream and stored as `!!binary` in the cassette. As Bedrock does,
 every event but `metadata` carries a `p` padding field of varying length, and text blocks stream
 without a `contentBlockStart`, so the calls of a turn that opens with text start at index 1.
+A call's `extra.reasoningContent` holds the ReasoningContentBlocks (text and signature) the model
+wrote before the response's calls: they open the content (streamed, like text, without a start:
+reasoning text deltas, then the signature), the request turns Claude's thinking on, and a correct
+client sends them back unchanged first in the assistant message.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-from builders.common import JSON, compact, prior_turns, seed, split, stream_shape
+from builders.common import JSON, compact, prior_turns, seed, split, stream_shape, text_before
 from conformance.corpus.loading import ExpectedTurn, Scenario
 from conformance.engine.ids import IdMap
 from conformance.recordings import eventstream
@@ -40,13 +44,23 @@ def _result_content(output: str) -> list[dict[str, Any]]:
     return [{"json": parsed}] if isinstance(parsed, dict) else [{"text": output}]
 
 
+REASONING = "reasoningContent"  # the call extra holding the reasoning blocks before the response's calls
+THINKING_BUDGET = 2048
+
+
+def _reasoning(turn: ExpectedTurn) -> list[dict[str, Any]]:
+    return [dict(block) for call in turn.calls for block in call.extra.get(REASONING, ())]
+
+
 def _assistant_content(turn: ExpectedTurn, ids: list[str], with_text: bool) -> list[dict[str, Any]]:
-    content: list[dict[str, Any]] = [{"text": turn.text}] if turn.text and (with_text or not turn.calls) else []
-    content += [
+    content: list[dict[str, Any]] = [{REASONING: block} for block in _reasoning(turn)]
+    text = [{"text": turn.text}] if turn.text and (with_text or not turn.calls) else []
+    uses = [
         {"toolUse": {"toolUseId": i, "name": c.name, "input": dict(c.arguments)}}
         for i, c in zip(ids, turn.calls, strict=True)
     ]
-    return content
+    at = text_before(turn)
+    return [*content, *uses[:at], *text, *uses[at:]]
 
 
 def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
@@ -77,7 +91,11 @@ def _request(scenario: Scenario, upto: int) -> dict[str, Any]:
         }
         for t in scenario.tools
     ]
-    return {"messages": messages, "toolConfig": {"tools": tools}}
+    body: dict[str, Any] = {"messages": messages, "toolConfig": {"tools": tools}}
+    if any(_reasoning(t) for t in scenario.turns):
+        # Claude's extended thinking, passed through to the model.
+        body["additionalModelRequestFields"] = {"thinking": {"type": "enabled", "budget_tokens": THINKING_BUDGET}}
+    return body
 
 
 def _usage(index: int) -> dict[str, int]:
@@ -120,12 +138,26 @@ def _stream(scenario: Scenario, index: int) -> bytes:
 
     frames = [_frame("messageStart", {"role": "assistant"}, pad())]
     block = 0
-    if turn.text:
-        for piece in split(turn.text, 4):
-            frames.append(_frame("contentBlockDelta", {"contentBlockIndex": block, "delta": {"text": piece}}, pad()))
+    for reasoning in _reasoning(turn):
+        text = reasoning.get("reasoningText") or {}
+        deltas = [{"text": piece} for piece in split(text.get("text", ""), 3)] if text else []
+        deltas += [{"signature": text["signature"]}] if text.get("signature") else []
+        deltas += [{"redactedContent": reasoning["redactedContent"]}] if "redactedContent" in reasoning else []
+        for delta in deltas:
+            data = {"contentBlockIndex": block, "delta": {REASONING: delta}}
+            frames.append(_frame("contentBlockDelta", data, pad()))
         frames.append(_frame("contentBlockStop", {"contentBlockIndex": block}, pad()))
         block += 1
-    for call in turn.calls:
+    at = text_before(turn)
+    for k, call in [*enumerate(turn.calls), (len(turn.calls), None)]:
+        if k == min(at, len(turn.calls)) and turn.text:
+            for piece in split(turn.text, 4):
+                data = {"contentBlockIndex": block, "delta": {"text": piece}}
+                frames.append(_frame("contentBlockDelta", data, pad()))
+            frames.append(_frame("contentBlockStop", {"contentBlockIndex": block}, pad()))
+            block += 1
+        if call is None:
+            break
         start = {"toolUse": {"toolUseId": call.id, "name": call.name}}
         frames.append(_frame("contentBlockStart", {"contentBlockIndex": block, "start": start}, pad()))
         for piece in split(compact(call.arguments), stream_shape(scenario).fragments):

@@ -96,6 +96,12 @@ def stream_shape(scenario: Scenario) -> StreamShape:
     )
 
 
+def text_before(turn: ExpectedTurn, default: str = "before-calls") -> int:
+    """Before which of the turn's calls its text is served: 0 before them all, 1 after the first,
+    len(calls) after the last (its `text_position`, else the builder's own place)."""
+    return {"before-calls": 0, "between-calls": 1}.get(turn.text_position or default, len(turn.calls))
+
+
 def history_scenario(scenario: Scenario) -> Scenario:
     """A cross-provider scenario's history as a scenario of its own API: the turns its history
     cassette serves, with the requests a client of that API sent before each."""

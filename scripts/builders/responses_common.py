@@ -1,7 +1,8 @@
 """Responses-family responses and requests (OpenAI Responses, Azure Foundry, OpenResponses).
 
 A scenario's turn becomes a response whose `output` holds one item per declared call, in the shape
-of its type, then a message with the turn's text. A call's `wire_type` names its item type
+of its type, then a message with the turn's text (before the calls, or after the first, where the
+turn's `text_position` says so). A call's `wire_type` names its item type
 (a plain function call when it has none). The request before response N is what a correct,
 stateless client sends: the prompt, then every item served so far as it was served (assistant
 text as an assistant message, output-only items left out), each client call followed by its
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape
+from builders.common import JSON, SSE, compact, interaction, prior_turns, seed, split, sse, stream_shape, text_before
 from conformance.corpus.loading import ExpectedCall, Scenario
 from conformance.engine.ids import IdMap
 from conformance.reference.session import INTERRUPTED
@@ -242,10 +243,8 @@ def program_outputs(flavor: Flavor, scenario: Scenario, index: int) -> list[dict
 def served_items(flavor: Flavor, scenario: Scenario, index: int) -> list[dict[str, Any]]:
     turn = scenario.turns[index]
     items = program_outputs(flavor, scenario, index)
-    for k, call in enumerate(turn.calls):
-        items.extend(call_items(flavor, scenario, index, k, call))
-    if turn.text:
-        items.append(
+    message = (
+        [
             {
                 "id": flavor.new_id("msg", scenario, index, "message"),
                 "type": "message",
@@ -253,7 +252,21 @@ def served_items(flavor: Flavor, scenario: Scenario, index: int) -> list[dict[st
                 "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": turn.text}],
                 "role": "assistant",
             }
-        )
+        ]
+        if turn.text
+        else []
+    )
+    # The message goes before the call it precedes (after that call's reasoning, as a preamble
+    # follows the reasoning that led to it); by default after every call.
+    before = text_before(turn, "after-calls")
+    for k, call in enumerate(turn.calls):
+        group = call_items(flavor, scenario, index, k, call)
+        if k == before:
+            lead = next((n for n, item in enumerate(group) if item["type"] != "reasoning"), len(group))
+            group[lead:lead] = message
+        items.extend(group)
+    if before >= len(turn.calls):
+        items.extend(message)
     if flavor.azure_ids:
         # Foundry stamps every output item with the agent and the response that created it.
         refs = {

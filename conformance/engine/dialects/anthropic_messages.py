@@ -8,6 +8,9 @@ in the same assistant content. A `caller` on a call names the code-execution cal
 (programmatic tool calling); the fields that must go back unchanged are listed in the wire-type cases.
 Streams: `content_block_start` carries the whole block with its id; `input_json_delta` fragments
 join it by `index`, never by id.
+Extended thinking: the thinking blocks (with their signatures) before a call are that call's opaque
+`thinking`; they must come back unchanged in the request's last assistant message, and may be left
+out of earlier ones (Anthropic's extended thinking with tool use).
 """
 
 from __future__ import annotations
@@ -52,9 +55,23 @@ SERVER_RESULT_BLOCKS = {
 }
 
 _BEDROCK_INVOKE = re.compile(r"/model/[^/]*anthropic\.[^/]*/invoke")
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
+THINKING = "thinking"  # the opaque key of the thinking blocks before a call
 
 
-def _call(block: dict[str, Any], path: str, arguments: Any) -> WireCall:
+def _thought(block: dict[str, Any]) -> dict[str, Any]:
+    """A thinking block as the API checks it: its text and signature (or its redacted data)."""
+    keys = ("type", "data") if block.get("type") == "redacted_thinking" else ("type", "thinking", "signature")
+    return {key: block.get(key) for key in keys}
+
+
+def _call(
+    block: dict[str, Any],
+    path: str,
+    arguments: Any,
+    thinking: list[dict[str, Any]] | None = None,
+    lenient: bool = False,
+) -> WireCall:
     kind = block.get("type")
     if kind == "mcp_tool_listing":
         # What was listed is the block's `tools`, one of its case's returned_fields; the server it asked is the call.
@@ -75,6 +92,8 @@ def _call(block: dict[str, Any], path: str, arguments: Any) -> WireCall:
         path,
         fields=block,  # its wire-type case names the fields that come back (caller, toolset_name)
         provider_executed=kind != "tool_use",
+        opaque={THINKING: list(thinking)} if thinking else {},
+        optional_opaque=(THINKING,) if lenient else (),
     )
 
 
@@ -153,6 +172,11 @@ class AnthropicMessages:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise DialectError(where, "a Messages request needs a 'messages' list")
         messages: list[WireMessage] = []
+        # Thinking must come back in the last assistant message only (earlier ones may leave it out).
+        last = max(
+            (i for i, m in enumerate(body["messages"]) if isinstance(m, dict) and m.get("role") == "assistant"),
+            default=-1,
+        )
         for i, message in enumerate(body["messages"]):
             path = f"{where}.messages[{i}]"
             if not isinstance(message, dict):
@@ -164,10 +188,10 @@ class AnthropicMessages:
                 continue
             if not isinstance(content, list):
                 raise DialectError(f"{path}.content", "content is neither a string nor a list of blocks")
-            messages.extend(self._pieces(i, role, path, content))
+            messages.extend(self._pieces(i, role, path, content, lenient=i != last))
         return History(messages=_with_late_results(messages))
 
-    def _pieces(self, index: int, role: Any, path: str, content: list[Any]) -> list[WireMessage]:
+    def _pieces(self, index: int, role: Any, path: str, content: list[Any], lenient: bool = False) -> list[WireMessage]:
         """One message, or the parts of it the API treats as apart.
 
         Anthropic reads the results of a turn only from the leading run of tool_result blocks of
@@ -180,6 +204,7 @@ class AnthropicMessages:
         results: list[WireResult] = []
         late: list[WireResult] = []
         early: list[WireResult] = []
+        thinking: list[dict[str, Any]] = []
         seen_other = False
         for j, block in enumerate(content):
             if not isinstance(block, dict):
@@ -190,8 +215,11 @@ class AnthropicMessages:
                 continue
             at = f"{path}.content[{j}]"
             if kind in CALL_BLOCKS:
-                calls.append(_call(block, at, block.get("input")))
+                calls.append(_call(block, at, block.get("input"), thinking, lenient))
+                thinking = []
                 continue
+            if kind in THINKING_BLOCKS:
+                thinking.append(_thought(block))
             result = _result(block, at)
             if result is None:
                 seen_other = True
@@ -221,11 +249,12 @@ class AnthropicMessages:
         calls: list[WireCall] = []
         results: list[WireResult] = []
         text: list[str] = []
+        thinking: list[dict[str, Any]] = []
         for j, block in enumerate(body["content"]):
             at = f"{where}.content[{j}]"
             if not isinstance(block, dict):
                 raise DialectError(at, "a content block is not an object")
-            self._collect(block, at, block.get("input"), calls, results, text)
+            self._collect(block, at, block.get("input"), calls, results, text, thinking)
         return Served(
             stream=False,
             calls=tuple(calls),
@@ -242,9 +271,14 @@ class AnthropicMessages:
         calls: list[WireCall],
         results: list[WireResult],
         text: list[str],
+        thinking: list[dict[str, Any]],
     ) -> None:
+        """One block read into its list; thinking waits for the call it came before."""
         if block.get("type") in CALL_BLOCKS:
-            calls.append(_call(block, path, arguments))
+            calls.append(_call(block, path, arguments, thinking))
+            thinking.clear()
+        elif block.get("type") in THINKING_BLOCKS:
+            thinking.append(_thought(block))
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             text.append(block["text"])
         else:
@@ -276,6 +310,9 @@ class AnthropicMessages:
                     current.fragments.append(str(delta.get("partial_json", "")))
                 elif delta.get("type") == "text_delta":
                     current.block["text"] = str(current.block.get("text", "")) + str(delta.get("text", ""))
+                elif delta.get("type") in ("thinking_delta", "signature_delta"):
+                    key = "thinking" if delta["type"] == "thinking_delta" else "signature"
+                    current.block[key] = str(current.block.get(key) or "") + str(delta.get(key, ""))
             elif kind == "content_block_stop":
                 open_blocks.pop(index, None)
             elif kind == "error":
@@ -283,6 +320,7 @@ class AnthropicMessages:
         calls: list[WireCall] = []
         results: list[WireResult] = []
         text: list[str] = []
+        thinking: list[dict[str, Any]] = []
         for opened in blocks:
             arguments = opened.block.get("input")
             joined = "".join(opened.fragments)
@@ -292,7 +330,7 @@ class AnthropicMessages:
                 except json.JSONDecodeError:
                     notes.append(f"{opened.path}: the input_json_delta fragments do not join into JSON")
                     arguments = joined
-            self._collect(opened.block, opened.path, arguments, calls, results, text)
+            self._collect(opened.block, opened.path, arguments, calls, results, text, thinking)
         payload = {"stream": True, "events": [{"event": e.event, "data": e.data} for e in events]}
         return Served(
             stream=True,

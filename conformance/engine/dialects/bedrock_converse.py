@@ -6,6 +6,9 @@ server_tool_use` is run by Bedrock, and its toolResult follows it in the same as
 Streams are AWS event-stream frames, not SSE: `contentBlockStart` carries the toolUseId and name
 once, and `contentBlockDelta` input fragments are joined by `contentBlockIndex`, never by id.
 Text blocks stream without a `contentBlockStart`, so a call's index is not its ordinal.
+Reasoning (`reasoningContent`, text and signature; Claude's thinking) before a call is that call's
+opaque `reasoningContent`: it must come back unchanged in the request's last assistant message, and
+may be left out of earlier ones, as on Anthropic's own API.
 """
 
 from __future__ import annotations
@@ -37,7 +40,10 @@ def _blocks(content: Any, path: str) -> list[Any]:
     return content
 
 
-def _call(block: dict[str, Any], path: str) -> WireCall:
+REASONING = "reasoningContent"
+
+
+def _call(block: dict[str, Any], path: str, reasoning: list[Any] | None = None, lenient: bool = False) -> WireCall:
     use = block["toolUse"]
     if not isinstance(use, dict):
         raise DialectError(path, "toolUse is not an object")
@@ -48,7 +54,9 @@ def _call(block: dict[str, Any], path: str) -> WireCall:
         TOOL_USE,
         path,
         "toolUseId",
+        opaque={REASONING: list(reasoning)} if reasoning else {},
         provider_executed=use.get("type") == SERVER_TOOL,
+        optional_opaque=(REASONING,) if lenient else (),
     )
 
 
@@ -61,14 +69,20 @@ def _result(block: dict[str, Any], path: str, in_assistant: bool) -> WireResult:
     )
 
 
-def _content(blocks: list[Any], path: str, in_assistant: bool) -> tuple[tuple[WireCall, ...], tuple[WireResult, ...]]:
+def _content(
+    blocks: list[Any], path: str, in_assistant: bool, lenient: bool = False
+) -> tuple[tuple[WireCall, ...], tuple[WireResult, ...]]:
     calls: list[WireCall] = []
     results: list[WireResult] = []
+    reasoning: list[Any] = []
     for j, block in enumerate(blocks):
         if not isinstance(block, dict):
             raise DialectError(f"{path}.content[{j}]", "a content block is not an object")
         if "toolUse" in block:
-            calls.append(_call(block, f"{path}.content[{j}].toolUse"))
+            calls.append(_call(block, f"{path}.content[{j}].toolUse", reasoning, lenient))
+            reasoning = []
+        elif REASONING in block:
+            reasoning.append(block[REASONING])
         elif "toolResult" in block:
             results.append(_result(block, f"{path}.content[{j}].toolResult", in_assistant))
     return tuple(calls), tuple(results)
@@ -101,6 +115,11 @@ class BedrockConverse:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             raise DialectError(where, "a Converse request needs a 'messages' list")
         messages: list[WireMessage] = []
+        # Reasoning must come back in the last assistant message only (earlier ones may leave it out).
+        last = max(
+            (i for i, m in enumerate(body["messages"]) if isinstance(m, dict) and m.get("role") == "assistant"),
+            default=-1,
+        )
         for i, message in enumerate(body["messages"]):
             path = f"{where}.messages[{i}]"
             if not isinstance(message, dict):
@@ -111,7 +130,7 @@ class BedrockConverse:
             content = message.get("content")
             if type(content) is not list:
                 content = _blocks(content, path)
-            calls, results = _content(content, path, role == "assistant")
+            calls, results = _content(content, path, role == "assistant", lenient=i != last)
             messages.append(WireMessage(i, role, path, calls, results))
         return History(messages=tuple(messages))
 
@@ -137,6 +156,7 @@ class BedrockConverse:
         blocks: list[_StreamBlock] = []
         open_blocks: dict[int, _StreamBlock] = {}
         text: list[str] = []
+        reasoning: dict[int, list[Any]] = {}  # by contentBlockIndex: a reasoning block's deltas
         for frame in frames:
             k = frame.index
             name, data = _event(frame, f"{where}.events[{k}]")
@@ -171,6 +191,9 @@ class BedrockConverse:
                 if isinstance(delta.get("text"), str):
                     text.append(delta["text"])
                     continue
+                if isinstance(delta.get(REASONING), dict) and isinstance(index, int):
+                    reasoning.setdefault(index, []).append(delta[REASONING])
+                    continue
                 piece = delta.get("toolUse", {}).get("input") if "toolUse" in delta else delta.get("toolResult")
                 if piece is None:
                     continue
@@ -194,6 +217,7 @@ class BedrockConverse:
                 path=b.path,
                 id_field="toolUseId",
                 provider_executed=b.server,
+                opaque={REASONING: thought} if (thought := _reasoning_before(b, blocks, reasoning)) else {},
             )
             for b in blocks
             if b.kind == "toolUse"
@@ -219,6 +243,24 @@ class BedrockConverse:
 
     def result_type(self, call_wire_type: str) -> str | None:
         return TOOL_RESULT
+
+
+def _reasoning_before(call: _StreamBlock, blocks: list[_StreamBlock], reasoning: dict[int, list[Any]]) -> list[Any]:
+    """The reasoning blocks streamed after the previous call and before this one, each as the
+    ReasoningContentBlock a history sends back: its text and signature joined, or its redacted content."""
+    earlier = [b.index for b in blocks if b.kind == "toolUse" and b.index < call.index]
+    after = max(earlier, default=-1)
+    out: list[Any] = []
+    for index in sorted(k for k in reasoning if after < k < call.index):
+        deltas = reasoning[index]
+        redacted = [d["redactedContent"] for d in deltas if "redactedContent" in d]
+        if redacted:
+            out.append({"redactedContent": redacted[-1]})
+            continue
+        text = "".join(str(d["text"]) for d in deltas if "text" in d)
+        signature = "".join(str(d["signature"]) for d in deltas if "signature" in d)
+        out.append({"reasoningText": {"text": text, "signature": signature} if signature else {"text": text}})
+    return out
 
 
 def _event(frame: eventstream.Message, where: str) -> tuple[str, Any]:

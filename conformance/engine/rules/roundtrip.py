@@ -342,8 +342,9 @@ def _opaque(ctx: CheckContext, served: WireCall, sent: WireCall) -> list[Violati
                 provider_error=known.text if known else None,
                 provider_error_source=known.source if known else None,
             )
-        elif key in served.optional_opaque:
-            # The serving model accepts the call without it (recorded 200s): legal but lossy, which is
+        elif key in served.optional_opaque or key in sent.optional_opaque:
+            # The serving model accepts the call without it (recorded 200s), or the request does where the
+            # call sits (Anthropic's thinking before the last assistant message): legal but lossy, which is
             # what a warning is (an error under the strict profile), and no refusal to quote.
             severity: Severity = "error" if ctx.profile == "strict" else "warning"
             violation = replace(violation, severity=severity, provider_error=None, provider_error_source=None)
