@@ -208,6 +208,26 @@ def test_the_plugin_runs_generated_scenarios_per_api_only_when_asked(pytester: p
     assert "conformance-generated" not in plain.stdout.str() and plain.ret == 0
 
 
+def test_the_generated_items_alone_are_a_run_that_judged_something(pytester: pytest.Pytester) -> None:
+    """`-k conformance-generated` deselects every corpus case: the generated scenarios it runs are what
+    the run judged, so it is no "no case was judged" failure (docs/generated.md)."""
+    alone = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference",
+        "--conformance-api=gemini",
+        "--conformance-generated=2",
+        "-k",
+        "conformance-generated",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert alone.ret == 0, alone.stdout.str()
+    assert "no case was judged" not in alone.stdout.str()
+    nothing = pytester.runpytest_subprocess(
+        "--conformance-adapter=reference", "--conformance-api=gemini", "-k", "no-such-case", "-p", "no:cacheprovider"
+    )
+    assert nothing.ret == 1 and "no case was judged" in nothing.stdout.str()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -8,6 +8,7 @@ import pytest
 
 PROPERTY = "conformance_result"
 PREFIX = "conformance::"
+GENERATED_PREFIX = "conformance-generated::"  # the generated scenarios' items, one per API
 # Mirrors the case schema's `api` vocabulary (a test holds the two equal); kept literal so that
 # registering markers does not load the schema.
 APIS = (

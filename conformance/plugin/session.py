@@ -11,7 +11,7 @@ import pytest
 
 from conformance.plugin.generated_items import GeneratedCollector
 from conformance.plugin.items import ConformanceCollector, ConformanceItem, result_of
-from conformance.plugin.options import GATE, PREFIX
+from conformance.plugin.options import GATE, GENERATED_PREFIX, PREFIX
 from conformance.plugin.state import SessionState
 
 
@@ -72,6 +72,8 @@ class ConformanceSession(SessionState):
             self.crashed.add(crashitem[len(PREFIX) :])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.nodeid.startswith(GENERATED_PREFIX) and report.when == "call":
+            self.generated_ran += 1
         if not report.nodeid.startswith(PREFIX):
             return
         data = result_of(report)
@@ -138,6 +140,7 @@ class ConformanceSession(SessionState):
             self.served(),
             baseline_gate=lambda: self._baseline_gate(results),
             fail_on_warnings=self.fail_on_warnings,
+            generated=self.generated_ran,
         )
         # pytest's own "no tests collected" (5, as after a -k that matches nothing) is a judged-nothing
         # run too: the documented exit is 1.

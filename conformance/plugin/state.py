@@ -42,6 +42,8 @@ class SessionState:
         self.results: dict[str, dict[str, Any]] = {}
         self.selected: list[str] = []
         self.crashed: set[str] = set()
+        # Generated-scenario items (`conformance-generated::<api>`) that ran: each judged its scenarios.
+        self.generated_ran = 0
         self.gate: str | None = None  # why the run fails though no case did
         self.requested: list[str] | None = None  # the case ids named on the command line, if any
         self.written: Written | None = None  # where the results file went

@@ -24,10 +24,12 @@ def session_gate(
     *,
     baseline_gate: Callable[[], str | None],
     fail_on_warnings: bool,
+    generated: int = 0,
 ) -> str | None:
-    """Why the run fails though no case did: it judged nothing, the baseline is stale (asked only when
-    it judged something: asking may rewrite the file), or --conformance-fail-on-warnings found some."""
-    gate = nothing_judged(results, served)
+    """Why the run fails though no case did: it judged nothing (no corpus case, and none of the
+    `generated` items of generated scenarios that ran), the baseline is stale (asked only when it judged
+    something: asking may rewrite the file), or --conformance-fail-on-warnings found some."""
+    gate = nothing_judged(results, served) if not generated else None
     if gate is None:
         gate = baseline_gate()
     if gate is None and fail_on_warnings:
