@@ -10,6 +10,7 @@ answer that request; a built-in the client does not offer makes the case a `skip
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from typing import Any
@@ -189,3 +190,66 @@ def test_only_what_the_recorded_request_declared_is_needed() -> None:
     shell = WireCall("c2", "shell_call", {}, "openai-responses/FunctionShellCall", "response[0].output[0]")
     found = needed("openai-responses", _served(shell), {"tools": []}, {"tools": [{"type": "shell"}]})
     assert found and found[0].missing() == "no shell tool"
+
+
+def _anthropic_loop(thinking: bool, keep: bool, prefix: str = "") -> Callable[[ToolLoop], None]:
+    """A Messages loop over raw HTTP: thinking turned on as recorded or not, the response's blocks sent
+    back whole or without its thinking, its tools declared under `prefix` or as they are."""
+
+    def run(loop: ToolLoop) -> None:
+        url = f"{loop.base_url.rstrip('/')}/v1/messages"
+        tools = [
+            {"name": prefix + t["name"], "description": t.get("description", ""), "input_schema": t["parameters"]}
+            for t in loop.tools
+        ]
+        body: dict[str, Any] = {"model": loop.model, "max_tokens": 16000, "tools": tools}
+        if thinking:
+            body["thinking"] = {"type": "enabled", "budget_tokens": 6400}
+        messages: list[Any] = [{"role": "user", "content": loop.prompt}]
+        for _ in range(4):
+            try:
+                reply = _post(url, {**body, "messages": messages})
+            except urllib.error.HTTPError as refused:
+                refused.close()
+                return
+            content = [b for b in reply["content"] if keep or b["type"] != "thinking"]
+            messages.append({"role": "assistant", "content": content})
+            uses = [b for b in reply["content"] if b["type"] == "tool_use"]
+            if not uses:
+                return
+            results = [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": b["id"],
+                    "content": loop.call_tool(b["name"].removeprefix(prefix), b["input"], b["id"]),
+                }
+                for b in uses
+            ]
+            messages.append({"role": "user", "content": results})
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("thinking", "keep", "prefix", "outcome", "codes"),
+    [
+        (True, True, "", "pass", set()),
+        (True, False, "", "fail", {"roundtrip/opaque-dropped"}),
+        # Anthropic sends thinking only to a request that turns it on: the recorded turn is none this client
+        # could have got, whether its tools are declared as recorded or under a prefix of its own.
+        (False, False, "", "skip", set()),
+        (False, False, "tools-", "skip", set()),
+    ],
+)
+def test_thinking_is_served_only_to_a_request_that_turned_it_on(
+    corpus: Corpus, thinking: bool, keep: bool, prefix: str, outcome: str, codes: set[str]
+) -> None:
+    adapter = ClientAdapter(
+        name="raw", version="0", clients={"anthropic-messages": _anthropic_loop(thinking, keep, prefix)}
+    )
+    scenario = corpus.scenarios["anthropic-messages/recorded/mirascope-resume-on-gemini"]
+    result = run_scenario(adapter, scenario, corpus, options=RunOptions(replay="server"))
+    assert result.outcome == outcome, result.summary
+    assert {v.code for v in result.errors} == codes
+    if outcome == "skip":
+        assert "did not turn thinking on" in result.summary

@@ -1,10 +1,12 @@
-"""What a response needs the request to have declared: server tools, and callers of function tools.
+"""What a response needs the request to have declared: server tools, callers of function tools, and
+Anthropic's thinking.
 
 A provider serves a server tool's items (Anthropic `server_tool_use`, a Responses
 `web_search_call`, Gemini `executableCode`) only when the request declared that tool, a member of
 an Anthropic toolset (a `tool_use` with `toolset_name`) only when it declared the toolset, and a call
 made from code (an Anthropic `tool_use` with a programmatic `caller`, a Responses function call
-with `caller.type: program`) only when the request allowed it. A client whose request declared
+with `caller.type: program`) only when the request allowed it, and Anthropic's thinking blocks only
+to a request that turned thinking on. A client whose request declared
 neither could not have been served the recorded turn: the replay says so (a `skip`), and the
 corpus check holds every scenario to declaring what its responses use.
 
@@ -250,5 +252,27 @@ def unserved_reason(api: str, served: Served, body: Any, recorded: Any, response
     missing = undeclared(api, served, declared_by_request(api, body))
     if missing:
         return refusal_reason(api, missing, response)
+    unasked = thinking_unasked(api, served, body)
+    if unasked is not None:
+        return (
+            f"the client's request did not turn thinking on (`thinking: {{type: enabled}}`); the recorded {response} "
+            f"carries the thinking before a call ({unasked}), which Anthropic sends only to a request that asks"
+        )
     calls = needed(api, served, body, recorded)
     return refusal(calls, response) if calls else None
+
+
+# Anthropic's thinking settings under which a response carries thinking blocks.
+_THINKING_ON = frozenset({"enabled", "adaptive"})
+
+
+def thinking_unasked(api: str, served: Served, body: Any) -> str | None:
+    """Where a served Anthropic response holds thinking blocks that a request without thinking turned on
+    could not have been sent (extended thinking is the request's to ask for), or None. Judged on what was
+    served only: a client that asked is judged on sending the blocks back (`roundtrip/opaque-dropped`)."""
+    if api != "anthropic-messages":
+        return None
+    thinking = body.get("thinking") if isinstance(body, Mapping) else None
+    if isinstance(thinking, Mapping) and thinking.get("type") in _THINKING_ON:
+        return None
+    return next((call.path for call in served.calls if call.opaque.get("thinking")), None)

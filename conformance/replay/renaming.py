@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conformance.engine.called_tools import needed
-from conformance.engine.declarations import declared_by_request, undeclared
+from conformance.engine.declarations import declared_by_request, thinking_unasked, undeclared
 from conformance.engine.dialects import dialect_for
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.wire import Served
@@ -33,7 +33,7 @@ _NAME_KEYS = frozenset({"name", "tool_name"})
 def renames_for(api: str, served: Served, request: Any, recorded: Any) -> dict[str, str] | None:
     """The recorded names of a turn's calls and the prefixed names `request` declares them under, when
     every tool the request lacks is declared so and it lacks nothing else; None otherwise."""
-    if undeclared(api, served, declared_by_request(api, request)):
+    if undeclared(api, served, declared_by_request(api, request)) or thinking_unasked(api, served, request):
         return None
     lacking = needed(api, served, request, recorded)
     if not lacking or any(n.name is None or n.renamed is None for n in lacking):
