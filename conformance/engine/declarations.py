@@ -5,8 +5,8 @@ A provider serves a server tool's items (Anthropic `server_tool_use`, a Response
 `web_search_call`, Gemini `executableCode`) only when the request declared that tool, a member of
 an Anthropic toolset (a `tool_use` with `toolset_name`) only when it declared the toolset, and a call
 made from code (an Anthropic `tool_use` with a programmatic `caller`, a Responses function call
-with `caller.type: program`) only when the request allowed it, and Anthropic's thinking blocks only
-to a request that turned thinking on. A client whose request declared
+with `caller.type: program`) only when the request allowed it, and Claude's thinking (Anthropic
+thinking blocks, Bedrock `reasoningContent`) only to a request that turned thinking on. A client whose request declared
 neither could not have been served the recorded turn: the replay says so (a `skip`), and the
 corpus check holds every scenario to declaring what its responses use.
 
@@ -252,27 +252,46 @@ def unserved_reason(api: str, served: Served, body: Any, recorded: Any, response
     missing = undeclared(api, served, declared_by_request(api, body))
     if missing:
         return refusal_reason(api, missing, response)
-    unasked = thinking_unasked(api, served, body)
+    unasked = thinking_unasked(api, served, body, recorded)
     if unasked is not None:
+        setting, provider = _THINKING_SETTING[api]
         return (
-            f"the client's request did not turn thinking on (`thinking: {{type: enabled}}`); the recorded {response} "
-            f"carries the thinking before a call ({unasked}), which Anthropic sends only to a request that asks"
+            f"the client's request did not turn thinking on ({setting}); the recorded {response} "
+            f"carries the thinking before a call ({unasked}), which {provider} sends only to a request that asks"
         )
     calls = needed(api, served, body, recorded)
     return refusal(calls, response) if calls else None
 
 
-# Anthropic's thinking settings under which a response carries thinking blocks.
+# Claude's thinking settings under which a response carries thinking blocks.
 _THINKING_ON = frozenset({"enabled", "adaptive"})
+# Per API: the opaque key of the thinking before a call, and the setting and provider that say it is asked for.
+_THINKING_KEY = {"anthropic-messages": "thinking", "bedrock-converse": "reasoningContent"}
+_THINKING_SETTING = {
+    "anthropic-messages": ("`thinking: {type: enabled}`", "Anthropic"),
+    "bedrock-converse": ("`additionalModelRequestFields.thinking: {type: enabled}`", "Claude on Bedrock"),
+}
 
 
-def thinking_unasked(api: str, served: Served, body: Any) -> str | None:
-    """Where a served Anthropic response holds thinking blocks that a request without thinking turned on
-    could not have been sent (extended thinking is the request's to ask for), or None. Judged on what was
-    served only: a client that asked is judged on sending the blocks back (`roundtrip/opaque-dropped`)."""
-    if api != "anthropic-messages":
+def _thinking_on(api: str, body: Any) -> bool:
+    if not isinstance(body, Mapping):
+        return False
+    if api == "bedrock-converse":
+        fields = body.get("additionalModelRequestFields")
+        body = fields if isinstance(fields, Mapping) else {}
+    thinking = body.get("thinking")
+    return isinstance(thinking, Mapping) and thinking.get("type") in _THINKING_ON
+
+
+def thinking_unasked(api: str, served: Served, body: Any, recorded: Any = None) -> str | None:
+    """Where a served response holds the thinking before a call that a request without thinking turned on
+    could not have been sent, or None. Claude thinks only when asked: on Anthropic's API always; on
+    Bedrock where the recorded request asked (a model that reasons unasked is recorded without the
+    setting). Judged on what was served only: a client that asked is judged on sending the thinking back
+    (`roundtrip/opaque-dropped`)."""
+    key = _THINKING_KEY.get(api)
+    if key is None or _thinking_on(api, body):
         return None
-    thinking = body.get("thinking") if isinstance(body, Mapping) else None
-    if isinstance(thinking, Mapping) and thinking.get("type") in _THINKING_ON:
+    if api == "bedrock-converse" and not _thinking_on(api, recorded):
         return None
-    return next((call.path for call in served.calls if call.opaque.get("thinking")), None)
+    return next((call.path for call in served.calls if call.opaque.get(key)), None)

@@ -33,7 +33,7 @@ _NAME_KEYS = frozenset({"name", "tool_name"})
 def renames_for(api: str, served: Served, request: Any, recorded: Any) -> dict[str, str] | None:
     """The recorded names of a turn's calls and the prefixed names `request` declares them under, when
     every tool the request lacks is declared so and it lacks nothing else; None otherwise."""
-    if undeclared(api, served, declared_by_request(api, request)) or thinking_unasked(api, served, request):
+    if undeclared(api, served, declared_by_request(api, request)) or thinking_unasked(api, served, request, recorded):
         return None
     lacking = needed(api, served, request, recorded)
     if not lacking or any(n.name is None or n.renamed is None for n in lacking):
