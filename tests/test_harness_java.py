@@ -443,3 +443,19 @@ def test_a_gemini_history_without_ids_cannot_go_on_to_anthropic(
     outcome, summary, found = verdict(request.getfixturevalue(harness), corpus, "anthropic-messages/from-gemini-idless")
     assert outcome == "fail", summary
     assert {"pairing/missing-result", "pairing/orphan-result"} <= found
+
+
+def test_langchain4j_sends_back_the_thinking_before_a_call(langchain4j: HarnessAdapter, corpus: Corpus) -> None:
+    """The recording enabled extended thinking; configured as it was (thinkingType, thinkingBudgetTokens) with
+    returnThinking, the AiMessage keeps the thinking block and its signature, and sendThinking (on by default)
+    sends them back before the tool_use, as Anthropic requires."""
+    outcome, summary, _ = verdict(langchain4j, corpus, "anthropic-messages/recorded/mirascope-resume-on-gemini")
+    assert outcome == "pass", summary
+
+
+def test_spring_ai_drops_the_thinking_before_a_call(spring_ai: HarnessAdapter, corpus: Corpus) -> None:
+    """S10: the thinking block is read into a Generation of its own, its signature a property, and
+    buildMessages writes an AssistantMessage's text and tool calls only."""
+    outcome, summary, found = verdict(spring_ai, corpus, "anthropic-messages/recorded/mirascope-resume-on-gemini")
+    assert outcome == "fail", summary
+    assert found == {"roundtrip/opaque-dropped"}

@@ -63,11 +63,16 @@ final class Models {
             case "openai-responses", "azure-foundry", "openresponses" -> OpenAiResponsesChatModel.builder()
                     .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model())
                     .serverTools(responsesServerTools(c)).build();
-            case "anthropic-messages" -> AnthropicChatModel.builder()
-                    .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
-                    .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
-                    .toolMetadataKeysToSend(Tools.ANTHROPIC_METADATA).customParameters(anthropicParameters(c))
-                    .maxRetries(0).timeout(TIMEOUT).build();
+            case "anthropic-messages" -> {
+                Thinking thinking = thinking(c);
+                yield AnthropicChatModel.builder()
+                        .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
+                        .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
+                        .toolMetadataKeysToSend(Tools.ANTHROPIC_METADATA).customParameters(anthropicParameters(c))
+                        .thinkingType(thinking.type()).thinkingBudgetTokens(thinking.budgetTokens())
+                        .returnThinking(thinking.keep()).maxTokens(thinking.maxTokens())
+                        .maxRetries(0).timeout(TIMEOUT).build();
+            }
             case "gemini" -> GoogleAiGeminiChatModel.builder()
                     .baseUrl(geminiBase(c)).apiKey(c.apiKey()).modelName(c.model())
                     .allowCodeExecution(declares(c, "code_execution")).allowGoogleSearch(declares(c, "google_search"))
@@ -96,11 +101,16 @@ final class Models {
             case "openai-responses", "azure-foundry", "openresponses" -> OpenAiResponsesStreamingChatModel.builder()
                     .baseUrl(c.baseUrl()).apiKey(c.apiKey()).modelName(c.model())
                     .serverTools(responsesServerTools(c)).build();
-            case "anthropic-messages" -> AnthropicStreamingChatModel.builder()
-                    .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
-                    .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
-                    .toolMetadataKeysToSend(Tools.ANTHROPIC_METADATA).customParameters(anthropicParameters(c))
-                    .timeout(TIMEOUT).build();
+            case "anthropic-messages" -> {
+                Thinking thinking = thinking(c);
+                yield AnthropicStreamingChatModel.builder()
+                        .baseUrl(anthropicBase(c)).apiKey(c.apiKey()).modelName(c.model())
+                        .beta(c.header("anthropic-beta")).serverTools(anthropicServerTools(c))
+                        .toolMetadataKeysToSend(Tools.ANTHROPIC_METADATA).customParameters(anthropicParameters(c))
+                        .thinkingType(thinking.type()).thinkingBudgetTokens(thinking.budgetTokens())
+                        .returnThinking(thinking.keep()).maxTokens(thinking.maxTokens())
+                        .timeout(TIMEOUT).build();
+            }
             case "gemini" -> GoogleAiGeminiStreamingChatModel.builder()
                     .baseUrl(geminiBase(c)).apiKey(c.apiKey()).modelName(c.model())
                     .allowCodeExecution(declares(c, "code_execution")).allowGoogleSearch(declares(c, "google_search"))
@@ -225,6 +235,28 @@ final class Models {
             parameters.put("mcp_servers", Json.MAPPER.convertValue(servers, new TypeReference<List<Object>>() {}));
         }
         return parameters;
+    }
+
+    /**
+     * The recording's extended thinking ({@code thinking: {type, budget_tokens}}), as LangChain4j's Anthropic
+     * models take it: {@code thinkingType} and {@code thinkingBudgetTokens} ask for it, and {@code returnThinking}
+     * keeps each response's thinking and signature in the AiMessage, which {@code sendThinking} (on by default)
+     * sends back before the tool_use, as Anthropic requires of thinking with tools. The recorded
+     * {@code max_tokens} goes with it: Anthropic refuses a budget that is not below it. All null (the models'
+     * defaults, no thinking) when the recording asked for none.
+     */
+    record Thinking(String type, Integer budgetTokens, Boolean keep, Integer maxTokens) {}
+
+    static Thinking thinking(Case c) {
+        JsonNode thinking = c.body("thinking");
+        String type = thinking.path("type").asText("");
+        if (type.isEmpty() || "disabled".equals(type)) {
+            return new Thinking(null, null, null, null);
+        }
+        JsonNode budget = thinking.path("budget_tokens");
+        JsonNode maxTokens = c.body("max_tokens");
+        return new Thinking(type, budget.isInt() ? budget.asInt() : null, true,
+                maxTokens.isInt() ? maxTokens.asInt() : null);
     }
 
     private static String stripSlash(String url) {
