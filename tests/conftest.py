@@ -35,6 +35,17 @@ def corpus() -> Corpus:
     return load_corpus()
 
 
+# Scenarios the generator found a failure with and shrank (docs/generated.md), kept as it wrote them
+# (case and cassette) so that the finding or fix they show is held by a test.
+GENERATED = ROOT / "tests" / "data" / "generated"
+
+
+@pytest.fixture(scope="session")
+def generated_corpus() -> Corpus:
+    """The corpus with the kept generated scenarios (tests/data/generated) beside its own."""
+    return load_corpus([GENERATED / "cases"])
+
+
 # Fuzz test sizes (tests/test_fuzz_*.py): a small, repeatable run by default (CI), and a nightly
 # one of more than 10,000 inputs with `--hypothesis-profile=nightly` (docs/robustness.md).
 try:

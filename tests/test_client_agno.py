@@ -62,6 +62,15 @@ def test_responses_call_ids_of_other_servers_are_rewritten(corpus: Corpus) -> No
     }
 
 
+def test_bedrock_reasoning_before_a_call_is_dropped(generated_corpus: Corpus) -> None:
+    """A7 (generated): AwsBedrock reads a stream's `text` and `toolUse` deltas only
+    (agno/models/aws/bedrock.py:858-865) and writes an assistant turn back as its toolUse blocks or text
+    (:391-402): the reasoningContent before the call is not sent back."""
+    result = _run(generated_corpus, "bedrock-converse/generated-6b96da511a")
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"roundtrip/opaque-dropped"}
+
+
 def test_ollama_ids_are_dropped_when_a_response_is_parsed(corpus: Corpus) -> None:
     """`agno/models/ollama/chat.py:379-388` keeps each served call's name and arguments only; the id is
     never read, so the call goes back with `"id": None` (`:179`)."""

@@ -44,6 +44,18 @@ def test_a_text_answer_is_asked_again_for_submit(corpus: Corpus, scenario_id: st
         assert "asked again after the final answer" in result.summary
 
 
+@pytest.mark.parametrize(
+    "scenario_id", ["anthropic-messages/generated-e68523d6a5", "bedrock-converse/generated-6b96da511a"]
+)
+def test_the_thinking_before_a_call_is_dropped(generated_corpus: Corpus, scenario_id: str) -> None:
+    """D6 (generated): an LM output keeps the reasoning's text alone (dspy/clients/base_lm.py:352-353), and
+    ReActV2's history holds a turn's inputs, `next_thought` and calls (dspy/predict/react_v2.py:255-267), each
+    an id, a name and arguments (dspy/adapters/types/tool.py:285-288): the thinking and its signature are lost."""
+    result = _run(generated_corpus, scenario_id)
+    assert result.outcome == "fail", result.summary
+    assert {v.code for v in result.errors} == {"roundtrip/opaque-dropped"}
+
+
 def test_a_model_the_catalog_does_not_know_gets_no_tools(corpus: Corpus) -> None:
     """Native function calling is used only where the model catalog says the model supports it
     (dspy/adapters/base.py:105, `lm.supports_function_calling`, through `litellm.supports_function_calling`,

@@ -238,6 +238,16 @@ def test_langchain4j_has_no_custom_tools_and_no_cohere_chat(langchain4j: Harness
     assert outcome == "skip" and "no chat model" in summary
 
 
+def test_langchain4j_sends_back_the_reasoning_before_a_bedrock_call(
+    langchain4j: HarnessAdapter, generated_corpus: Corpus
+) -> None:
+    """The generated Bedrock scenario asked Claude to think (additionalModelRequestFields.thinking); configured
+    as recorded, with returnThinking, the AiMessage keeps the reasoning text and its signature, and sendThinking
+    (on by default) sends them back as the call's reasoningContent."""
+    outcome, summary, _ = verdict(langchain4j, generated_corpus, "bedrock-converse/generated-6b96da511a")
+    assert outcome == "pass", summary
+
+
 # --- Spring AI --------------------------------------------------------------------------------------
 
 
@@ -329,6 +339,16 @@ def test_spring_ai_declares_google_search_and_drops_the_call_beside_it(
     outcome, summary, found = verdict(spring_ai, corpus, "gemini/server-tool-beside-call")
     assert outcome == "fail", summary
     assert found == {"pairing/calls-unanswered"}
+
+
+def test_spring_ai_drops_the_reasoning_before_a_bedrock_call(
+    spring_ai: HarnessAdapter, generated_corpus: Corpus
+) -> None:
+    """S11: the Converse stream is read for its text and toolUse deltas only, and an AssistantMessage is
+    written back as its text and tool calls: the reasoningContent before the call is not sent back."""
+    outcome, summary, found = verdict(spring_ai, generated_corpus, "bedrock-converse/generated-6b96da511a")
+    assert outcome == "fail", summary
+    assert found == {"roundtrip/opaque-dropped"}
 
 
 def test_spring_ai_serves_no_responses_api(spring_ai: HarnessAdapter, corpus: Corpus) -> None:

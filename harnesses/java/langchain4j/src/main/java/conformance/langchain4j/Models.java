@@ -8,6 +8,7 @@ import dev.langchain4j.model.anthropic.AnthropicChatModel;
 import dev.langchain4j.model.anthropic.AnthropicServerTool;
 import dev.langchain4j.model.anthropic.AnthropicStreamingChatModel;
 import dev.langchain4j.model.bedrock.BedrockChatModel;
+import dev.langchain4j.model.bedrock.BedrockChatRequestParameters;
 import dev.langchain4j.model.bedrock.BedrockStreamingChatModel;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.StreamingChatModel;
@@ -89,7 +90,8 @@ final class Models {
                             .region(Region.US_EAST_1)
                             .credentialsProvider(credentials())
                             .build())
-                    .modelId(c.model()).maxRetries(0).build();
+                    .modelId(c.model()).maxRetries(0)
+                    .defaultRequestParameters(bedrockParameters(c)).returnThinking(bedrockThinking(c)).build();
             default -> throw new IllegalArgumentException("no LangChain4j model for " + c.api());
         };
     }
@@ -128,7 +130,8 @@ final class Models {
                             // ConverseStream is HTTP/1.1 event-stream framing; the replay speaks no h2c.
                             .httpClientBuilder(NettyNioAsyncHttpClient.builder().protocol(Protocol.HTTP1_1))
                             .build())
-                    .modelId(c.model()).build();
+                    .modelId(c.model())
+                    .defaultRequestParameters(bedrockParameters(c)).returnThinking(bedrockThinking(c)).build();
             default -> throw new IllegalArgumentException("no LangChain4j streaming model for " + c.api());
         };
     }
@@ -146,6 +149,31 @@ final class Models {
 
     private static StaticCredentialsProvider credentials() {
         return StaticCredentialsProvider.create(AwsBasicCredentials.create("conformance", "conformance-replay-key"));
+    }
+
+    /**
+     * The recording's {@code additionalModelRequestFields} (Claude's {@code thinking} on Bedrock), passed as
+     * LangChain4j's Bedrock request parameters take them; null, the model's defaults, when it sent none.
+     */
+    private static BedrockChatRequestParameters bedrockParameters(Case c) {
+        JsonNode fields = c.body("additionalModelRequestFields");
+        if (!fields.isObject()) {
+            return null;
+        }
+        return BedrockChatRequestParameters.builder()
+                .additionalModelRequestFields(
+                        Json.MAPPER.convertValue(fields, new TypeReference<LinkedHashMap<String, Object>>() {}))
+                .build();
+    }
+
+    /**
+     * Whether the recording asked Claude on Bedrock to think: then {@code returnThinking} keeps each response's
+     * reasoning text and signature in the AiMessage, which {@code sendThinking} (on by default) sends back as
+     * its reasoningContent, as Bedrock requires of thinking with tools. Null (the default, off) otherwise.
+     */
+    private static Boolean bedrockThinking(Case c) {
+        String type = c.body("additionalModelRequestFields").path("thinking").path("type").asText("");
+        return type.isEmpty() || "disabled".equals(type) ? null : Boolean.TRUE;
     }
 
     /** Provider tools of the recording (web search, MCP, ...), passed through as LangChain4j's server tools. */
