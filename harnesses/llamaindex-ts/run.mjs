@@ -43,10 +43,20 @@ const LLMS = {
       apiKey: c.api_key,
       maxRetries: 0,
       session: new AnthropicSession({ apiKey: c.api_key, baseURL: c.base_url, maxRetries: 0 }),
+      ...thinking(c),
     }),
   gemini: (c) => new Gemini({ model: c.model, apiKey: c.api_key, httpOptions: { baseUrl: c.base_url } }),
   "ollama-chat": (c) => new Ollama({ model: c.model, config: { host: c.base_url } }),
 };
+
+// The recording's extended thinking, asked for as the Anthropic LLM takes it (`additionalChatOptions.thinking`),
+// with the recorded max_tokens (Anthropic refuses a budget that is not below it); nothing when it asked for none.
+function thinking(c) {
+  const asked = c.settings?.body?.thinking;
+  if (asked?.type !== "enabled") return {};
+  const maxTokens = c.settings?.body?.max_tokens;
+  return { additionalChatOptions: { thinking: asked }, ...(typeof maxTokens === "number" ? { maxTokens } : {}) };
+}
 
 const UNSUPPORTED = {
   "mistral-chat":

@@ -1,5 +1,6 @@
 package conformance.springai;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.genai.Client;
 import com.google.genai.types.HttpOptions;
 import conformance.kit.Case;
@@ -73,7 +74,7 @@ final class Models {
                     api.anthropicBetaFeatures(c.header("anthropic-beta"));
                 }
                 yield AnthropicChatModel.builder().anthropicApi(api.build())
-                        .defaultOptions(AnthropicChatOptions.builder().model(c.model()).build())
+                        .defaultOptions(anthropicOptions(c))
                         .retryTemplate(noRetry()).build();
             }
             case "gemini" -> {
@@ -183,5 +184,25 @@ final class Models {
     private static String withoutVersion(String url) {
         String base = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         return base.endsWith("/v1") ? base.substring(0, base.length() - 3) : base;
+    }
+
+    /**
+     * The model, and the recording's extended thinking ({@code thinking: {type: enabled, budget_tokens}}) as
+     * {@code AnthropicChatOptions.thinking} takes it, with the recorded {@code max_tokens} (Anthropic refuses a
+     * budget that is not below it): an application that asks for thinking, as the recording did. No thinking
+     * when the recording asked for none.
+     */
+    static AnthropicChatOptions anthropicOptions(Case c) {
+        AnthropicChatOptions.Builder options = AnthropicChatOptions.builder().model(c.model());
+        JsonNode thinking = c.body("thinking");
+        if ("enabled".equals(thinking.path("type").asText(""))) {
+            JsonNode budget = thinking.path("budget_tokens");
+            options.thinking(AnthropicApi.ThinkingType.ENABLED, budget.isInt() ? budget.asInt() : null);
+            JsonNode maxTokens = c.body("max_tokens");
+            if (maxTokens.isInt()) {
+                options.maxTokens(maxTokens.asInt());
+            }
+        }
+        return options.build();
     }
 }
