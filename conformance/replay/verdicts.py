@@ -24,6 +24,7 @@ from conformance.engine.violations import Violation
 from conformance.engine.wording import a
 from conformance.replay import closing
 from conformance.replay.continued import not_continued, runs_left
+from conformance.replay.renaming import UNTHOUGHT
 from conformance.replay.session import ClientRun, listed
 
 
@@ -174,8 +175,13 @@ def client_verdict(scenario: Scenario, run: ClientRun, ctx: CheckContext, dialec
     if run.closing and run.sent > run.recorded:
         _mark_closing(result, run.recorded)
         notes.append(f"{closing.NOTE} (response[{run.recorded}])")
-    if run.renamed:
-        notes.append(f"the replay served calls under the names the client declared: {listed(run.renamed)}")
+    renamed = [note for note in run.renamed if UNTHOUGHT not in note]
+    unthought = [note.split(":", 1)[0] for note in run.renamed if UNTHOUGHT in note]
+    if renamed:
+        notes.append(f"the replay served calls under the names the client declared: {listed(renamed)}")
+    if unthought:
+        # Claude thinks only when asked: the provider would have answered this request without it.
+        notes.append(f"the replay served {listed(unthought)} without the thinking the request did not ask for")
     if run.extra:
         notes.append(f"the replay answered requests the recording does not hold with 404: {listed(run.extra)}")
     result.summary = "; ".join([result.summary, *notes] if result.summary else notes)
