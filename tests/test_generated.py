@@ -72,7 +72,9 @@ def test_the_generator_draws_every_value_of_every_dimension_as_valid_cases(api: 
     seen: dict[str, set[str]] = {d.name: set() for d in grammar.dimensions}
     problems: list[str] = []
 
-    @settings(max_examples=100, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    # Enough draws that every value shows on every hypothesis release the project allows (100 left a rare
+    # openai-chat value undrawn on 6.100, whose search order differs).
+    @settings(max_examples=400, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
     @given(scenario_docs(grammar, corpus.scenarios[grammar.template].data))
     def draw(document: dict[str, Any]) -> None:
         document = named(document)
