@@ -188,6 +188,20 @@ def test_the_child_is_gone_after_stop(tmp_path: Path) -> None:
     assert process.poll() is not None
 
 
+def test_a_stop_while_the_child_starts_on_another_thread_joins_no_reader_that_never_ran(tmp_path: Path) -> None:
+    """The pytest plugin starts an isolated adapter's worker on a thread of its own and closes it on a usage
+    error: a stop that lands while the readers are being made must not join one not started yet (it raised
+    "cannot join thread before it is started", and the run exited 1 instead of pytest's usage error, 4)."""
+    import threading
+
+    supervisor = Supervisor(_child(tmp_path, "pass"), name="child")
+    assert supervisor.ask({"cmd": "run", "seq": 1}, timeout=30) == {"seq": 1, "ok": True}
+    not_yet = threading.Thread(target=lambda: None, daemon=True)  # made, as a starting supervisor makes it
+    supervisor._readers.append(not_yet)
+    supervisor.stop(kill=True)
+    assert supervisor._process is None or supervisor._process.poll() is not None
+
+
 # --- what a harness says reaches the terminal as text; what the suite holds does not reach it ------
 
 

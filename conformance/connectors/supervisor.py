@@ -112,12 +112,15 @@ class Supervisor:
             start_new_session=True,  # its own process group: a timeout kills what it started too
         )
         assert self._process.stdout is not None and self._process.stderr is not None
-        self._readers = [
+        readers = [
             threading.Thread(target=self._read_lines, args=(self._process.stdout, self._lines), daemon=True),
             threading.Thread(target=self._read_stderr, args=(self._process.stderr, self._stderr), daemon=True),
         ]
-        for reader in self._readers:
+        for reader in readers:
             reader.start()
+        # Published once started: a stop from another thread (the plugin closing a worker that is still
+        # starting on its own thread, after a usage error) joins only readers that run.
+        self._readers = readers
 
     @staticmethod
     def _read_lines(stream: IO[bytes], into: queue.Queue[Any]) -> None:
@@ -352,7 +355,7 @@ class Supervisor:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
         # And whatever left the group (`setsid`) but still holds the child's output.
-        readers, self._readers = self._readers, []
+        readers, self._readers = [r for r in self._readers if r.ident is not None], []
         for reader in readers:
             reader.join(timeout=0.2)
         if any(r.is_alive() for r in readers):
