@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.engine.dialects import anthropic_messages, bedrock_converse
 from conformance.engine.wire import Served, WireCall
 
 # The APIs whose requests declare the server tools their responses may use.
@@ -266,7 +267,7 @@ def unserved_reason(api: str, served: Served, body: Any, recorded: Any, response
 # Claude's thinking settings under which a response carries thinking blocks.
 _THINKING_ON = frozenset({"enabled", "adaptive"})
 # Per API: the opaque key of the thinking before a call, and the setting and provider that say it is asked for.
-_THINKING_KEY = {"anthropic-messages": "thinking", "bedrock-converse": "reasoningContent"}
+_THINKING_KEY = {"anthropic-messages": anthropic_messages.THINKING, "bedrock-converse": bedrock_converse.REASONING}
 _THINKING_SETTING = {
     "anthropic-messages": ("`thinking: {type: enabled}`", "Anthropic"),
     "bedrock-converse": ("`additionalModelRequestFields.thinking: {type: enabled}`", "Claude on Bedrock"),

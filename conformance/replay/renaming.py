@@ -25,7 +25,7 @@ from typing import Any
 
 from conformance.engine.called_tools import needed
 from conformance.engine.declarations import declared_by_request, thinking_unasked, undeclared
-from conformance.engine.dialects import dialect_for
+from conformance.engine.dialects import anthropic_messages, bedrock_converse, dialect_for
 from conformance.engine.dialects.base import Dialect, DialectError
 from conformance.engine.wire import Served
 from conformance.recordings.cassette import Interaction
@@ -79,12 +79,13 @@ def renamed_interaction(
 def _without_thinking(body: dict[str, Any]) -> dict[str, Any]:
     """A response body without its thinking: Anthropic's `thinking` and `redacted_thinking` blocks, a
     Converse message's `reasoningContent` blocks. What a provider answers a request that did not ask."""
-    thought = ("thinking", "redacted_thinking")
+    thought = anthropic_messages.THINKING_BLOCKS
     if isinstance(body.get("content"), list):
         body["content"] = [b for b in body["content"] if not (isinstance(b, dict) and b.get("type") in thought)]
     message = (body.get("output") or {}).get("message") if isinstance(body.get("output"), dict) else None
     if isinstance(message, dict) and isinstance(message.get("content"), list):
-        message["content"] = [b for b in message["content"] if not (isinstance(b, dict) and "reasoningContent" in b)]
+        reasoning = bedrock_converse.REASONING
+        message["content"] = [b for b in message["content"] if not (isinstance(b, dict) and reasoning in b)]
     return body
 
 
