@@ -71,7 +71,7 @@ def _tools(loop: ToolLoop) -> list[Any]:
                 "function schema"
             )
     if loop.server_tools:
-        kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
+        kinds = loop.server_tool_kinds
         backend = "anthropic" if loop.api.endswith("-messages") else "responses"
         loop.skip(f"CAMEL's {_FUNCTIONS_ONLY[backend]}: it cannot declare the provider tool {kinds}")
 

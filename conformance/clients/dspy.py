@@ -40,7 +40,7 @@ def _tools(loop: ToolLoop) -> list[Any]:
         if t.get("type", "function") != "function":
             loop.skip(f"DSPy cannot declare the {t.get('type')} tool {t['name']!r}: a dspy.Tool has JSON arguments")
     if loop.server_tools:
-        kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
+        kinds = loop.server_tool_kinds
         loop.skip(
             f"DSPy declares only its dspy.Tools (`Tool.format_as_litellm_function_call`); no provider tool: {kinds}"
         )

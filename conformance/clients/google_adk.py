@@ -102,7 +102,7 @@ _FUNCTIONS_ONLY = {
 
 def _no_server_tools(loop: ToolLoop, model_class: str) -> None:
     if loop.server_tools:
-        kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
+        kinds = loop.server_tool_kinds
         where = _FUNCTIONS_ONLY.get(model_class)
         loop.skip(
             f"ADK's {model_class} sends function declarations only"

@@ -63,7 +63,7 @@ _RUNS_FUNCTIONS = (
 
 def _no_provider_tools(loop: ToolLoop, service: str) -> None:
     if loop.server_tools:
-        kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
+        kinds = loop.server_tool_kinds
         loop.skip(
             f"Semantic Kernel's {service} sends the kernel's functions as the request's tools "
             f"({_FUNCTIONS_ONLY[service]}): it cannot declare the provider tool {kinds}"

@@ -66,7 +66,7 @@ def _tools(loop: ToolLoop) -> list[Any]:
                 "(`FinalAnswerTool`, smolagents/agents.py:402): a call to it ends the run, never answered"
             )
     if loop.server_tools:
-        kinds = ", ".join(sorted({str(t.get("type")) for t in loop.server_tools}))
+        kinds = loop.server_tool_kinds
         loop.skip(
             "smolagents' model classes declare only its Tools (`get_tool_json_schema`, smolagents/models.py:540); "
             f"no provider tool: {kinds}"

@@ -210,6 +210,11 @@ class ToolLoop:
                 return output
         return json.dumps({"error": f"no canned output for {name}"})
 
+    @property
+    def server_tool_kinds(self) -> str:
+        """The provider tools' types, sorted and joined, as a skip names what a library cannot declare."""
+        return ", ".join(sorted({str(t.get("type")) for t in self.server_tools}))
+
     def skip(self, reason: str) -> None:
         """Declare the scenario unsupported by this client: the case is a `skip` with the reason."""
         raise ScenarioUnsupported(reason)
